@@ -1,0 +1,212 @@
+// The C API: a thin, checked translation onto the C++ core. It adds no state.
+#include "p2b.h"
+
+#include <cmath>
+
+#include "../ports/default_random.hpp"
+#include "p2b/agent.hpp"
+
+namespace {
+
+using p2b::Agent;
+using p2b::Status;
+
+static_assert(P2B_ARENA_ALIGN == p2b::kArenaAlign, "alignment macro out of sync");
+static_assert(P2B_MAX_DIM == p2b::kMaxDim, "limit macro out of sync");
+static_assert(P2B_MAX_ACTIONS == p2b::kMaxActions, "limit macro out of sync");
+static_assert(P2B_MAX_CODES == p2b::kMaxCodes, "limit macro out of sync");
+static_assert(P2B_ERR_CODE_OUT_OF_RANGE == p2b::kLowestStatus, "status list out of sync");
+static_assert(sizeof(p2b_report) == sizeof(p2b::Report), "report layout out of sync");
+
+p2b_status out(Status s) { return static_cast<p2b_status>(static_cast<int32_t>(s)); }
+
+// Translates the C config; returns an error status for fields the C layer owns.
+Status to_core(const p2b_config* c, p2b::Config* cfg) {
+  if (c->policy > P2B_POLICY_LINTS || c->rng_mode > P2B_RNG_SEEDED) return Status::bad_config;
+  cfg->dim = c->dim;
+  cfg->n_actions = c->n_actions;
+  cfg->policy = static_cast<p2b::Policy>(c->policy);
+  cfg->alpha = c->alpha;
+  cfg->ridge_lambda = c->ridge_lambda;
+  cfg->ts_scale = c->ts_scale;
+  cfg->round_digits = c->round_digits;
+  cfg->window = c->window;
+  cfg->participation = c->participation;
+  cfg->neg_rate = c->neg_rate;
+  cfg->epsilon_budget = c->epsilon_budget;
+  cfg->pending_capacity = c->pending_capacity;
+  cfg->outbox_capacity = c->outbox_capacity;
+  cfg->centroids = c->centroids;
+  cfg->n_codes = c->n_codes;
+  cfg->deterministic = c->rng_mode == P2B_RNG_SEEDED;
+  cfg->seed = c->seed;
+  if (c->random != nullptr) {
+    cfg->random.fill = c->random;
+    cfg->random.ctx = c->random_ctx;
+  } else if (!cfg->deterministic && !p2b::port::default_random(&cfg->random)) {
+    return Status::bad_config;  // no system CSPRNG on this port
+  }
+  return Status::ok;
+}
+
+// Resolves a handle, refusing memory that p2b_agent_init did not set up.
+template <typename H>
+Status resolve(H* handle, Agent** ag) {
+  const Status s = Agent::check(handle);
+  if (s != Status::ok) return s;
+  *ag = reinterpret_cast<Agent*>(const_cast<void*>(static_cast<const void*>(handle)));
+  return Status::ok;
+}
+
+}  // namespace
+
+extern "C" {
+
+unsigned p2b_version(void) { return P2B_VERSION_NUMBER; }
+const char* p2b_version_string(void) { return P2B_VERSION_STRING; }
+
+const char* p2b_status_str(p2b_status s) {
+  return p2b::status_str(static_cast<Status>(static_cast<int32_t>(s)));
+}
+int p2b_is_error(p2b_status s) { return s < 0 ? 1 : 0; }
+
+size_t p2b_arena_align(void) { return P2B_ARENA_ALIGN; }
+uint32_t p2b_max_dim(void) { return P2B_MAX_DIM; }
+uint32_t p2b_max_actions(void) { return P2B_MAX_ACTIONS; }
+
+p2b_status p2b_config_default(p2b_config* cfg) {
+  if (cfg == nullptr) return P2B_ERR_NULL_POINTER;
+  const p2b::Config d;
+  *cfg = p2b_config{};
+  cfg->policy = P2B_POLICY_LINUCB;
+  cfg->alpha = d.alpha;
+  cfg->ridge_lambda = d.ridge_lambda;
+  cfg->ts_scale = d.ts_scale;
+  cfg->round_digits = d.round_digits;
+  cfg->window = d.window;
+  cfg->participation = d.participation;
+  cfg->neg_rate = d.neg_rate;
+  cfg->epsilon_budget = INFINITY;
+  cfg->pending_capacity = d.pending_capacity;
+  cfg->outbox_capacity = d.outbox_capacity;
+  cfg->rng_mode = P2B_RNG_SYSTEM;
+  return P2B_OK;
+}
+
+p2b_status p2b_agent_footprint(const p2b_config* cfg, size_t* bytes) {
+  if (cfg == nullptr || bytes == nullptr) return P2B_ERR_NULL_POINTER;
+  p2b::Config core;
+  const Status s = to_core(cfg, &core);
+  if (s != Status::ok) return out(s);
+  return out(p2b::footprint(core, bytes));
+}
+
+p2b_status p2b_agent_init(void* mem, size_t len, const p2b_config* cfg, p2b_agent** agent) {
+  if (mem == nullptr || cfg == nullptr || agent == nullptr) return P2B_ERR_NULL_POINTER;
+  p2b::Config core;
+  Status s = to_core(cfg, &core);
+  if (s != Status::ok) return out(s);
+  Agent* ag = nullptr;
+  s = Agent::init(mem, len, core, &ag);
+  if (s != Status::ok) return out(s);
+  *agent = reinterpret_cast<p2b_agent*>(ag);
+  return P2B_OK;
+}
+
+#define P2B_RESOLVE(handle)                 \
+  Agent* ag = nullptr;                      \
+  do {                                      \
+    const Status rs = resolve(handle, &ag); \
+    if (rs != Status::ok) return out(rs);   \
+  } while (0)
+
+p2b_status p2b_agent_decide(p2b_agent* agent, const float* x, size_t len, uint32_t* action,
+                            uint64_t* decision_id) {
+  P2B_RESOLVE(agent);
+  return out(ag->decide(x, len, action, decision_id));
+}
+
+p2b_status p2b_agent_reward(p2b_agent* agent, uint64_t decision_id, float reward) {
+  P2B_RESOLVE(agent);
+  return out(ag->reward(decision_id, reward));
+}
+
+p2b_status p2b_agent_learn(p2b_agent* agent, const float* x, size_t len, uint32_t action,
+                           float reward) {
+  P2B_RESOLVE(agent);
+  return out(ag->learn(x, len, action, reward));
+}
+
+p2b_status p2b_agent_scores(p2b_agent* agent, const float* x, size_t len, float* mean,
+                            float* width, size_t cap) {
+  P2B_RESOLVE(agent);
+  return out(ag->scores(x, len, mean, width, cap));
+}
+
+p2b_status p2b_agent_poll_report(p2b_agent* agent, p2b_report* report) {
+  P2B_RESOLVE(agent);
+  return out(ag->poll_report(reinterpret_cast<p2b::Report*>(report)));
+}
+
+p2b_status p2b_agent_privacy(const p2b_agent* agent, p2b_privacy* o) {
+  P2B_RESOLVE(agent);
+  if (o == nullptr) return P2B_ERR_NULL_POINTER;
+  p2b::PrivacyLedger l{};
+  const Status s = ag->privacy(&l);
+  if (s != Status::ok) return out(s);
+  o->epsilon_per_report = l.epsilon_per_report;
+  o->epsilon_spent = l.epsilon_spent;
+  o->epsilon_budget = l.epsilon_budget;
+  o->reports = l.reports;
+  o->windows_closed = l.windows_closed;
+  o->dropped_outbox_full = l.dropped_outbox_full;
+  o->exhausted = l.exhausted ? 1 : 0;
+  return P2B_OK;
+}
+
+p2b_status p2b_epsilon_per_report(double p, double* epsilon) {
+  if (epsilon == nullptr) return P2B_ERR_NULL_POINTER;
+  if (!(p > 0.0 && p < 1.0)) return P2B_ERR_BAD_CONFIG;
+  *epsilon = p2b::epsilon_per_report(p);
+  return P2B_OK;
+}
+
+p2b_status p2b_agent_encode(const p2b_agent* agent, const float* x, size_t len, uint32_t* code) {
+  P2B_RESOLVE(agent);
+  return out(ag->encode(x, len, code));
+}
+
+p2b_status p2b_agent_centroid(const p2b_agent* agent, uint32_t code, float* o, size_t len) {
+  P2B_RESOLVE(agent);
+  return out(ag->centroid(code, o, len));
+}
+
+p2b_status p2b_agent_import(p2b_agent* agent, const double* a, const double* b,
+                            uint32_t n_actions, uint32_t dim, uint32_t form) {
+  P2B_RESOLVE(agent);
+  if (form > P2B_STATS_CHOLESKY) return P2B_ERR_BAD_CONFIG;
+  return out(ag->import_stats(a, b, n_actions, dim, static_cast<p2b::StatsForm>(form)));
+}
+
+p2b_status p2b_agent_export(const p2b_agent* agent, double* a, double* b, uint32_t n_actions,
+                            uint32_t dim) {
+  P2B_RESOLVE(agent);
+  return out(ag->export_stats(a, b, n_actions, dim));
+}
+
+p2b_status p2b_agent_save_size(const p2b_agent* agent, size_t* bytes) {
+  P2B_RESOLVE(agent);
+  return out(ag->saved_size(bytes));
+}
+
+p2b_status p2b_agent_save(const p2b_agent* agent, void* buf, size_t cap, size_t* written) {
+  P2B_RESOLVE(agent);
+  return out(ag->save(buf, cap, written));
+}
+
+p2b_status p2b_agent_restore(p2b_agent* agent, const void* buf, size_t len) {
+  P2B_RESOLVE(agent);
+  return out(ag->restore(buf, len));
+}
+
+}  // extern "C"

@@ -1,0 +1,279 @@
+/*
+ * p2b.h - the stable C API of p2b, privacy-preserving on-device bandits.
+ *
+ * p2b runs a contextual bandit (LinUCB or linear Thompson sampling) on the
+ * device, learns from this user's feedback only, and now and then releases
+ * one (code, action, reward) tuple under the P2B protocol (Malekzadeh et al.,
+ * MLSys 2020): contexts are encoded to a k-means code, and participation is
+ * randomised with probability p, which bounds the differential-privacy cost
+ * of each report.
+ *
+ * How to use it, in ten lines:
+ *
+ *     p2b_config cfg;
+ *     p2b_config_default(&cfg);           // then set dim, n_actions, codebook
+ *     size_t need;
+ *     p2b_agent_footprint(&cfg, &need);   // exact bytes for this config
+ *     void *mem = aligned_alloc(P2B_ARENA_ALIGN, round_up(need));  // your memory
+ *     p2b_agent *agent;
+ *     p2b_agent_init(mem, need, &cfg, &agent);
+ *     p2b_agent_decide(agent, x, dim, &action, &id);   // show `action`
+ *     p2b_agent_reward(agent, id, 1.0f);                // later, any order
+ *     while (p2b_agent_poll_report(agent, &rep) == P2B_OK) send(&rep);
+ *
+ * Memory and ownership
+ *   - The library never allocates. All agent state lives in the arena you
+ *     pass to p2b_agent_init, sized by p2b_agent_footprint and aligned to
+ *     P2B_ARENA_ALIGN. You own the arena; to destroy an agent, free it. There
+ *     is no global state: any number of agents may coexist.
+ *   - The handle is a pointer into the arena. Do not copy the arena to move an
+ *     agent; use p2b_agent_save / p2b_agent_restore.
+ *   - Every pointer argument is borrowed for the duration of the call only;
+ *     the codebook, for one, is copied into the arena at init.
+ *   - Array arguments always come with their length (or capacity), in
+ *     elements. A length that does not match the agent gives
+ *     P2B_ERR_DIMENSION_MISMATCH; a capacity too small gives
+ *     P2B_ERR_BUFFER_TOO_SMALL.
+ *
+ * Errors
+ *   - Every function returns a p2b_status. Zero is success, positive values
+ *     are informational (P2B_NO_REPORT, P2B_BUDGET_EXHAUSTED), negative values
+ *     are errors; p2b_is_error() tells them apart and p2b_status_str() names
+ *     them.
+ *   - A call that returns an error leaves the agent exactly as it was.
+ *
+ * Threads
+ *   - An agent is not thread-safe. Use one agent per thread, or serialise all
+ *     calls on one agent with your own lock. Distinct agents are independent.
+ *   - Functions that take no agent are thread-safe.
+ *
+ * Randomness
+ *   - By default an agent draws from the platform CSPRNG (libsodium's
+ *     randombytes on POSIX). For tests and simulation set
+ *     cfg.rng_mode = P2B_RNG_SEEDED and cfg.seed: the same seed then gives the
+ *     same decisions and reports on every platform.
+ *
+ * Version: see P2B_VERSION_* and p2b_version(). Within a major version,
+ * existing functions, structure layouts and status values do not change.
+ */
+#ifndef P2B_H
+#define P2B_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(P2B_SHARED_BUILD)
+#define P2B_API __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define P2B_API __attribute__((visibility("default")))
+#else
+#define P2B_API
+#endif
+
+/* ---- version -------------------------------------------------------- */
+
+#define P2B_VERSION_MAJOR 0
+#define P2B_VERSION_MINOR 1
+#define P2B_VERSION_PATCH 0
+#define P2B_VERSION_NUMBER \
+  (P2B_VERSION_MAJOR * 10000 + P2B_VERSION_MINOR * 100 + P2B_VERSION_PATCH)
+#define P2B_VERSION_STRING "0.1.0"
+
+/* Runtime version of the linked library, as P2B_VERSION_NUMBER. */
+P2B_API unsigned p2b_version(void);
+/* Runtime version string, static. */
+P2B_API const char *p2b_version_string(void);
+
+/* ---- status --------------------------------------------------------- */
+
+typedef enum p2b_status {
+  P2B_OK = 0,
+  P2B_NO_REPORT = 1,        /* poll: nothing to send right now */
+  P2B_BUDGET_EXHAUSTED = 2, /* poll: privacy budget spent; no more reports ever */
+
+  P2B_ERR_NULL_POINTER = -1,       /* a required pointer was NULL */
+  P2B_ERR_BAD_CONFIG = -2,         /* a config field is out of range */
+  P2B_ERR_DIMENSION_MISMATCH = -3, /* array length != configured dim / n_actions */
+  P2B_ERR_NON_FINITE = -4,         /* NaN or Inf in the input */
+  P2B_ERR_NEGATIVE_CONTEXT = -5,   /* context entry < 0 */
+  P2B_ERR_REWARD_OUT_OF_RANGE = -6,/* reward outside [0, 1] */
+  P2B_ERR_ACTION_OUT_OF_RANGE = -7,/* action >= n_actions */
+  P2B_ERR_BUFFER_TOO_SMALL = -8,   /* output capacity too small */
+  P2B_ERR_NOT_INITIALIZED = -9,    /* handle not set up by p2b_agent_init */
+  P2B_ERR_ARENA_TOO_SMALL = -10,   /* arena smaller than the footprint */
+  P2B_ERR_ARENA_MISALIGNED = -11,  /* arena not P2B_ARENA_ALIGN-aligned */
+  P2B_ERR_UNKNOWN_DECISION = -12,  /* id never issued by this agent */
+  P2B_ERR_EXPIRED_DECISION = -13,  /* id fell out of the pending ring */
+  P2B_ERR_ALREADY_REWARDED = -14,  /* id already rewarded */
+  P2B_ERR_CORRUPT_STATE = -15,     /* saved state truncated or corrupted */
+  P2B_ERR_UNSUPPORTED_VERSION = -16, /* saved state from an unknown format */
+  P2B_ERR_STATE_MISMATCH = -17,    /* saved state of another config/codebook */
+  P2B_ERR_NOT_POSITIVE_DEFINITE = -18, /* imported matrix not SPD */
+  P2B_ERR_BAD_CODEBOOK = -19,      /* codebook has non-finite values */
+  P2B_ERR_RANDOM_FAILURE = -20,    /* the random source failed */
+  P2B_ERR_CODE_OUT_OF_RANGE = -21  /* code >= n_codes */
+} p2b_status;
+
+/* Static English description of `s`; never NULL, also for unknown values. */
+P2B_API const char *p2b_status_str(p2b_status s);
+/* 1 if `s` is an error (negative), else 0. */
+P2B_API int p2b_is_error(p2b_status s);
+
+/* ---- configuration -------------------------------------------------- */
+
+/* Arena alignment in bytes, also as a function for bindings. */
+#define P2B_ARENA_ALIGN 16
+P2B_API size_t p2b_arena_align(void);
+
+/* Compiled maxima (as functions too, for bindings). */
+#define P2B_MAX_DIM 64
+#define P2B_MAX_ACTIONS 1024
+#define P2B_MAX_CODES 65536
+P2B_API uint32_t p2b_max_dim(void);
+P2B_API uint32_t p2b_max_actions(void);
+
+typedef enum p2b_policy { P2B_POLICY_LINUCB = 0, P2B_POLICY_LINTS = 1 } p2b_policy;
+typedef enum p2b_rng_mode { P2B_RNG_SYSTEM = 0, P2B_RNG_SEEDED = 1 } p2b_rng_mode;
+
+/* A random source: fill `len` bytes at `out`, return 0 on success. */
+typedef int (*p2b_random_fn)(void *ctx, uint8_t *out, size_t len);
+
+typedef struct p2b_config {
+  uint32_t dim;          /* d, context length, 1..P2B_MAX_DIM */
+  uint32_t n_actions;    /* K, 1..P2B_MAX_ACTIONS */
+  uint32_t policy;       /* p2b_policy */
+  double alpha;          /* LinUCB exploration weight, >= 0 (default 1) */
+  double ridge_lambda;   /* A_a starts at lambda*I, > 0 (default 1) */
+  double ts_scale;       /* LinTS: mu ~ N(theta, v^2 A^-1), v >= 0 (default 0.1) */
+
+  uint32_t round_digits; /* q, decimal digits kept when encoding, 1..6 (default 1) */
+  uint32_t window;       /* t, interactions per participation decision (default 10) */
+  double participation;  /* p, in (0, 1) (default 0.5) */
+  double neg_rate;       /* chance a report is a zero-reward tuple, [0, 1] (default 0.05) */
+  double epsilon_budget; /* total epsilon this agent may spend, > 0; INFINITY = unlimited */
+
+  uint32_t pending_capacity; /* decisions awaiting reward; oldest overwritten (default 16) */
+  uint32_t outbox_capacity;  /* reports awaiting poll; extras are dropped unsent (default 4) */
+
+  const float *centroids; /* codebook, n_codes x dim, row-major; copied at init */
+  uint32_t n_codes;       /* k, 1..P2B_MAX_CODES */
+
+  uint32_t rng_mode;        /* p2b_rng_mode (default P2B_RNG_SYSTEM) */
+  uint64_t seed;            /* used when rng_mode == P2B_RNG_SEEDED */
+  p2b_random_fn random;     /* optional: replaces the platform CSPRNG */
+  void *random_ctx;         /* passed to `random` */
+} p2b_config;
+
+/* Fills `cfg` with the defaults noted above; dim, n_actions, centroids and
+   n_codes are left zero and must be set. */
+P2B_API p2b_status p2b_config_default(p2b_config *cfg);
+
+/* ---- agent life cycle ----------------------------------------------- */
+
+typedef struct p2b_agent p2b_agent; /* opaque; lives inside your arena */
+
+/* Exact arena size in bytes for `cfg` (validates `cfg`). */
+P2B_API p2b_status p2b_agent_footprint(const p2b_config *cfg, size_t *bytes);
+
+/* Sets up an agent in `mem` (`len` bytes, aligned to P2B_ARENA_ALIGN) and
+   returns its handle in `*agent`. On error `*agent` is untouched. */
+P2B_API p2b_status p2b_agent_init(void *mem, size_t len, const p2b_config *cfg,
+                                  p2b_agent **agent);
+
+/* ---- decisions ------------------------------------------------------ */
+
+/* Chooses an action for context `x` (`len` == dim non-negative finite
+   floats; scale does not matter, the agent normalises to sum 1). Returns the
+   action and a decision id to reward later. Cost: O(K d^2). */
+P2B_API p2b_status p2b_agent_decide(p2b_agent *agent, const float *x, size_t len,
+                                    uint32_t *action, uint64_t *decision_id);
+
+/* Rewards an earlier decision with `reward` in [0, 1]. Rewards may come in
+   any order while the decision is among the last pending_capacity ones. */
+P2B_API p2b_status p2b_agent_reward(p2b_agent *agent, uint64_t decision_id, float reward);
+
+/* Learns from a logged (x, action, reward) without making a decision. Such
+   interactions are never reported. */
+P2B_API p2b_status p2b_agent_learn(p2b_agent *agent, const float *x, size_t len, uint32_t action,
+                                   float reward);
+
+/* Per-action estimate theta_a.x into `mean` and confidence width
+   sqrt(x^T A_a^-1 x) into `width`; both of capacity `cap` >= n_actions.
+   The LinUCB score is mean + alpha * width. */
+P2B_API p2b_status p2b_agent_scores(p2b_agent *agent, const float *x, size_t len, float *mean,
+                                    float *width, size_t cap);
+
+/* ---- reports -------------------------------------------------------- */
+
+typedef struct p2b_report {
+  uint32_t code;   /* k-means code of the context */
+  uint32_t action; /* action taken */
+  float reward;    /* reward observed */
+} p2b_report;
+
+/* Takes the next report to send, if any: P2B_OK with `*report` filled,
+   P2B_NO_REPORT, or P2B_BUDGET_EXHAUSTED once the epsilon budget is spent. */
+P2B_API p2b_status p2b_agent_poll_report(p2b_agent *agent, p2b_report *report);
+
+typedef struct p2b_privacy {
+  double epsilon_per_report; /* ln(p(2-p)/(1-p) + (1-p)) */
+  double epsilon_spent;      /* reports * epsilon_per_report */
+  double epsilon_budget;
+  uint64_t reports;          /* tuples released so far */
+  uint64_t windows_closed;   /* participation decisions made */
+  uint64_t dropped_outbox_full; /* reports dropped (unsent, uncharged): outbox full */
+  int exhausted;             /* 1 once no further report fits the budget */
+} p2b_privacy;
+
+P2B_API p2b_status p2b_agent_privacy(const p2b_agent *agent, p2b_privacy *out);
+
+/* epsilon of one report for participation probability p in (0, 1). */
+P2B_API p2b_status p2b_epsilon_per_report(double p, double *epsilon);
+
+/* ---- encoder -------------------------------------------------------- */
+
+/* The code the agent would report for context `x`. */
+P2B_API p2b_status p2b_agent_encode(const p2b_agent *agent, const float *x, size_t len,
+                                    uint32_t *code);
+/* Centroid of `code` into `out` (`len` == dim). */
+P2B_API p2b_status p2b_agent_centroid(const p2b_agent *agent, uint32_t code, float *out,
+                                      size_t len);
+
+/* ---- warm start ----------------------------------------------------- */
+
+typedef enum p2b_stats_form {
+  P2B_STATS_GRAM = 0,     /* A_a itself: symmetric positive definite */
+  P2B_STATS_CHOLESKY = 1  /* lower L_a with A_a = L_a L_a^T; upper part ignored */
+} p2b_stats_form;
+
+/* Replaces every arm's statistics: `a` holds n_actions matrices of dim x dim
+   (column-major, one after another), `b` n_actions vectors of dim. A_a must
+   include the ridge prior (lambda I). All-or-nothing. Local learning goes on
+   from the imported model. */
+P2B_API p2b_status p2b_agent_import(p2b_agent *agent, const double *a, const double *b,
+                                    uint32_t n_actions, uint32_t dim, uint32_t form);
+/* Writes every arm's A_a (as P2B_STATS_GRAM) and b_a in the layout above. */
+P2B_API p2b_status p2b_agent_export(const p2b_agent *agent, double *a, double *b,
+                                    uint32_t n_actions, uint32_t dim);
+
+/* ---- persistence ---------------------------------------------------- */
+
+/* Bytes p2b_agent_save will write; fixed for a given config. */
+P2B_API p2b_status p2b_agent_save_size(const p2b_agent *agent, size_t *bytes);
+/* Serialises the learned state (versioned, CRC-checked, little-endian). */
+P2B_API p2b_status p2b_agent_save(const p2b_agent *agent, void *buf, size_t cap,
+                                  size_t *written);
+/* Restores state saved by an agent with the same config and codebook into
+   `agent` (already initialised). Truncated, corrupted or foreign state is
+   rejected and the agent is unchanged. */
+P2B_API p2b_status p2b_agent_restore(p2b_agent *agent, const void *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* P2B_H */

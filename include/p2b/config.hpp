@@ -1,0 +1,65 @@
+// Build-time limits and the run-time configuration of one agent.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace p2b {
+
+#if defined(P2B_USE_DOUBLE)
+using real = double;
+#else
+using real = float;
+#endif
+
+// Compiled maxima. They bound stack use and keep every loop count known.
+constexpr uint32_t kMaxDim = 64;
+constexpr uint32_t kMaxActions = 1024;
+constexpr uint32_t kMaxCodes = 65536;
+constexpr uint32_t kMaxDigits = 6;  // 10^6 units still fits comfortably in uint32_t
+constexpr uint32_t kMaxWindow = 4096;
+constexpr uint32_t kMaxPending = 65536;
+constexpr uint32_t kMaxOutbox = 256;
+
+// Every arena and every block inside it is aligned to this many bytes, which
+// covers EIGEN_MAX_STATIC_ALIGN_BYTES on x86-64, aarch64 and Cortex-M4.
+constexpr std::size_t kArenaAlign = 16;
+
+enum class Policy : uint32_t { linucb = 0, lints = 1 };
+
+// Port interface for randomness: fill `len` bytes, return 0 on success.
+// libsodium's randombytes_buf backs it on POSIX (ports/posix).
+struct RandomSource {
+  int (*fill)(void* ctx, uint8_t* out, std::size_t len) = nullptr;
+  void* ctx = nullptr;
+};
+
+struct Config {
+  uint32_t dim = 0;        // d
+  uint32_t n_actions = 0;  // K
+  Policy policy = Policy::linucb;
+  double alpha = 1.0;         // LinUCB exploration weight
+  double ridge_lambda = 1.0;  // A_a starts at lambda * I
+  double ts_scale = 0.1;      // LinTS: mu ~ N(theta, v^2 A^-1)
+
+  uint32_t round_digits = 1;  // q
+  uint32_t window = 10;       // t
+  double participation = 0.5; // p
+  double neg_rate = 0.05;
+  double epsilon_budget = 1e300;  // effectively unlimited unless set
+
+  uint32_t pending_capacity = 16;
+  uint32_t outbox_capacity = 4;
+
+  // Codebook: n_codes x dim centroids, row-major, copied into the arena at init.
+  const float* centroids = nullptr;
+  uint32_t n_codes = 0;
+
+  // Randomness: a seeded deterministic generator (tests, simulation) or the
+  // random source (production CSPRNG).
+  bool deterministic = false;
+  uint64_t seed = 0;
+  RandomSource random{};
+};
+
+}  // namespace p2b

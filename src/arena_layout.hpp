@@ -1,0 +1,29 @@
+// Where each block of an agent lives inside its arena. footprint() and init()
+// both derive from this one function, which is what makes footprint exact.
+#pragma once
+
+#include <cstddef>
+
+#include "p2b/config.hpp"
+
+namespace p2b {
+
+struct ArenaLayout {
+  std::size_t factor;     // K * d * d reals: Cholesky factors
+  std::size_t b;          // K * d reals
+  std::size_t theta;      // K * d reals
+  std::size_t codebook;   // k * d floats
+  std::size_t pending;    // pending_capacity slots
+  std::size_t pending_x;  // pending_capacity * d reals: normalised contexts
+  std::size_t window;     // window entries
+  std::size_t outbox;     // outbox reports
+  std::size_t scratch;    // d * d + 2 * d reals
+  std::size_t total;
+};
+
+// `header_bytes`, `slot_bytes`, `entry_bytes` and `report_bytes` come from
+// the agent's private types. cfg must already be validated.
+ArenaLayout compute_layout(const Config& cfg, std::size_t header_bytes, std::size_t slot_bytes,
+                           std::size_t entry_bytes, std::size_t report_bytes);
+
+}  // namespace p2b

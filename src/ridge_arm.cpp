@@ -1,0 +1,119 @@
+#include "ridge_arm.hpp"
+
+#include <cmath>
+
+#include "eigen_config.hpp"
+
+namespace p2b {
+
+namespace {
+
+using Vec = Eigen::Matrix<real, Eigen::Dynamic, 1>;
+using ConstVecMap = Eigen::Map<const Vec>;
+using VecMap = Eigen::Map<Vec>;
+
+inline real& at(real* m, uint32_t d, uint32_t row, uint32_t col) { return m[col * d + row]; }
+
+}  // namespace
+
+void arm_reset(ArmView arm, real lambda) {
+  const uint32_t d = arm.d;
+  const real diag = static_cast<real>(std::sqrt(static_cast<double>(lambda)));
+  for (uint32_t i = 0; i < d * d; ++i) arm.L[i] = real(0);
+  for (uint32_t i = 0; i < d; ++i) at(arm.L, d, i, i) = diag;
+  VecMap(arm.b, d).setZero();
+  VecMap(arm.theta, d).setZero();
+}
+
+void arm_whiten(ArmView arm, const real* x, real* z) {
+  const uint32_t d = arm.d;
+  // Column-oriented forward substitution: the inner loop walks one contiguous column.
+  for (uint32_t i = 0; i < d; ++i) z[i] = x[i];
+  for (uint32_t j = 0; j < d; ++j) {
+    const real* col = arm.L + j * d;
+    z[j] /= col[j];
+    const real zj = z[j];
+    for (uint32_t i = j + 1; i < d; ++i) z[i] -= col[i] * zj;
+  }
+}
+
+void arm_unwhiten(ArmView arm, const real* y, real* out) {
+  const uint32_t d = arm.d;
+  // Solving L^T out = y: row i of L^T is column i of L, so each step is a dot
+  // product over a contiguous column segment.
+  for (uint32_t ii = d; ii-- > 0;) {
+    const real* col = arm.L + ii * d;
+    real s = y[ii];
+    for (uint32_t k = ii + 1; k < d; ++k) s -= col[k] * out[k];
+    out[ii] = s / col[ii];
+  }
+}
+
+void arm_update(ArmView arm, const real* x, real r, real* work) {
+  const uint32_t d = arm.d;
+  real* w = work;
+  for (uint32_t i = 0; i < d; ++i) w[i] = x[i];
+  // Rank-1 Cholesky update by Givens-style rotations; LLT::rankUpdate would
+  // heap-allocate, this keeps its one vector in the caller's memory.
+  for (uint32_t k = 0; k < d; ++k) {
+    real* col = arm.L + k * d;
+    const real lkk = col[k];
+    const real rr = std::sqrt(lkk * lkk + w[k] * w[k]);
+    const real c = rr / lkk;
+    const real s = w[k] / lkk;
+    col[k] = rr;
+    for (uint32_t i = k + 1; i < d; ++i) {
+      col[i] = (col[i] + s * w[i]) / c;
+      w[i] = c * w[i] - s * col[i];
+    }
+  }
+  VecMap(arm.b, d) += r * ConstVecMap(x, d);
+  arm_refresh_theta(arm, work + d);
+}
+
+void arm_refresh_theta(ArmView arm, real* work) {
+  arm_whiten(arm, arm.b, work);
+  arm_unwhiten(arm, work, arm.theta);
+}
+
+void arm_mean_width(ArmView arm, const real* x, real* z, real* mean, real* width) {
+  const uint32_t d = arm.d;
+  arm_whiten(arm, x, z);
+  *mean = ConstVecMap(arm.theta, d).dot(ConstVecMap(x, d));
+  *width = std::sqrt(ConstVecMap(z, d).squaredNorm());
+}
+
+bool cholesky_factor(const double* a, uint32_t d, real* out) {
+  for (uint32_t j = 0; j < d; ++j) {
+    for (uint32_t i = 0; i < d; ++i) {
+      const double aij = a[j * d + i];
+      const double aji = a[i * d + j];
+      if (!std::isfinite(aij)) return false;
+      const double scale = std::fabs(aij) + std::fabs(aji);
+      if (std::fabs(aij - aji) > 1e-9 * scale) return false;
+    }
+  }
+  // Left-looking Cholesky accumulating in double: import is rare, so the extra
+  // precision costs nothing that matters.
+  for (uint32_t j = 0; j < d; ++j) {
+    double diag = a[j * d + j];
+    for (uint32_t k = 0; k < j; ++k) {
+      const double ljk = out[k * d + j];
+      diag -= ljk * ljk;
+    }
+    if (!(diag > 0.0)) return false;
+    const double ljj = std::sqrt(diag);
+    out[j * d + j] = static_cast<real>(ljj);
+    for (uint32_t i = j + 1; i < d; ++i) {
+      double s = a[j * d + i];
+      for (uint32_t k = 0; k < j; ++k) {
+        s -= static_cast<double>(out[k * d + i]) * static_cast<double>(out[k * d + j]);
+      }
+      out[j * d + i] = static_cast<real>(s / ljj);
+    }
+    for (uint32_t i = 0; i < j; ++i) out[j * d + i] = real(0);
+  }
+  return true;
+}
+
+}  // namespace p2b

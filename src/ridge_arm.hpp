@@ -1,0 +1,41 @@
+// Per-arm ridge-regression statistics kept as a Cholesky factor, so that every
+// decision costs O(d^2) and no d^3 inverse is ever formed after init.
+//   A = L L^T = lambda I + sum x x^T,   b = sum r x,   theta = A^-1 b.
+#pragma once
+
+#include <cstdint>
+
+#include "p2b/config.hpp"
+
+namespace p2b {
+
+struct ArmView {
+  real* L;      // d x d, column-major, lower triangle used
+  real* b;      // d
+  real* theta;  // d
+  uint32_t d;
+};
+
+void arm_reset(ArmView arm, real lambda);
+
+// z = L^-1 x  (forward substitution, d^2/2 multiply-adds).
+void arm_whiten(ArmView arm, const real* x, real* z);
+
+// out = L^-T y  (back substitution, d^2/2 multiply-adds).
+void arm_unwhiten(ArmView arm, const real* y, real* out);
+
+// A += x x^T and b += r x, then theta refreshed. `work` holds 2*d scalars.
+void arm_update(ArmView arm, const real* x, real r, real* work);
+
+// theta = A^-1 b through two triangular solves. `work` holds d scalars.
+void arm_refresh_theta(ArmView arm, real* work);
+
+// Mean theta.x and width sqrt(x^T A^-1 x). `z` holds d scalars.
+void arm_mean_width(ArmView arm, const real* x, real* z, real* mean, real* width);
+
+// Lower Cholesky factor of the symmetric matrix `a` (d x d, column-major,
+// double) into `out`. Returns false, leaving `out` undefined, unless `a` is
+// finite, symmetric to a relative 1e-9, and positive definite.
+bool cholesky_factor(const double* a, uint32_t d, real* out);
+
+}  // namespace p2b

@@ -1,0 +1,89 @@
+// Import and export of per-arm statistics (A or its Cholesky factor, and b).
+// Import is all-or-nothing: every arm is validated before any is replaced.
+#include <cmath>
+#include <cstring>
+
+#include "p2b/agent.hpp"
+#include "ridge_arm.hpp"
+
+namespace p2b {
+
+namespace {
+
+bool all_finite(const double* v, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i])) return false;
+  }
+  return true;
+}
+
+// Copies the lower triangle of a supplied factor; false unless its diagonal
+// is positive and representable in `real`.
+bool copy_factor(const double* l, uint32_t d, real* out) {
+  for (uint32_t j = 0; j < d; ++j) {
+    for (uint32_t i = 0; i < d; ++i) {
+      const double v = i >= j ? l[j * d + i] : 0.0;
+      out[j * d + i] = static_cast<real>(v);
+    }
+    const real diag = out[j * d + j];
+    if (!(diag > real(0)) || !std::isfinite(diag)) return false;
+  }
+  return true;
+}
+
+bool factor_arm(const double* a, uint32_t d, StatsForm form, real* out) {
+  return form == StatsForm::gram ? cholesky_factor(a, d, out) : copy_factor(a, d, out);
+}
+
+}  // namespace
+
+Status Agent::import_stats(const double* a, const double* b, uint32_t n_actions, uint32_t dim,
+                           StatsForm form) {
+  if (a == nullptr || b == nullptr) return Status::null_pointer;
+  if (form != StatsForm::gram && form != StatsForm::cholesky) return Status::bad_config;
+  if (n_actions != n_actions_ || dim != dim_) return Status::dimension_mismatch;
+  const std::size_t d = dim_;
+  const std::size_t per_arm = d * d;
+  if (!all_finite(a, per_arm * n_actions_) || !all_finite(b, d * n_actions_)) {
+    return Status::non_finite;
+  }
+  real* staging = block<real>(off_scratch_);
+  for (uint32_t arm_index = 0; arm_index < n_actions_; ++arm_index) {
+    if (!factor_arm(a + arm_index * per_arm, dim_, form, staging)) {
+      return Status::not_positive_definite;
+    }
+  }
+  // Every arm passed, so the second factorisation of each cannot fail.
+  for (uint32_t arm_index = 0; arm_index < n_actions_; ++arm_index) {
+    ArmView av = arm(arm_index);
+    factor_arm(a + arm_index * per_arm, dim_, form, av.L);
+    for (std::size_t i = 0; i < d; ++i) av.b[i] = static_cast<real>(b[arm_index * d + i]);
+    arm_refresh_theta(av, staging);
+  }
+  return Status::ok;
+}
+
+Status Agent::export_stats(double* a, double* b, uint32_t n_actions, uint32_t dim) const {
+  if (a == nullptr || b == nullptr) return Status::null_pointer;
+  if (n_actions != n_actions_ || dim != dim_) return Status::dimension_mismatch;
+  const uint32_t d = dim_;
+  for (uint32_t arm_index = 0; arm_index < n_actions_; ++arm_index) {
+    const ArmView av = arm(arm_index);
+    double* out = a + static_cast<std::size_t>(arm_index) * d * d;
+    // A = L L^T, accumulated in double.
+    for (uint32_t j = 0; j < d; ++j) {
+      for (uint32_t i = j; i < d; ++i) {
+        double s = 0.0;
+        for (uint32_t k = 0; k <= j; ++k) {
+          s += static_cast<double>(av.L[k * d + i]) * static_cast<double>(av.L[k * d + j]);
+        }
+        out[j * d + i] = s;
+        out[i * d + j] = s;
+      }
+    }
+    for (uint32_t i = 0; i < d; ++i) b[arm_index * d + i] = static_cast<double>(av.b[i]);
+  }
+  return Status::ok;
+}
+
+}  // namespace p2b

@@ -1,0 +1,115 @@
+// Helpers shared by the GoogleTest suites: aligned arenas, codebooks and
+// contexts on the simplex, all reproducible from a seed.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "p2b.h"
+
+namespace p2b_test {
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+using ArenaPtr = std::unique_ptr<void, FreeDeleter>;
+
+inline ArenaPtr aligned_arena(size_t bytes) {
+  void* p = nullptr;
+  const size_t rounded = (bytes + P2B_ARENA_ALIGN - 1) / P2B_ARENA_ALIGN * P2B_ARENA_ALIGN;
+  if (posix_memalign(&p, P2B_ARENA_ALIGN, rounded == 0 ? P2B_ARENA_ALIGN : rounded) != 0) {
+    std::abort();
+  }
+  return ArenaPtr(p);
+}
+
+// Uniform point on the probability simplex (flat Dirichlet).
+inline std::vector<float> simplex_point(std::mt19937_64& rng, uint32_t d) {
+  std::vector<float> x(d);
+  double sum = 0.0;
+  std::vector<double> e(d);
+  for (uint32_t i = 0; i < d; ++i) {
+    const double u = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
+    e[i] = -std::log(u);
+    sum += e[i];
+  }
+  for (uint32_t i = 0; i < d; ++i) x[i] = static_cast<float>(e[i] / sum);
+  return x;
+}
+
+inline std::vector<float> random_codebook(uint32_t k, uint32_t d, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<float> c;
+  c.reserve(static_cast<size_t>(k) * d);
+  for (uint32_t i = 0; i < k; ++i) {
+    const std::vector<float> p = simplex_point(rng, d);
+    c.insert(c.end(), p.begin(), p.end());
+  }
+  return c;
+}
+
+// An agent and the memory it lives in; the codebook outlives init only
+// because tests reuse it, the agent itself holds a copy.
+struct TestAgent {
+  std::vector<float> codebook;
+  p2b_config cfg{};
+  ArenaPtr mem;
+  size_t bytes = 0;
+  p2b_agent* agent = nullptr;
+};
+
+inline p2b_config base_config(uint32_t d, uint32_t k_actions, uint32_t n_codes, uint64_t seed) {
+  p2b_config cfg;
+  p2b_config_default(&cfg);
+  cfg.dim = d;
+  cfg.n_actions = k_actions;
+  cfg.n_codes = n_codes;
+  cfg.rng_mode = P2B_RNG_SEEDED;
+  cfg.seed = seed;
+  return cfg;
+}
+
+// Builds an agent from `cfg` (its centroids are replaced by a random codebook
+// unless already set). Aborts the test binary on failure: a helper bug.
+inline TestAgent make_agent(p2b_config cfg, uint64_t codebook_seed = 7) {
+  TestAgent t;
+  if (cfg.centroids == nullptr) {
+    t.codebook = random_codebook(cfg.n_codes, cfg.dim, codebook_seed);
+    cfg.centroids = t.codebook.data();
+  }
+  t.cfg = cfg;
+  if (p2b_agent_footprint(&t.cfg, &t.bytes) != P2B_OK) std::abort();
+  t.mem = aligned_arena(t.bytes);
+  if (p2b_agent_init(t.mem.get(), t.bytes, &t.cfg, &t.agent) != P2B_OK) std::abort();
+  return t;
+}
+
+inline std::vector<uint8_t> saved(const p2b_agent* agent) {
+  size_t n = 0;
+  if (p2b_agent_save_size(agent, &n) != P2B_OK) std::abort();
+  std::vector<uint8_t> buf(n);
+  size_t written = 0;
+  if (p2b_agent_save(agent, buf.data(), buf.size(), &written) != P2B_OK || written != n) {
+    std::abort();
+  }
+  return buf;
+}
+
+// Normalisation exactly as the agent does it (double sum, rounded to real).
+template <typename Real>
+std::vector<double> normalised_as_agent(const std::vector<float>& x) {
+  double s = 0.0;
+  for (float v : x) s += static_cast<double>(v);
+  std::vector<double> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    out[i] = static_cast<double>(static_cast<Real>(static_cast<double>(x[i]) / s));
+  }
+  return out;
+}
+
+}  // namespace p2b_test
