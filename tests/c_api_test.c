@@ -1,1 +1,115 @@
-int main(void){return 0;}
+/* Drives the C API from strict C99: footprint, init in caller memory, decide,
+ * reward, poll, save/restore, and a few errors. Exits non-zero on failure. */
+#define _POSIX_C_SOURCE 200112L /* posix_memalign under strict C99 */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "p2b.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                   \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                     \
+    }                                                                 \
+  } while (0)
+
+#define DIM 4
+#define ACTIONS 3
+#define CODES 4
+
+static void *arena(size_t bytes) {
+  void *p = NULL;
+  size_t rounded = (bytes + P2B_ARENA_ALIGN - 1) / P2B_ARENA_ALIGN * P2B_ARENA_ALIGN;
+  if (posix_memalign(&p, P2B_ARENA_ALIGN, rounded) != 0) return NULL;
+  return p;
+}
+
+int main(void) {
+  static const float codebook[CODES * DIM] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  p2b_config cfg;
+  size_t need = 0, state_len = 0, written = 0;
+  void *mem, *mem2, *state;
+  p2b_agent *agent = NULL, *copy = NULL;
+  uint32_t action = 0, code = 0, i;
+  uint64_t id = 0;
+  p2b_report rep;
+  p2b_privacy ledger;
+  int reports = 0;
+  float x[DIM] = {0.1f, 0.2f, 0.3f, 0.4f};
+
+  CHECK(p2b_version() == P2B_VERSION_NUMBER);
+  CHECK(strcmp(p2b_status_str(P2B_ERR_NULL_POINTER), "a required pointer argument is NULL") == 0);
+  CHECK(p2b_config_default(&cfg) == P2B_OK);
+  cfg.dim = DIM;
+  cfg.n_actions = ACTIONS;
+  cfg.centroids = codebook;
+  cfg.n_codes = CODES;
+  cfg.window = 2;
+  cfg.rng_mode = P2B_RNG_SEEDED;
+  cfg.seed = 42;
+  CHECK(p2b_agent_footprint(&cfg, &need) == P2B_OK);
+  CHECK(need > 0 && need % P2B_ARENA_ALIGN == 0);
+
+  mem = arena(need);
+  mem2 = arena(need);
+  CHECK(mem != NULL && mem2 != NULL);
+  CHECK(p2b_agent_init(mem, need - 1, &cfg, &agent) == P2B_ERR_ARENA_TOO_SMALL);
+  CHECK(agent == NULL);
+  CHECK(p2b_agent_init(mem, need, &cfg, &agent) == P2B_OK);
+  CHECK(agent != NULL);
+
+  for (i = 0; i < 200; ++i) {
+    x[i % DIM] += 0.25f;
+    CHECK(p2b_agent_decide(agent, x, DIM, &action, &id) == P2B_OK);
+    CHECK(action < ACTIONS);
+    CHECK(p2b_agent_reward(agent, id, action == 2 ? 1.0f : 0.0f) == P2B_OK);
+    while (p2b_agent_poll_report(agent, &rep) == P2B_OK) {
+      CHECK(rep.code < CODES && rep.action < ACTIONS);
+      ++reports;
+    }
+  }
+  CHECK(reports > 20 && reports < 80); /* 100 windows at p = 0.5 */
+  CHECK(p2b_agent_privacy(agent, &ledger) == P2B_OK);
+  CHECK(ledger.reports == (uint64_t)reports);
+  CHECK(fabs(ledger.epsilon_per_report - 0.693147) < 1e-5);
+
+  CHECK(p2b_agent_encode(agent, x, DIM, &code) == P2B_OK);
+  CHECK(code < CODES);
+
+  /* Errors, and an unchanged agent afterwards. */
+  CHECK(p2b_agent_decide(agent, x, DIM - 1, &action, &id) == P2B_ERR_DIMENSION_MISMATCH);
+  CHECK(p2b_agent_reward(agent, id, 1.5f) == P2B_ERR_REWARD_OUT_OF_RANGE);
+  CHECK(p2b_agent_reward(agent, id, 1.0f) == P2B_ERR_ALREADY_REWARDED);
+  CHECK(p2b_is_error(P2B_ERR_ALREADY_REWARDED) && !p2b_is_error(P2B_NO_REPORT));
+
+  /* Save, restore into a second arena, and decide identically from there on. */
+  CHECK(p2b_agent_save_size(agent, &state_len) == P2B_OK);
+  state = malloc(state_len);
+  CHECK(state != NULL);
+  CHECK(p2b_agent_save(agent, state, state_len, &written) == P2B_OK && written == state_len);
+  CHECK(p2b_agent_init(mem2, need, &cfg, &copy) == P2B_OK);
+  CHECK(p2b_agent_restore(copy, state, state_len) == P2B_OK);
+  for (i = 0; i < 50; ++i) {
+    uint32_t a1 = 0, a2 = 0;
+    uint64_t id1 = 0, id2 = 0;
+    x[(i * 3) % DIM] += 0.5f;
+    CHECK(p2b_agent_decide(agent, x, DIM, &a1, &id1) == P2B_OK);
+    CHECK(p2b_agent_decide(copy, x, DIM, &a2, &id2) == P2B_OK);
+    CHECK(a1 == a2 && id1 == id2);
+    CHECK(p2b_agent_reward(agent, id1, 1.0f) == P2B_OK);
+    CHECK(p2b_agent_reward(copy, id2, 1.0f) == P2B_OK);
+  }
+  ((unsigned char *)state)[state_len / 2] ^= 1u;
+  CHECK(p2b_agent_restore(copy, state, state_len) == P2B_ERR_CORRUPT_STATE);
+
+  free(state);
+  free(mem);
+  free(mem2);
+  if (failures == 0) printf("c_api_test: all checks passed\n");
+  return failures == 0 ? 0 : 1;
+}

@@ -1,1 +1,283 @@
+// The C API's bad-input matrix: every error status is reached by some bad
+// input, and no failing call changes the agent (compared via its saved bytes).
 #include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include "checksum.hpp"
+#include "p2b/config.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+constexpr uint32_t kDim = 4;
+constexpr uint32_t kArms = 3;
+constexpr uint32_t kCodes = 8;
+
+int failing_random(void*, uint8_t*, size_t) { return -1; }
+
+class CApiErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    p2b_config cfg = p2b_test::base_config(kDim, kArms, kCodes, 1);
+    cfg.pending_capacity = 2;
+    t_ = p2b_test::make_agent(cfg);
+    // Some history, and one rewarded plus one open decision.
+    uint32_t a = 0;
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_EQ(p2b_agent_decide(t_.agent, x_, kDim, &a, &rewarded_), P2B_OK);
+    }
+    expired_ = rewarded_ - 2;
+    ASSERT_EQ(p2b_agent_reward(t_.agent, rewarded_, 1.0F), P2B_OK);
+    ASSERT_EQ(p2b_agent_decide(t_.agent, x_, kDim, &a, &open_), P2B_OK);
+  }
+
+  // Runs `call`, expects `want`, and checks the agent did not change.
+  void expect(p2b_status want, const char* what, const std::function<p2b_status()>& call) {
+    const std::vector<uint8_t> before = p2b_test::saved(t_.agent);
+    const p2b_status got = call();
+    EXPECT_EQ(got, want) << what << ": got " << p2b_status_str(got);
+    EXPECT_EQ(p2b_test::saved(t_.agent), before) << what << " changed the agent";
+    reached_.insert(got);
+    ++cases_;
+  }
+
+  p2b_config cfg() const { return t_.cfg; }
+
+  p2b_test::TestAgent t_;
+  float x_[kDim] = {1, 2, 3, 4};
+  uint64_t rewarded_ = 0, open_ = 0, expired_ = 0;
+  std::set<int> reached_;
+  int cases_ = 0;
+};
+
+TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
+  p2b_agent* ag = t_.agent;
+  uint32_t action = 0, code = 0;
+  uint64_t id = 0;
+  float mean[kArms], width[kArms], c[kDim];
+  p2b_report rep;
+  size_t n = 0;
+  std::vector<uint8_t> buf(1 << 16);
+
+  // NULL pointers.
+  expect(P2B_ERR_NULL_POINTER, "decide x", [&] { return p2b_agent_decide(ag, nullptr, kDim, &action, &id); });
+  expect(P2B_ERR_NULL_POINTER, "decide action", [&] { return p2b_agent_decide(ag, x_, kDim, nullptr, &id); });
+  expect(P2B_ERR_NULL_POINTER, "decide id", [&] { return p2b_agent_decide(ag, x_, kDim, &action, nullptr); });
+  expect(P2B_ERR_NULL_POINTER, "decide agent", [&] { return p2b_agent_decide(nullptr, x_, kDim, &action, &id); });
+  expect(P2B_ERR_NULL_POINTER, "reward agent", [&] { return p2b_agent_reward(nullptr, open_, 1.0F); });
+  expect(P2B_ERR_NULL_POINTER, "poll", [&] { return p2b_agent_poll_report(ag, nullptr); });
+  expect(P2B_ERR_NULL_POINTER, "scores", [&] { return p2b_agent_scores(ag, x_, kDim, nullptr, width, kArms); });
+  expect(P2B_ERR_NULL_POINTER, "encode", [&] { return p2b_agent_encode(ag, x_, kDim, nullptr); });
+  expect(P2B_ERR_NULL_POINTER, "save", [&] { return p2b_agent_save(ag, nullptr, 10, &n); });
+  expect(P2B_ERR_NULL_POINTER, "restore", [&] { return p2b_agent_restore(ag, nullptr, 10); });
+  expect(P2B_ERR_NULL_POINTER, "import", [&] { return p2b_agent_import(ag, nullptr, nullptr, kArms, kDim, 0); });
+  expect(P2B_ERR_NULL_POINTER, "privacy", [&] { return p2b_agent_privacy(ag, nullptr); });
+  expect(P2B_ERR_NULL_POINTER, "footprint", [&] { return p2b_agent_footprint(nullptr, &n); });
+  expect(P2B_ERR_NULL_POINTER, "config default", [&] { return p2b_config_default(nullptr); });
+  expect(P2B_ERR_NULL_POINTER, "codebook", [&] {
+    p2b_config k = cfg();
+    k.centroids = nullptr;
+    return p2b_agent_footprint(&k, &n);
+  });
+
+  // Configurations out of range.
+  const std::vector<std::pair<const char*, std::function<void(p2b_config&)>>> bad_configs = {
+      {"dim 0", [](p2b_config& k) { k.dim = 0; }},
+      {"dim above max", [](p2b_config& k) { k.dim = P2B_MAX_DIM + 1; }},
+      {"n_actions 0", [](p2b_config& k) { k.n_actions = 0; }},
+      {"n_actions above max", [](p2b_config& k) { k.n_actions = P2B_MAX_ACTIONS + 1; }},
+      {"p = 0", [](p2b_config& k) { k.participation = 0.0; }},
+      {"p = 1", [](p2b_config& k) { k.participation = 1.0; }},
+      {"p NaN", [](p2b_config& k) { k.participation = NAN; }},
+      {"alpha < 0", [](p2b_config& k) { k.alpha = -1.0; }},
+      {"alpha NaN", [](p2b_config& k) { k.alpha = NAN; }},
+      {"lambda 0", [](p2b_config& k) { k.ridge_lambda = 0.0; }},
+      {"ts_scale < 0", [](p2b_config& k) { k.ts_scale = -0.1; }},
+      {"q 0", [](p2b_config& k) { k.round_digits = 0; }},
+      {"q 7", [](p2b_config& k) { k.round_digits = 7; }},
+      {"window 0", [](p2b_config& k) { k.window = 0; }},
+      {"neg_rate > 1", [](p2b_config& k) { k.neg_rate = 1.5; }},
+      {"budget 0", [](p2b_config& k) { k.epsilon_budget = 0.0; }},
+      {"budget NaN", [](p2b_config& k) { k.epsilon_budget = NAN; }},
+      {"pending 0", [](p2b_config& k) { k.pending_capacity = 0; }},
+      {"outbox 0", [](p2b_config& k) { k.outbox_capacity = 0; }},
+      {"codes 0", [](p2b_config& k) { k.n_codes = 0; }},
+      {"codes above max", [](p2b_config& k) { k.n_codes = P2B_MAX_CODES + 1; }},
+      {"policy", [](p2b_config& k) { k.policy = 7; }},
+      {"rng mode", [](p2b_config& k) { k.rng_mode = 9; }},
+  };
+  for (const auto& [what, mutate] : bad_configs) {
+    expect(P2B_ERR_BAD_CONFIG, what, [&] {
+      p2b_config k = cfg();
+      mutate(k);
+      const p2b_status fp = p2b_agent_footprint(&k, &n);
+      auto mem = p2b_test::aligned_arena(t_.bytes);
+      p2b_agent* other = nullptr;
+      const p2b_status in = p2b_agent_init(mem.get(), t_.bytes, &k, &other);
+      EXPECT_EQ(in, fp) << what << ": init and footprint disagree";
+      EXPECT_EQ(other, nullptr);
+      return fp;
+    });
+  }
+
+  // Context and reward values.
+  float wrong[kDim + 1] = {1, 2, 3, 4, 5};
+  expect(P2B_ERR_DIMENSION_MISMATCH, "short context", [&] { return p2b_agent_decide(ag, wrong, kDim - 1, &action, &id); });
+  expect(P2B_ERR_DIMENSION_MISMATCH, "long context", [&] { return p2b_agent_decide(ag, wrong, kDim + 1, &action, &id); });
+  expect(P2B_ERR_DIMENSION_MISMATCH, "centroid len", [&] { return p2b_agent_centroid(ag, 0, c, kDim + 1); });
+  for (const float v : {NAN, INFINITY, -INFINITY}) {
+    float x[kDim] = {1, v, 1, 1};
+    expect(P2B_ERR_NON_FINITE, "non-finite context", [&] { return p2b_agent_decide(ag, x, kDim, &action, &id); });
+    expect(P2B_ERR_NON_FINITE, "non-finite learn", [&] { return p2b_agent_learn(ag, x, kDim, 0, 1.0F); });
+    expect(P2B_ERR_NON_FINITE, "non-finite reward", [&] { return p2b_agent_reward(ag, open_, v); });
+  }
+  float negative[kDim] = {1, -0.5F, 1, 1};
+  expect(P2B_ERR_NEGATIVE_CONTEXT, "negative context", [&] { return p2b_agent_decide(ag, negative, kDim, &action, &id); });
+  expect(P2B_ERR_NEGATIVE_CONTEXT, "negative encode", [&] { return p2b_agent_encode(ag, negative, kDim, &code); });
+  expect(P2B_ERR_REWARD_OUT_OF_RANGE, "reward < 0", [&] { return p2b_agent_reward(ag, open_, -0.01F); });
+  expect(P2B_ERR_REWARD_OUT_OF_RANGE, "reward > 1", [&] { return p2b_agent_reward(ag, open_, 1.01F); });
+  expect(P2B_ERR_REWARD_OUT_OF_RANGE, "learn reward", [&] { return p2b_agent_learn(ag, x_, kDim, 0, 2.0F); });
+  expect(P2B_ERR_ACTION_OUT_OF_RANGE, "learn action", [&] { return p2b_agent_learn(ag, x_, kDim, kArms, 1.0F); });
+  expect(P2B_ERR_CODE_OUT_OF_RANGE, "centroid code", [&] { return p2b_agent_centroid(ag, kCodes, c, kDim); });
+
+  // Buffers.
+  expect(P2B_ERR_BUFFER_TOO_SMALL, "scores cap", [&] { return p2b_agent_scores(ag, x_, kDim, mean, width, kArms - 1); });
+  expect(P2B_ERR_BUFFER_TOO_SMALL, "save cap", [&] { return p2b_agent_save(ag, buf.data(), 8, &n); });
+
+  // Decision ids.
+  expect(P2B_ERR_UNKNOWN_DECISION, "unknown id", [&] { return p2b_agent_reward(ag, open_ + 100, 1.0F); });
+  expect(P2B_ERR_EXPIRED_DECISION, "expired id", [&] { return p2b_agent_reward(ag, expired_, 1.0F); });
+  expect(P2B_ERR_ALREADY_REWARDED, "rewarded twice", [&] { return p2b_agent_reward(ag, rewarded_, 1.0F); });
+
+  // Memory handed to init, and memory never initialised.
+  expect(P2B_ERR_ARENA_TOO_SMALL, "arena too small", [&] {
+    auto mem = p2b_test::aligned_arena(t_.bytes);
+    p2b_agent* other = nullptr;
+    p2b_config k = cfg();
+    return p2b_agent_init(mem.get(), t_.bytes - 1, &k, &other);
+  });
+  expect(P2B_ERR_ARENA_MISALIGNED, "arena misaligned", [&] {
+    auto mem = p2b_test::aligned_arena(t_.bytes + 64);
+    p2b_agent* other = nullptr;
+    p2b_config k = cfg();
+    return p2b_agent_init(static_cast<char*>(mem.get()) + 8, t_.bytes, &k, &other);
+  });
+  expect(P2B_ERR_NOT_INITIALIZED, "zeroed memory", [&] {
+    auto mem = p2b_test::aligned_arena(t_.bytes);
+    std::memset(mem.get(), 0, t_.bytes);
+    return p2b_agent_decide(static_cast<p2b_agent*>(mem.get()), x_, kDim, &action, &id);
+  });
+  expect(P2B_ERR_NOT_INITIALIZED, "failed init leaves memory uninitialised", [&] {
+    auto mem = p2b_test::aligned_arena(t_.bytes);
+    std::memset(mem.get(), 0xA5, t_.bytes);
+    p2b_agent* other = nullptr;
+    p2b_config k = cfg();
+    EXPECT_EQ(p2b_agent_init(mem.get(), t_.bytes - 1, &k, &other), P2B_ERR_ARENA_TOO_SMALL);
+    return p2b_agent_poll_report(static_cast<p2b_agent*>(mem.get()), &rep);
+  });
+  expect(P2B_ERR_BAD_CODEBOOK, "NaN centroid", [&] {
+    std::vector<float> book = t_.codebook;
+    book[5] = NAN;
+    p2b_config k = cfg();
+    k.centroids = book.data();
+    auto mem = p2b_test::aligned_arena(t_.bytes);
+    p2b_agent* other = nullptr;
+    return p2b_agent_init(mem.get(), t_.bytes, &k, &other);
+  });
+
+  // Saved state.
+  const std::vector<uint8_t> good = p2b_test::saved(ag);
+  expect(P2B_ERR_CORRUPT_STATE, "garbage state", [&] {
+    std::vector<uint8_t> bad(good.size(), 0x42);
+    return p2b_agent_restore(ag, bad.data(), bad.size());
+  });
+  expect(P2B_ERR_UNSUPPORTED_VERSION, "future state version", [&] {
+    std::vector<uint8_t> bad = good;
+    bad[5] = 1;  // version 257
+    const uint32_t crc = p2b::crc32(bad.data(), bad.size() - 4);
+    for (int i = 0; i < 4; ++i) bad[bad.size() - 4 + i] = static_cast<uint8_t>(crc >> (8 * i));
+    return p2b_agent_restore(ag, bad.data(), bad.size());
+  });
+  expect(P2B_ERR_STATE_MISMATCH, "state of another config", [&] {
+    p2b_config k = cfg();
+    k.window = 3;
+    auto other = p2b_test::make_agent(k);
+    const std::vector<uint8_t> foreign = p2b_test::saved(other.agent);
+    return p2b_agent_restore(ag, foreign.data(), foreign.size());
+  });
+  expect(P2B_ERR_NOT_POSITIVE_DEFINITE, "zero matrices", [&] {
+    std::vector<double> a(kArms * kDim * kDim, 0.0), b(kArms * kDim, 0.0);
+    return p2b_agent_import(ag, a.data(), b.data(), kArms, kDim, P2B_STATS_GRAM);
+  });
+
+  // A random source that fails: the reward that closes a window needs it.
+  expect(P2B_ERR_RANDOM_FAILURE, "failing random source", [&] {
+    p2b_config k = cfg();
+    k.rng_mode = P2B_RNG_SYSTEM;
+    k.random = failing_random;
+    k.window = 1;
+    auto other = p2b_test::make_agent(k);
+    uint64_t oid = 0;
+    EXPECT_EQ(p2b_agent_decide(other.agent, x_, kDim, &action, &oid), P2B_OK);
+    const std::vector<uint8_t> before = p2b_test::saved(other.agent);
+    const p2b_status s = p2b_agent_reward(other.agent, oid, 1.0F);
+    EXPECT_EQ(p2b_test::saved(other.agent), before);
+    return s;
+  });
+
+  std::set<int> all_errors;
+  for (int s = -1; s >= P2B_ERR_CODE_OUT_OF_RANGE; --s) all_errors.insert(s);
+  std::set<int> missing;
+  for (int s : all_errors) {
+    if (reached_.count(s) == 0) missing.insert(s);
+  }
+  EXPECT_TRUE(missing.empty()) << "error statuses no test reached: " << ::testing::PrintToString(missing);
+  std::printf("[ figure ] %d bad-input cases, %zu distinct error statuses reached\n", cases_,
+              reached_.size());
+}
+
+TEST(CApiStatus, EveryStatusHasItsOwnDescription) {
+  std::set<std::string> seen;
+  for (int s = P2B_ERR_CODE_OUT_OF_RANGE; s <= P2B_BUDGET_EXHAUSTED; ++s) {
+    const char* text = p2b_status_str(static_cast<p2b_status>(s));
+    ASSERT_NE(text, nullptr);
+    EXPECT_TRUE(seen.insert(text).second) << "duplicate description for " << s;
+    EXPECT_EQ(p2b_is_error(static_cast<p2b_status>(s)), s < 0 ? 1 : 0);
+  }
+  EXPECT_STREQ(p2b_status_str(static_cast<p2b_status>(-999)), "unknown status");
+}
+
+TEST(CApiVersion, RuntimeVersionMatchesHeader) {
+  EXPECT_EQ(p2b_version(), static_cast<unsigned>(P2B_VERSION_NUMBER));
+  EXPECT_STREQ(p2b_version_string(), P2B_VERSION_STRING);
+  EXPECT_EQ(p2b_arena_align(), static_cast<size_t>(P2B_ARENA_ALIGN));
+}
+
+TEST(CApiFootprint, IsExactAndGrowsWithEveryDimension) {
+  p2b_config cfg = p2b_test::base_config(10, 10, 1024, 1);
+  std::vector<float> book = p2b_test::random_codebook(1024, 10, 1);
+  cfg.centroids = book.data();
+  size_t base = 0, more = 0;
+  ASSERT_EQ(p2b_agent_footprint(&cfg, &base), P2B_OK);
+  EXPECT_EQ(base % P2B_ARENA_ALIGN, 0U);
+  auto mem = p2b_test::aligned_arena(base);
+  p2b_agent* agent = nullptr;
+  EXPECT_EQ(p2b_agent_init(mem.get(), base, &cfg, &agent), P2B_OK);
+  EXPECT_EQ(p2b_agent_init(mem.get(), base - 1, &cfg, &agent), P2B_ERR_ARENA_TOO_SMALL);
+  for (uint32_t p2b_config::*field : {&p2b_config::dim, &p2b_config::n_actions, &p2b_config::window,
+                                      &p2b_config::pending_capacity, &p2b_config::outbox_capacity}) {
+    p2b_config bigger = cfg;
+    bigger.*field += 1;
+    std::vector<float> big_book = p2b_test::random_codebook(1024, bigger.dim, 1);
+    bigger.centroids = big_book.data();
+    ASSERT_EQ(p2b_agent_footprint(&bigger, &more), P2B_OK);
+    EXPECT_GT(more, base);
+  }
+  std::printf("[ figure ] arena for d=10 K=10 k=1024 (%s): %zu bytes\n",
+              sizeof(p2b::real) == 4 ? "float" : "double", base);
+}
+
+}  // namespace

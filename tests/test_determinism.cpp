@@ -1,1 +1,74 @@
+// One seed, one action sequence, on every platform: the golden digests below
+// were recorded on x86-64 and must hold unchanged under qemu on aarch64 and
+// armhf. A change here means decisions are no longer portable.
 #include <gtest/gtest.h>
+
+#include "p2b/config.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+uint64_t fnv(uint64_t h, uint64_t v) {
+  for (int i = 0; i < 8; ++i) {
+    h ^= (v >> (8 * i)) & 0xFF;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+// Runs a fixed scenario through decide/reward/poll and digests every action,
+// code and report. The environment uses only integer arithmetic and exactly
+// representable floats, so it is identical everywhere.
+uint64_t scenario_digest(uint32_t policy) {
+  const uint32_t d = 6;
+  p2b_config cfg = p2b_test::base_config(d, 5, 0, 2024);
+  cfg.policy = policy;
+  cfg.ts_scale = 0.3;
+  std::vector<float> codebook;
+  for (uint32_t c = 0; c < 12; ++c) {
+    for (uint32_t i = 0; i < d; ++i) codebook.push_back(static_cast<float>((c * 7 + i * 3) % 11) / 16.0F);
+  }
+  cfg.centroids = codebook.data();
+  cfg.n_codes = 12;
+  auto t = p2b_test::make_agent(cfg);
+  uint64_t h = 0xcbf29ce484222325ULL;
+  uint64_t lcg = 12345;
+  for (int step = 0; step < 4000; ++step) {
+    float x[d];
+    for (uint32_t i = 0; i < d; ++i) {
+      lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+      x[i] = static_cast<float>((lcg >> 33) % 64) / 8.0F;
+    }
+    uint32_t a = 0;
+    uint64_t id = 0;
+    uint32_t code = 0;
+    EXPECT_EQ(p2b_agent_decide(t.agent, x, d, &a, &id), P2B_OK);
+    EXPECT_EQ(p2b_agent_encode(t.agent, x, d, &code), P2B_OK);
+    const float r = ((lcg >> 20) % 5 == a) ? 1.0F : 0.0F;
+    EXPECT_EQ(p2b_agent_reward(t.agent, id, r), P2B_OK);
+    h = fnv(h, a);
+    h = fnv(h, code);
+    p2b_report rep;
+    while (p2b_agent_poll_report(t.agent, &rep) == P2B_OK) {
+      h = fnv(h, 0xFFFF0000ULL | rep.code);
+      h = fnv(h, rep.action);
+    }
+  }
+  return h;
+}
+
+// Goldens are for the default float build; a double build takes other paths.
+#define P2B_REQUIRE_FLOAT_BUILD()                                           \
+  if (sizeof(p2b::real) != sizeof(float)) GTEST_SKIP() << "goldens recorded for float builds"
+
+TEST(Determinism, LinUcbGoldenDigestHoldsOnEveryPlatform) {
+  P2B_REQUIRE_FLOAT_BUILD();
+  EXPECT_EQ(scenario_digest(P2B_POLICY_LINUCB), 16051424871665607757ULL);
+}
+
+TEST(Determinism, LinTsGoldenDigestHoldsOnEveryPlatform) {
+  P2B_REQUIRE_FLOAT_BUILD();
+  EXPECT_EQ(scenario_digest(P2B_POLICY_LINTS), 8163581952555675154ULL);
+}
+
+}  // namespace

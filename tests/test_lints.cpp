@@ -1,1 +1,113 @@
+// Linear Thompson sampling: reproducible under a seed, and its parameter draws
+// follow N(theta_a, v^2 A_a^-1).
 #include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+
+#include "p2b/agent.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+p2b_config lints_config(uint32_t d, uint32_t k_arms, uint64_t seed) {
+  p2b_config cfg = p2b_test::base_config(d, k_arms, 32, seed);
+  cfg.policy = P2B_POLICY_LINTS;
+  cfg.ts_scale = 0.5;
+  return cfg;
+}
+
+std::vector<uint32_t> run_actions(p2b_agent* agent, uint32_t d, int n, uint64_t env_seed) {
+  std::mt19937_64 env(env_seed);
+  std::vector<uint32_t> actions;
+  for (int i = 0; i < n; ++i) {
+    const std::vector<float> x = p2b_test::simplex_point(env, d);
+    uint32_t a = 0;
+    uint64_t id = 0;
+    EXPECT_EQ(p2b_agent_decide(agent, x.data(), d, &a, &id), P2B_OK);
+    EXPECT_EQ(p2b_agent_reward(agent, id, (a % 3 == 0) ? 1.0F : 0.0F), P2B_OK);
+    actions.push_back(a);
+  }
+  return actions;
+}
+
+TEST(LinTS, SameSeedGivesSameActions) {
+  auto a = p2b_test::make_agent(lints_config(8, 6, 99));
+  auto b = p2b_test::make_agent(lints_config(8, 6, 99));
+  const auto seq_a = run_actions(a.agent, 8, 3000, 1);
+  const auto seq_b = run_actions(b.agent, 8, 3000, 1);
+  EXPECT_EQ(seq_a, seq_b);
+}
+
+TEST(LinTS, DifferentSeedsGiveDifferentActions) {
+  auto a = p2b_test::make_agent(lints_config(8, 6, 99));
+  auto b = p2b_test::make_agent(lints_config(8, 6, 100));
+  EXPECT_NE(run_actions(a.agent, 8, 500, 1), run_actions(b.agent, 8, 500, 1));
+}
+
+TEST(LinTS, ParameterDrawsMatchPosteriorMeanAndCovariance) {
+  const uint32_t d = 5;
+  const uint32_t k_arms = 2;
+  p2b_config cfg = lints_config(d, k_arms, 3);
+  auto t = p2b_test::make_agent(cfg);
+  // Give arm 0 a non-trivial posterior.
+  std::mt19937_64 env(11);
+  for (int i = 0; i < 200; ++i) {
+    const std::vector<float> x = p2b_test::simplex_point(env, d);
+    ASSERT_EQ(p2b_agent_learn(t.agent, x.data(), d, 0, (i % 4 == 0) ? 1.0F : 0.0F), P2B_OK);
+  }
+  std::vector<double> a_all(k_arms * d * d), b_all(k_arms * d);
+  ASSERT_EQ(p2b_agent_export(t.agent, a_all.data(), b_all.data(), k_arms, d), P2B_OK);
+  const Eigen::Map<const Eigen::MatrixXd> a0(a_all.data(), d, d);
+  const Eigen::Map<const Eigen::VectorXd> b0(b_all.data(), d);
+  const Eigen::VectorXd theta = a0.ldlt().solve(b0);
+  const Eigen::MatrixXd cov = cfg.ts_scale * cfg.ts_scale * a0.inverse();
+
+  auto* agent = reinterpret_cast<p2b::Agent*>(t.agent);
+  const int n = 40000;
+  Eigen::VectorXd sum = Eigen::VectorXd::Zero(d);
+  Eigen::MatrixXd outer = Eigen::MatrixXd::Zero(d, d);
+  std::vector<p2b::real> mu(d);
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(agent->sample_parameters(0, mu.data(), d), p2b::Status::ok);
+    Eigen::VectorXd m(d);
+    for (uint32_t j = 0; j < d; ++j) m[j] = static_cast<double>(mu[j]);
+    sum += m;
+    outer += m * m.transpose();
+  }
+  const Eigen::VectorXd mean = sum / n;
+  const Eigen::MatrixXd sample_cov = outer / n - mean * mean.transpose();
+  for (uint32_t i = 0; i < d; ++i) {
+    // 5 standard errors of the sample mean.
+    EXPECT_NEAR(mean[i], theta[i], 5.0 * std::sqrt(cov(i, i) / n)) << "component " << i;
+    for (uint32_t j = 0; j < d; ++j) {
+      // Standard error of a sample covariance of Gaussians.
+      const double se = std::sqrt((cov(i, i) * cov(j, j) + cov(i, j) * cov(i, j)) / n);
+      EXPECT_NEAR(sample_cov(i, j), cov(i, j), 6.0 * se) << "entry " << i << "," << j;
+    }
+  }
+}
+
+TEST(LinTS, GaussianDrawsHaveUnitMomentsAndSymmetry) {
+  p2b::Rng rng;
+  rng.init_seeded(5);
+  const int n = 200000;
+  double s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+  int within_one = 0;
+  for (int i = 0; i < n; ++i) {
+    double g = 0;
+    ASSERT_EQ(rng.gaussian(&g), p2b::Status::ok);
+    s1 += g;
+    s2 += g * g;
+    s3 += g * g * g;
+    s4 += g * g * g * g;
+    within_one += std::fabs(g) < 1.0 ? 1 : 0;
+  }
+  EXPECT_NEAR(s1 / n, 0.0, 5.0 / std::sqrt(n));
+  EXPECT_NEAR(s2 / n, 1.0, 5.0 * std::sqrt(2.0 / n));
+  EXPECT_NEAR(s3 / n, 0.0, 5.0 * std::sqrt(15.0 / n));
+  EXPECT_NEAR(s4 / n, 3.0, 5.0 * std::sqrt(96.0 / n));
+  // P(|Z| < 1) = 0.682689...
+  EXPECT_NEAR(static_cast<double>(within_one) / n, 0.682689, 5.0 * std::sqrt(0.2166 / n));
+}
+
+}  // namespace
