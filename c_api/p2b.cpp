@@ -18,7 +18,9 @@ static_assert(P2B_MAX_CODES == p2b::kMaxCodes, "limit macro out of sync");
 static_assert(P2B_ERR_CODE_OUT_OF_RANGE == p2b::kLowestStatus, "status list out of sync");
 static_assert(sizeof(p2b_report) == sizeof(p2b::Report), "report layout out of sync");
 
-p2b_status out(Status s) { return static_cast<p2b_status>(static_cast<int32_t>(s)); }
+p2b_status out(Status s) {
+  return static_cast<p2b_status>(static_cast<int32_t>(s));
+}
 
 // Translates the C config; returns an error status for fields the C layer owns.
 Status to_core(const p2b_config* c, p2b::Config* cfg) {
@@ -62,17 +64,29 @@ Status resolve(H* handle, Agent** ag) {
 
 extern "C" {
 
-unsigned p2b_version(void) { return P2B_VERSION_NUMBER; }
-const char* p2b_version_string(void) { return P2B_VERSION_STRING; }
+unsigned p2b_version(void) {
+  return P2B_VERSION_NUMBER;
+}
+const char* p2b_version_string(void) {
+  return P2B_VERSION_STRING;
+}
 
 const char* p2b_status_str(p2b_status s) {
   return p2b::status_str(static_cast<Status>(static_cast<int32_t>(s)));
 }
-int p2b_is_error(p2b_status s) { return s < 0 ? 1 : 0; }
+int p2b_is_error(p2b_status s) {
+  return s < 0 ? 1 : 0;
+}
 
-size_t p2b_arena_align(void) { return P2B_ARENA_ALIGN; }
-uint32_t p2b_max_dim(void) { return P2B_MAX_DIM; }
-uint32_t p2b_max_actions(void) { return P2B_MAX_ACTIONS; }
+size_t p2b_arena_align(void) {
+  return P2B_ARENA_ALIGN;
+}
+uint32_t p2b_max_dim(void) {
+  return P2B_MAX_DIM;
+}
+uint32_t p2b_max_actions(void) {
+  return P2B_MAX_ACTIONS;
+}
 
 p2b_status p2b_config_default(p2b_config* cfg) {
   if (cfg == nullptr) return P2B_ERR_NULL_POINTER;
@@ -137,8 +151,8 @@ p2b_status p2b_agent_learn(p2b_agent* agent, const float* x, size_t len, uint32_
   return out(ag->learn(x, len, action, reward));
 }
 
-p2b_status p2b_agent_scores(p2b_agent* agent, const float* x, size_t len, float* mean,
-                            float* width, size_t cap) {
+p2b_status p2b_agent_scores(p2b_agent* agent, const float* x, size_t len, float* mean, float* width,
+                            size_t cap) {
   P2B_RESOLVE(agent);
   return out(ag->scores(x, len, mean, width, cap));
 }
@@ -181,8 +195,8 @@ p2b_status p2b_agent_centroid(const p2b_agent* agent, uint32_t code, float* o, s
   return out(ag->centroid(code, o, len));
 }
 
-p2b_status p2b_agent_import(p2b_agent* agent, const double* a, const double* b,
-                            uint32_t n_actions, uint32_t dim, uint32_t form) {
+p2b_status p2b_agent_import(p2b_agent* agent, const double* a, const double* b, uint32_t n_actions,
+                            uint32_t dim, uint32_t form) {
   P2B_RESOLVE(agent);
   if (form > P2B_STATS_CHOLESKY) return P2B_ERR_BAD_CONFIG;
   return out(ag->import_stats(a, b, n_actions, dim, static_cast<p2b::StatsForm>(form)));

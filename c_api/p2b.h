@@ -79,14 +79,13 @@ extern "C" {
 #define P2B_VERSION_MAJOR 0
 #define P2B_VERSION_MINOR 1
 #define P2B_VERSION_PATCH 0
-#define P2B_VERSION_NUMBER \
-  (P2B_VERSION_MAJOR * 10000 + P2B_VERSION_MINOR * 100 + P2B_VERSION_PATCH)
+#define P2B_VERSION_NUMBER (P2B_VERSION_MAJOR * 10000 + P2B_VERSION_MINOR * 100 + P2B_VERSION_PATCH)
 #define P2B_VERSION_STRING "0.1.0"
 
 /* Runtime version of the linked library, as P2B_VERSION_NUMBER. */
 P2B_API unsigned p2b_version(void);
 /* Runtime version string, static. */
-P2B_API const char *p2b_version_string(void);
+P2B_API const char* p2b_version_string(void);
 
 /* ---- status --------------------------------------------------------- */
 
@@ -95,31 +94,31 @@ typedef enum p2b_status {
   P2B_NO_REPORT = 1,        /* poll: nothing to send right now */
   P2B_BUDGET_EXHAUSTED = 2, /* poll: privacy budget spent; no more reports ever */
 
-  P2B_ERR_NULL_POINTER = -1,       /* a required pointer was NULL */
-  P2B_ERR_BAD_CONFIG = -2,         /* a config field is out of range */
-  P2B_ERR_DIMENSION_MISMATCH = -3, /* array length != configured dim / n_actions */
-  P2B_ERR_NON_FINITE = -4,         /* NaN or Inf in the input */
-  P2B_ERR_NEGATIVE_CONTEXT = -5,   /* context entry < 0 */
-  P2B_ERR_REWARD_OUT_OF_RANGE = -6,/* reward outside [0, 1] */
-  P2B_ERR_ACTION_OUT_OF_RANGE = -7,/* action >= n_actions */
-  P2B_ERR_BUFFER_TOO_SMALL = -8,   /* output capacity too small */
-  P2B_ERR_NOT_INITIALIZED = -9,    /* handle not set up by p2b_agent_init */
-  P2B_ERR_ARENA_TOO_SMALL = -10,   /* arena smaller than the footprint */
-  P2B_ERR_ARENA_MISALIGNED = -11,  /* arena not P2B_ARENA_ALIGN-aligned */
-  P2B_ERR_UNKNOWN_DECISION = -12,  /* id never issued by this agent */
-  P2B_ERR_EXPIRED_DECISION = -13,  /* id fell out of the pending ring */
-  P2B_ERR_ALREADY_REWARDED = -14,  /* id already rewarded */
-  P2B_ERR_CORRUPT_STATE = -15,     /* saved state truncated or corrupted */
-  P2B_ERR_UNSUPPORTED_VERSION = -16, /* saved state from an unknown format */
-  P2B_ERR_STATE_MISMATCH = -17,    /* saved state of another config/codebook */
+  P2B_ERR_NULL_POINTER = -1,           /* a required pointer was NULL */
+  P2B_ERR_BAD_CONFIG = -2,             /* a config field is out of range */
+  P2B_ERR_DIMENSION_MISMATCH = -3,     /* array length != configured dim / n_actions */
+  P2B_ERR_NON_FINITE = -4,             /* NaN or Inf in the input */
+  P2B_ERR_NEGATIVE_CONTEXT = -5,       /* context entry < 0 */
+  P2B_ERR_REWARD_OUT_OF_RANGE = -6,    /* reward outside [0, 1] */
+  P2B_ERR_ACTION_OUT_OF_RANGE = -7,    /* action >= n_actions */
+  P2B_ERR_BUFFER_TOO_SMALL = -8,       /* output capacity too small */
+  P2B_ERR_NOT_INITIALIZED = -9,        /* handle not set up by p2b_agent_init */
+  P2B_ERR_ARENA_TOO_SMALL = -10,       /* arena smaller than the footprint */
+  P2B_ERR_ARENA_MISALIGNED = -11,      /* arena not P2B_ARENA_ALIGN-aligned */
+  P2B_ERR_UNKNOWN_DECISION = -12,      /* id never issued by this agent */
+  P2B_ERR_EXPIRED_DECISION = -13,      /* id fell out of the pending ring */
+  P2B_ERR_ALREADY_REWARDED = -14,      /* id already rewarded */
+  P2B_ERR_CORRUPT_STATE = -15,         /* saved state truncated or corrupted */
+  P2B_ERR_UNSUPPORTED_VERSION = -16,   /* saved state from an unknown format */
+  P2B_ERR_STATE_MISMATCH = -17,        /* saved state of another config/codebook */
   P2B_ERR_NOT_POSITIVE_DEFINITE = -18, /* imported matrix not SPD */
-  P2B_ERR_BAD_CODEBOOK = -19,      /* codebook has non-finite values */
-  P2B_ERR_RANDOM_FAILURE = -20,    /* the random source failed */
-  P2B_ERR_CODE_OUT_OF_RANGE = -21  /* code >= n_codes */
+  P2B_ERR_BAD_CODEBOOK = -19,          /* codebook has non-finite values */
+  P2B_ERR_RANDOM_FAILURE = -20,        /* the random source failed */
+  P2B_ERR_CODE_OUT_OF_RANGE = -21      /* code >= n_codes */
 } p2b_status;
 
 /* Static English description of `s`; never NULL, also for unknown values. */
-P2B_API const char *p2b_status_str(p2b_status s);
+P2B_API const char* p2b_status_str(p2b_status s);
 /* 1 if `s` is an error (negative), else 0. */
 P2B_API int p2b_is_error(p2b_status s);
 
@@ -140,15 +139,15 @@ typedef enum p2b_policy { P2B_POLICY_LINUCB = 0, P2B_POLICY_LINTS = 1 } p2b_poli
 typedef enum p2b_rng_mode { P2B_RNG_SYSTEM = 0, P2B_RNG_SEEDED = 1 } p2b_rng_mode;
 
 /* A random source: fill `len` bytes at `out`, return 0 on success. */
-typedef int (*p2b_random_fn)(void *ctx, uint8_t *out, size_t len);
+typedef int (*p2b_random_fn)(void* ctx, uint8_t* out, size_t len);
 
 typedef struct p2b_config {
-  uint32_t dim;          /* d, context length, 1..P2B_MAX_DIM */
-  uint32_t n_actions;    /* K, 1..P2B_MAX_ACTIONS */
-  uint32_t policy;       /* p2b_policy */
-  double alpha;          /* LinUCB exploration weight, >= 0 (default 1) */
-  double ridge_lambda;   /* A_a starts at lambda*I, > 0 (default 1) */
-  double ts_scale;       /* LinTS: mu ~ N(theta, v^2 A^-1), v >= 0 (default 0.1) */
+  uint32_t dim;        /* d, context length, 1..P2B_MAX_DIM */
+  uint32_t n_actions;  /* K, 1..P2B_MAX_ACTIONS */
+  uint32_t policy;     /* p2b_policy */
+  double alpha;        /* LinUCB exploration weight, >= 0 (default 1) */
+  double ridge_lambda; /* A_a starts at lambda*I, > 0 (default 1) */
+  double ts_scale;     /* LinTS: mu ~ N(theta, v^2 A^-1), v >= 0 (default 0.1) */
 
   uint32_t round_digits; /* q, decimal digits kept when encoding, 1..6 (default 1) */
   uint32_t window;       /* t, interactions per participation decision (default 10) */
@@ -159,53 +158,52 @@ typedef struct p2b_config {
   uint32_t pending_capacity; /* decisions awaiting reward; oldest overwritten (default 16) */
   uint32_t outbox_capacity;  /* reports awaiting poll; extras are dropped unsent (default 4) */
 
-  const float *centroids; /* codebook, n_codes x dim, row-major; copied at init */
+  const float* centroids; /* codebook, n_codes x dim, row-major; copied at init */
   uint32_t n_codes;       /* k, 1..P2B_MAX_CODES */
 
-  uint32_t rng_mode;        /* p2b_rng_mode (default P2B_RNG_SYSTEM) */
-  uint64_t seed;            /* used when rng_mode == P2B_RNG_SEEDED */
-  p2b_random_fn random;     /* optional: replaces the platform CSPRNG */
-  void *random_ctx;         /* passed to `random` */
+  uint32_t rng_mode;    /* p2b_rng_mode (default P2B_RNG_SYSTEM) */
+  uint64_t seed;        /* used when rng_mode == P2B_RNG_SEEDED */
+  p2b_random_fn random; /* optional: replaces the platform CSPRNG */
+  void* random_ctx;     /* passed to `random` */
 } p2b_config;
 
 /* Fills `cfg` with the defaults noted above; dim, n_actions, centroids and
    n_codes are left zero and must be set. */
-P2B_API p2b_status p2b_config_default(p2b_config *cfg);
+P2B_API p2b_status p2b_config_default(p2b_config* cfg);
 
 /* ---- agent life cycle ----------------------------------------------- */
 
 typedef struct p2b_agent p2b_agent; /* opaque; lives inside your arena */
 
 /* Exact arena size in bytes for `cfg` (validates `cfg`). */
-P2B_API p2b_status p2b_agent_footprint(const p2b_config *cfg, size_t *bytes);
+P2B_API p2b_status p2b_agent_footprint(const p2b_config* cfg, size_t* bytes);
 
 /* Sets up an agent in `mem` (`len` bytes, aligned to P2B_ARENA_ALIGN) and
    returns its handle in `*agent`. On error `*agent` is untouched. */
-P2B_API p2b_status p2b_agent_init(void *mem, size_t len, const p2b_config *cfg,
-                                  p2b_agent **agent);
+P2B_API p2b_status p2b_agent_init(void* mem, size_t len, const p2b_config* cfg, p2b_agent** agent);
 
 /* ---- decisions ------------------------------------------------------ */
 
 /* Chooses an action for context `x` (`len` == dim non-negative finite
    floats; scale does not matter, the agent normalises to sum 1). Returns the
    action and a decision id to reward later. Cost: O(K d^2). */
-P2B_API p2b_status p2b_agent_decide(p2b_agent *agent, const float *x, size_t len,
-                                    uint32_t *action, uint64_t *decision_id);
+P2B_API p2b_status p2b_agent_decide(p2b_agent* agent, const float* x, size_t len, uint32_t* action,
+                                    uint64_t* decision_id);
 
 /* Rewards an earlier decision with `reward` in [0, 1]. Rewards may come in
    any order while the decision is among the last pending_capacity ones. */
-P2B_API p2b_status p2b_agent_reward(p2b_agent *agent, uint64_t decision_id, float reward);
+P2B_API p2b_status p2b_agent_reward(p2b_agent* agent, uint64_t decision_id, float reward);
 
 /* Learns from a logged (x, action, reward) without making a decision. Such
    interactions are never reported. */
-P2B_API p2b_status p2b_agent_learn(p2b_agent *agent, const float *x, size_t len, uint32_t action,
+P2B_API p2b_status p2b_agent_learn(p2b_agent* agent, const float* x, size_t len, uint32_t action,
                                    float reward);
 
 /* Per-action estimate theta_a.x into `mean` and confidence width
    sqrt(x^T A_a^-1 x) into `width`; both of capacity `cap` >= n_actions.
    The LinUCB score is mean + alpha * width. */
-P2B_API p2b_status p2b_agent_scores(p2b_agent *agent, const float *x, size_t len, float *mean,
-                                    float *width, size_t cap);
+P2B_API p2b_status p2b_agent_scores(p2b_agent* agent, const float* x, size_t len, float* mean,
+                                    float* width, size_t cap);
 
 /* ---- reports -------------------------------------------------------- */
 
@@ -217,60 +215,59 @@ typedef struct p2b_report {
 
 /* Takes the next report to send, if any: P2B_OK with `*report` filled,
    P2B_NO_REPORT, or P2B_BUDGET_EXHAUSTED once the epsilon budget is spent. */
-P2B_API p2b_status p2b_agent_poll_report(p2b_agent *agent, p2b_report *report);
+P2B_API p2b_status p2b_agent_poll_report(p2b_agent* agent, p2b_report* report);
 
 typedef struct p2b_privacy {
   double epsilon_per_report; /* ln(p(2-p)/(1-p) + (1-p)) */
   double epsilon_spent;      /* reports * epsilon_per_report */
   double epsilon_budget;
-  uint64_t reports;          /* tuples released so far */
-  uint64_t windows_closed;   /* participation decisions made */
+  uint64_t reports;             /* tuples released so far */
+  uint64_t windows_closed;      /* participation decisions made */
   uint64_t dropped_outbox_full; /* reports dropped (unsent, uncharged): outbox full */
-  int exhausted;             /* 1 once no further report fits the budget */
+  int exhausted;                /* 1 once no further report fits the budget */
 } p2b_privacy;
 
-P2B_API p2b_status p2b_agent_privacy(const p2b_agent *agent, p2b_privacy *out);
+P2B_API p2b_status p2b_agent_privacy(const p2b_agent* agent, p2b_privacy* out);
 
 /* epsilon of one report for participation probability p in (0, 1). */
-P2B_API p2b_status p2b_epsilon_per_report(double p, double *epsilon);
+P2B_API p2b_status p2b_epsilon_per_report(double p, double* epsilon);
 
 /* ---- encoder -------------------------------------------------------- */
 
 /* The code the agent would report for context `x`. */
-P2B_API p2b_status p2b_agent_encode(const p2b_agent *agent, const float *x, size_t len,
-                                    uint32_t *code);
+P2B_API p2b_status p2b_agent_encode(const p2b_agent* agent, const float* x, size_t len,
+                                    uint32_t* code);
 /* Centroid of `code` into `out` (`len` == dim). */
-P2B_API p2b_status p2b_agent_centroid(const p2b_agent *agent, uint32_t code, float *out,
+P2B_API p2b_status p2b_agent_centroid(const p2b_agent* agent, uint32_t code, float* out,
                                       size_t len);
 
 /* ---- warm start ----------------------------------------------------- */
 
 typedef enum p2b_stats_form {
-  P2B_STATS_GRAM = 0,     /* A_a itself: symmetric positive definite */
-  P2B_STATS_CHOLESKY = 1  /* lower L_a with A_a = L_a L_a^T; upper part ignored */
+  P2B_STATS_GRAM = 0,    /* A_a itself: symmetric positive definite */
+  P2B_STATS_CHOLESKY = 1 /* lower L_a with A_a = L_a L_a^T; upper part ignored */
 } p2b_stats_form;
 
 /* Replaces every arm's statistics: `a` holds n_actions matrices of dim x dim
    (column-major, one after another), `b` n_actions vectors of dim. A_a must
    include the ridge prior (lambda I). All-or-nothing. Local learning goes on
    from the imported model. */
-P2B_API p2b_status p2b_agent_import(p2b_agent *agent, const double *a, const double *b,
+P2B_API p2b_status p2b_agent_import(p2b_agent* agent, const double* a, const double* b,
                                     uint32_t n_actions, uint32_t dim, uint32_t form);
 /* Writes every arm's A_a (as P2B_STATS_GRAM) and b_a in the layout above. */
-P2B_API p2b_status p2b_agent_export(const p2b_agent *agent, double *a, double *b,
+P2B_API p2b_status p2b_agent_export(const p2b_agent* agent, double* a, double* b,
                                     uint32_t n_actions, uint32_t dim);
 
 /* ---- persistence ---------------------------------------------------- */
 
 /* Bytes p2b_agent_save will write; fixed for a given config. */
-P2B_API p2b_status p2b_agent_save_size(const p2b_agent *agent, size_t *bytes);
+P2B_API p2b_status p2b_agent_save_size(const p2b_agent* agent, size_t* bytes);
 /* Serialises the learned state (versioned, CRC-checked, little-endian). */
-P2B_API p2b_status p2b_agent_save(const p2b_agent *agent, void *buf, size_t cap,
-                                  size_t *written);
+P2B_API p2b_status p2b_agent_save(const p2b_agent* agent, void* buf, size_t cap, size_t* written);
 /* Restores state saved by an agent with the same config and codebook into
    `agent` (already initialised). Truncated, corrupted or foreign state is
    rejected and the agent is unchanged. */
-P2B_API p2b_status p2b_agent_restore(p2b_agent *agent, const void *buf, size_t len);
+P2B_API p2b_status p2b_agent_restore(p2b_agent* agent, const void* buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,9 @@ namespace p2b {
 
 namespace {
 
-bool in_range(double v, double lo, double hi) { return v >= lo && v <= hi; }
+bool in_range(double v, double lo, double hi) {
+  return v >= lo && v <= hi;
+}
 
 ArenaLayout layout_for(const Config& cfg) {
   return compute_layout(cfg, sizeof(Agent), kPendingSlotBytes, kWindowEntryBytes, sizeof(Report));
@@ -272,8 +274,7 @@ Status Agent::learn(const float* x, std::size_t len, uint32_t action, float r) {
   return Status::ok;
 }
 
-Status Agent::scores(const float* x, std::size_t len, float* mean, float* width,
-                     std::size_t cap) {
+Status Agent::scores(const float* x, std::size_t len, float* mean, float* width, std::size_t cap) {
   if (x == nullptr || mean == nullptr || width == nullptr) return Status::null_pointer;
   Status st = check_input_context(x, len);
   if (st != Status::ok) return st;

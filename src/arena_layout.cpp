@@ -4,7 +4,9 @@ namespace p2b {
 
 namespace {
 
-std::size_t align_up(std::size_t n) { return (n + kArenaAlign - 1) / kArenaAlign * kArenaAlign; }
+std::size_t align_up(std::size_t n) {
+  return (n + kArenaAlign - 1) / kArenaAlign * kArenaAlign;
+}
 
 // Appends a block of `bytes` at the next aligned offset and returns its offset.
 std::size_t take(std::size_t* cursor, std::size_t bytes) {

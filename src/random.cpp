@@ -7,7 +7,9 @@ namespace p2b {
 
 namespace {
 
-uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 uint64_t splitmix64(uint64_t* x) {
   uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);

@@ -12,7 +12,9 @@ using Vec = Eigen::Matrix<real, Eigen::Dynamic, 1>;
 using ConstVecMap = Eigen::Map<const Vec>;
 using VecMap = Eigen::Map<Vec>;
 
-inline real& at(real* m, uint32_t d, uint32_t row, uint32_t col) { return m[col * d + row]; }
+inline real& at(real* m, uint32_t d, uint32_t row, uint32_t col) {
+  return m[col * d + row];
+}
 
 }  // namespace
 

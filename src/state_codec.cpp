@@ -90,7 +90,9 @@ struct Reader {
   void require(bool cond) { ok = ok && cond; }
 };
 
-bool finite_unit(float r) { return std::isfinite(r) && r >= 0.0F && r <= 1.0F; }
+bool finite_unit(float r) {
+  return std::isfinite(r) && r >= 0.0F && r <= 1.0F;
+}
 
 }  // namespace
 
@@ -158,9 +160,9 @@ class StateCodec {
         const bool live = slot.state != kSlotEmpty;
         io.require(slot.state <= kSlotRewarded && slot.action < ag.n_actions_ &&
                    slot.code < ag.n_codes_);
-        io.require(!live || (slot.id > 0 && slot.id < next_id &&
-                             slot.id % ag.pending_capacity_ == s &&
-                             next_id - slot.id <= ag.pending_capacity_));
+        io.require(!live ||
+                   (slot.id > 0 && slot.id < next_id && slot.id % ag.pending_capacity_ == s &&
+                    next_id - slot.id <= ag.pending_capacity_));
       }
       real* x = ag.pending_x(s);
       for (uint32_t i = 0; i < d; ++i) {

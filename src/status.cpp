@@ -4,30 +4,54 @@ namespace p2b {
 
 const char* status_str(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::no_report: return "no report pending";
-    case Status::budget_exhausted: return "privacy budget exhausted; reporting stopped";
-    case Status::null_pointer: return "a required pointer argument is NULL";
-    case Status::bad_config: return "configuration value out of range";
-    case Status::dimension_mismatch: return "array length does not match the configured dimension";
-    case Status::non_finite: return "input contains NaN or Inf";
-    case Status::negative_context: return "context has a negative entry";
-    case Status::reward_out_of_range: return "reward outside [0, 1]";
-    case Status::action_out_of_range: return "action index out of range";
-    case Status::buffer_too_small: return "output buffer too small";
-    case Status::not_initialized: return "agent memory was not initialised by p2b_agent_init";
-    case Status::arena_too_small: return "arena smaller than the reported footprint";
-    case Status::arena_misaligned: return "arena not aligned to P2B_ARENA_ALIGN bytes";
-    case Status::unknown_decision: return "decision id was never issued by this agent";
-    case Status::expired_decision: return "decision id expired from the pending ring";
-    case Status::already_rewarded: return "decision already rewarded";
-    case Status::corrupt_state: return "saved state is truncated or corrupted";
-    case Status::unsupported_version: return "saved state has an unsupported format version";
-    case Status::state_mismatch: return "saved state belongs to a different configuration";
-    case Status::not_positive_definite: return "statistics matrix is not symmetric positive definite";
-    case Status::bad_codebook: return "codebook is missing or contains non-finite values";
-    case Status::random_failure: return "random source failed";
-    case Status::code_out_of_range: return "code index out of range";
+    case Status::ok:
+      return "ok";
+    case Status::no_report:
+      return "no report pending";
+    case Status::budget_exhausted:
+      return "privacy budget exhausted; reporting stopped";
+    case Status::null_pointer:
+      return "a required pointer argument is NULL";
+    case Status::bad_config:
+      return "configuration value out of range";
+    case Status::dimension_mismatch:
+      return "array length does not match the configured dimension";
+    case Status::non_finite:
+      return "input contains NaN or Inf";
+    case Status::negative_context:
+      return "context has a negative entry";
+    case Status::reward_out_of_range:
+      return "reward outside [0, 1]";
+    case Status::action_out_of_range:
+      return "action index out of range";
+    case Status::buffer_too_small:
+      return "output buffer too small";
+    case Status::not_initialized:
+      return "agent memory was not initialised by p2b_agent_init";
+    case Status::arena_too_small:
+      return "arena smaller than the reported footprint";
+    case Status::arena_misaligned:
+      return "arena not aligned to P2B_ARENA_ALIGN bytes";
+    case Status::unknown_decision:
+      return "decision id was never issued by this agent";
+    case Status::expired_decision:
+      return "decision id expired from the pending ring";
+    case Status::already_rewarded:
+      return "decision already rewarded";
+    case Status::corrupt_state:
+      return "saved state is truncated or corrupted";
+    case Status::unsupported_version:
+      return "saved state has an unsupported format version";
+    case Status::state_mismatch:
+      return "saved state belongs to a different configuration";
+    case Status::not_positive_definite:
+      return "statistics matrix is not symmetric positive definite";
+    case Status::bad_codebook:
+      return "codebook is missing or contains non-finite values";
+    case Status::random_failure:
+      return "random source failed";
+    case Status::code_out_of_range:
+      return "code index out of range";
   }
   return "unknown status";
 }

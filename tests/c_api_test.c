@@ -10,20 +10,20 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                     \
-    }                                                                 \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
 #define DIM 4
 #define ACTIONS 3
 #define CODES 4
 
-static void *arena(size_t bytes) {
-  void *p = NULL;
+static void* arena(size_t bytes) {
+  void* p = NULL;
   size_t rounded = (bytes + P2B_ARENA_ALIGN - 1) / P2B_ARENA_ALIGN * P2B_ARENA_ALIGN;
   if (posix_memalign(&p, P2B_ARENA_ALIGN, rounded) != 0) return NULL;
   return p;
@@ -104,7 +104,7 @@ int main(void) {
     CHECK(p2b_agent_reward(agent, id1, 1.0f) == P2B_OK);
     CHECK(p2b_agent_reward(copy, id2, 1.0f) == P2B_OK);
   }
-  ((unsigned char *)state)[state_len / 2] ^= 1u;
+  ((unsigned char*)state)[state_len / 2] ^= 1u;
   CHECK(p2b_agent_restore(copy, state, state_len) == P2B_ERR_CORRUPT_STATE);
 
   free(state);

@@ -16,7 +16,9 @@ constexpr uint32_t kDim = 4;
 constexpr uint32_t kArms = 3;
 constexpr uint32_t kCodes = 8;
 
-int failing_random(void*, uint8_t*, size_t) { return -1; }
+int failing_random(void*, uint8_t*, size_t) {
+  return -1;
+}
 
 class CApiErrors : public ::testing::Test {
  protected:
@@ -63,17 +65,24 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   std::vector<uint8_t> buf(1 << 16);
 
   // NULL pointers.
-  expect(P2B_ERR_NULL_POINTER, "decide x", [&] { return p2b_agent_decide(ag, nullptr, kDim, &action, &id); });
-  expect(P2B_ERR_NULL_POINTER, "decide action", [&] { return p2b_agent_decide(ag, x_, kDim, nullptr, &id); });
-  expect(P2B_ERR_NULL_POINTER, "decide id", [&] { return p2b_agent_decide(ag, x_, kDim, &action, nullptr); });
-  expect(P2B_ERR_NULL_POINTER, "decide agent", [&] { return p2b_agent_decide(nullptr, x_, kDim, &action, &id); });
-  expect(P2B_ERR_NULL_POINTER, "reward agent", [&] { return p2b_agent_reward(nullptr, open_, 1.0F); });
+  expect(P2B_ERR_NULL_POINTER, "decide x",
+         [&] { return p2b_agent_decide(ag, nullptr, kDim, &action, &id); });
+  expect(P2B_ERR_NULL_POINTER, "decide action",
+         [&] { return p2b_agent_decide(ag, x_, kDim, nullptr, &id); });
+  expect(P2B_ERR_NULL_POINTER, "decide id",
+         [&] { return p2b_agent_decide(ag, x_, kDim, &action, nullptr); });
+  expect(P2B_ERR_NULL_POINTER, "decide agent",
+         [&] { return p2b_agent_decide(nullptr, x_, kDim, &action, &id); });
+  expect(P2B_ERR_NULL_POINTER, "reward agent",
+         [&] { return p2b_agent_reward(nullptr, open_, 1.0F); });
   expect(P2B_ERR_NULL_POINTER, "poll", [&] { return p2b_agent_poll_report(ag, nullptr); });
-  expect(P2B_ERR_NULL_POINTER, "scores", [&] { return p2b_agent_scores(ag, x_, kDim, nullptr, width, kArms); });
+  expect(P2B_ERR_NULL_POINTER, "scores",
+         [&] { return p2b_agent_scores(ag, x_, kDim, nullptr, width, kArms); });
   expect(P2B_ERR_NULL_POINTER, "encode", [&] { return p2b_agent_encode(ag, x_, kDim, nullptr); });
   expect(P2B_ERR_NULL_POINTER, "save", [&] { return p2b_agent_save(ag, nullptr, 10, &n); });
   expect(P2B_ERR_NULL_POINTER, "restore", [&] { return p2b_agent_restore(ag, nullptr, 10); });
-  expect(P2B_ERR_NULL_POINTER, "import", [&] { return p2b_agent_import(ag, nullptr, nullptr, kArms, kDim, 0); });
+  expect(P2B_ERR_NULL_POINTER, "import",
+         [&] { return p2b_agent_import(ag, nullptr, nullptr, kArms, kDim, 0); });
   expect(P2B_ERR_NULL_POINTER, "privacy", [&] { return p2b_agent_privacy(ag, nullptr); });
   expect(P2B_ERR_NULL_POINTER, "footprint", [&] { return p2b_agent_footprint(nullptr, &n); });
   expect(P2B_ERR_NULL_POINTER, "config default", [&] { return p2b_config_default(nullptr); });
@@ -125,32 +134,49 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
 
   // Context and reward values.
   float wrong[kDim + 1] = {1, 2, 3, 4, 5};
-  expect(P2B_ERR_DIMENSION_MISMATCH, "short context", [&] { return p2b_agent_decide(ag, wrong, kDim - 1, &action, &id); });
-  expect(P2B_ERR_DIMENSION_MISMATCH, "long context", [&] { return p2b_agent_decide(ag, wrong, kDim + 1, &action, &id); });
-  expect(P2B_ERR_DIMENSION_MISMATCH, "centroid len", [&] { return p2b_agent_centroid(ag, 0, c, kDim + 1); });
+  expect(P2B_ERR_DIMENSION_MISMATCH, "short context",
+         [&] { return p2b_agent_decide(ag, wrong, kDim - 1, &action, &id); });
+  expect(P2B_ERR_DIMENSION_MISMATCH, "long context",
+         [&] { return p2b_agent_decide(ag, wrong, kDim + 1, &action, &id); });
+  expect(P2B_ERR_DIMENSION_MISMATCH, "centroid len",
+         [&] { return p2b_agent_centroid(ag, 0, c, kDim + 1); });
   for (const float v : {NAN, INFINITY, -INFINITY}) {
     float x[kDim] = {1, v, 1, 1};
-    expect(P2B_ERR_NON_FINITE, "non-finite context", [&] { return p2b_agent_decide(ag, x, kDim, &action, &id); });
-    expect(P2B_ERR_NON_FINITE, "non-finite learn", [&] { return p2b_agent_learn(ag, x, kDim, 0, 1.0F); });
+    expect(P2B_ERR_NON_FINITE, "non-finite context",
+           [&] { return p2b_agent_decide(ag, x, kDim, &action, &id); });
+    expect(P2B_ERR_NON_FINITE, "non-finite learn",
+           [&] { return p2b_agent_learn(ag, x, kDim, 0, 1.0F); });
     expect(P2B_ERR_NON_FINITE, "non-finite reward", [&] { return p2b_agent_reward(ag, open_, v); });
   }
   float negative[kDim] = {1, -0.5F, 1, 1};
-  expect(P2B_ERR_NEGATIVE_CONTEXT, "negative context", [&] { return p2b_agent_decide(ag, negative, kDim, &action, &id); });
-  expect(P2B_ERR_NEGATIVE_CONTEXT, "negative encode", [&] { return p2b_agent_encode(ag, negative, kDim, &code); });
-  expect(P2B_ERR_REWARD_OUT_OF_RANGE, "reward < 0", [&] { return p2b_agent_reward(ag, open_, -0.01F); });
-  expect(P2B_ERR_REWARD_OUT_OF_RANGE, "reward > 1", [&] { return p2b_agent_reward(ag, open_, 1.01F); });
-  expect(P2B_ERR_REWARD_OUT_OF_RANGE, "learn reward", [&] { return p2b_agent_learn(ag, x_, kDim, 0, 2.0F); });
-  expect(P2B_ERR_ACTION_OUT_OF_RANGE, "learn action", [&] { return p2b_agent_learn(ag, x_, kDim, kArms, 1.0F); });
-  expect(P2B_ERR_CODE_OUT_OF_RANGE, "centroid code", [&] { return p2b_agent_centroid(ag, kCodes, c, kDim); });
+  expect(P2B_ERR_NEGATIVE_CONTEXT, "negative context",
+         [&] { return p2b_agent_decide(ag, negative, kDim, &action, &id); });
+  expect(P2B_ERR_NEGATIVE_CONTEXT, "negative encode",
+         [&] { return p2b_agent_encode(ag, negative, kDim, &code); });
+  expect(P2B_ERR_REWARD_OUT_OF_RANGE, "reward < 0",
+         [&] { return p2b_agent_reward(ag, open_, -0.01F); });
+  expect(P2B_ERR_REWARD_OUT_OF_RANGE, "reward > 1",
+         [&] { return p2b_agent_reward(ag, open_, 1.01F); });
+  expect(P2B_ERR_REWARD_OUT_OF_RANGE, "learn reward",
+         [&] { return p2b_agent_learn(ag, x_, kDim, 0, 2.0F); });
+  expect(P2B_ERR_ACTION_OUT_OF_RANGE, "learn action",
+         [&] { return p2b_agent_learn(ag, x_, kDim, kArms, 1.0F); });
+  expect(P2B_ERR_CODE_OUT_OF_RANGE, "centroid code",
+         [&] { return p2b_agent_centroid(ag, kCodes, c, kDim); });
 
   // Buffers.
-  expect(P2B_ERR_BUFFER_TOO_SMALL, "scores cap", [&] { return p2b_agent_scores(ag, x_, kDim, mean, width, kArms - 1); });
-  expect(P2B_ERR_BUFFER_TOO_SMALL, "save cap", [&] { return p2b_agent_save(ag, buf.data(), 8, &n); });
+  expect(P2B_ERR_BUFFER_TOO_SMALL, "scores cap",
+         [&] { return p2b_agent_scores(ag, x_, kDim, mean, width, kArms - 1); });
+  expect(P2B_ERR_BUFFER_TOO_SMALL, "save cap",
+         [&] { return p2b_agent_save(ag, buf.data(), 8, &n); });
 
   // Decision ids.
-  expect(P2B_ERR_UNKNOWN_DECISION, "unknown id", [&] { return p2b_agent_reward(ag, open_ + 100, 1.0F); });
-  expect(P2B_ERR_EXPIRED_DECISION, "expired id", [&] { return p2b_agent_reward(ag, expired_, 1.0F); });
-  expect(P2B_ERR_ALREADY_REWARDED, "rewarded twice", [&] { return p2b_agent_reward(ag, rewarded_, 1.0F); });
+  expect(P2B_ERR_UNKNOWN_DECISION, "unknown id",
+         [&] { return p2b_agent_reward(ag, open_ + 100, 1.0F); });
+  expect(P2B_ERR_EXPIRED_DECISION, "expired id",
+         [&] { return p2b_agent_reward(ag, expired_, 1.0F); });
+  expect(P2B_ERR_ALREADY_REWARDED, "rewarded twice",
+         [&] { return p2b_agent_reward(ag, rewarded_, 1.0F); });
 
   // Memory handed to init, and memory never initialised.
   expect(P2B_ERR_ARENA_TOO_SMALL, "arena too small", [&] {
@@ -234,7 +260,8 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   for (int s : all_errors) {
     if (reached_.count(s) == 0) missing.insert(s);
   }
-  EXPECT_TRUE(missing.empty()) << "error statuses no test reached: " << ::testing::PrintToString(missing);
+  EXPECT_TRUE(missing.empty()) << "error statuses no test reached: "
+                               << ::testing::PrintToString(missing);
   std::printf("[ figure ] %d bad-input cases, %zu distinct error statuses reached\n", cases_,
               reached_.size());
 }
@@ -267,8 +294,9 @@ TEST(CApiFootprint, IsExactAndGrowsWithEveryDimension) {
   p2b_agent* agent = nullptr;
   EXPECT_EQ(p2b_agent_init(mem.get(), base, &cfg, &agent), P2B_OK);
   EXPECT_EQ(p2b_agent_init(mem.get(), base - 1, &cfg, &agent), P2B_ERR_ARENA_TOO_SMALL);
-  for (uint32_t p2b_config::*field : {&p2b_config::dim, &p2b_config::n_actions, &p2b_config::window,
-                                      &p2b_config::pending_capacity, &p2b_config::outbox_capacity}) {
+  for (uint32_t p2b_config::*field :
+       {&p2b_config::dim, &p2b_config::n_actions, &p2b_config::window,
+        &p2b_config::pending_capacity, &p2b_config::outbox_capacity}) {
     p2b_config bigger = cfg;
     bigger.*field += 1;
     std::vector<float> big_book = p2b_test::random_codebook(1024, bigger.dim, 1);

@@ -26,7 +26,8 @@ uint64_t scenario_digest(uint32_t policy) {
   cfg.ts_scale = 0.3;
   std::vector<float> codebook;
   for (uint32_t c = 0; c < 12; ++c) {
-    for (uint32_t i = 0; i < d; ++i) codebook.push_back(static_cast<float>((c * 7 + i * 3) % 11) / 16.0F);
+    for (uint32_t i = 0; i < d; ++i)
+      codebook.push_back(static_cast<float>((c * 7 + i * 3) % 11) / 16.0F);
   }
   cfg.centroids = codebook.data();
   cfg.n_codes = 12;
@@ -58,7 +59,7 @@ uint64_t scenario_digest(uint32_t policy) {
 }
 
 // Goldens are for the default float build; a double build takes other paths.
-#define P2B_REQUIRE_FLOAT_BUILD()                                           \
+#define P2B_REQUIRE_FLOAT_BUILD() \
   if (sizeof(p2b::real) != sizeof(float)) GTEST_SKIP() << "goldens recorded for float builds"
 
 TEST(Determinism, LinUcbGoldenDigestHoldsOnEveryPlatform) {

@@ -24,7 +24,7 @@ TEST(Encoder, RoundedUnitsAlwaysSumToTenPowQ) {
       for (auto& v : x) {
         // Mix of scales, exact zeros and ties.
         const uint64_t kind = rng() % 4;
-        v = kind == 0 ? 0.0F
+        v = kind == 0   ? 0.0F
             : kind == 1 ? 1.0F
                         : static_cast<float>(std::ldexp(static_cast<double>(rng() % 1000),
                                                         static_cast<int>(rng() % 40) - 20));
@@ -36,7 +36,8 @@ TEST(Encoder, RoundedUnitsAlwaysSumToTenPowQ) {
       for (uint32_t i = 0; i < d; ++i) {
         sum += u[i];
         // Largest remainder never moves an entry by a whole unit or more.
-        EXPECT_LT(std::fabs(static_cast<double>(u[i]) - static_cast<double>(xn[i]) * units), 1.0 + 1e-3)
+        EXPECT_LT(std::fabs(static_cast<double>(u[i]) - static_cast<double>(xn[i]) * units),
+                  1.0 + 1e-3)
             << "q=" << q << " d=" << d;
       }
       ASSERT_EQ(sum, units) << "q=" << q << " d=" << d;

@@ -56,14 +56,22 @@ void* operator new(size_t n) {
   if (p == nullptr) std::abort();
   return p;
 }
-void* operator new[](size_t n) { return operator new(n); }
+void* operator new[](size_t n) {
+  return operator new(n);
+}
 void operator delete(void* p) noexcept {
   if (p != nullptr) note();
   __libc_free(p);
 }
-void operator delete[](void* p) noexcept { operator delete(p); }
-void operator delete(void* p, size_t) noexcept { operator delete(p); }
-void operator delete[](void* p, size_t) noexcept { operator delete(p); }
+void operator delete[](void* p) noexcept {
+  operator delete(p);
+}
+void operator delete(void* p, size_t) noexcept {
+  operator delete(p);
+}
+void operator delete[](void* p, size_t) noexcept {
+  operator delete(p);
+}
 
 namespace {
 
@@ -132,8 +140,12 @@ void exercise(uint32_t policy) {
   EXPECT_GT(ledger.reports, 0U);
 }
 
-TEST(NoAlloc, LinUcbHotPathsNeverTouchTheHeap) { exercise(P2B_POLICY_LINUCB); }
-TEST(NoAlloc, LinTsHotPathsNeverTouchTheHeap) { exercise(P2B_POLICY_LINTS); }
+TEST(NoAlloc, LinUcbHotPathsNeverTouchTheHeap) {
+  exercise(P2B_POLICY_LINUCB);
+}
+TEST(NoAlloc, LinTsHotPathsNeverTouchTheHeap) {
+  exercise(P2B_POLICY_LINTS);
+}
 
 TEST(NoAlloc, SystemRandomSourceNeverTouchesTheHeap) {
   p2b_config cfg = p2b_test::base_config(5, 4, 16, 0);

@@ -126,8 +126,7 @@ TEST(Accountant, PortableLogMatchesLibm) {
     const double x = std::ldexp(1.0 + static_cast<double>(rng() >> 11) * 0x1.0p-53,
                                 static_cast<int>(rng() % 200) - 100);
     const double want = std::log(x);
-    EXPECT_LE(std::fabs(p2b::portable_log(x) - want), 4e-16 * std::max(1.0, std::fabs(want)))
-        << x;
+    EXPECT_LE(std::fabs(p2b::portable_log(x) - want), 4e-16 * std::max(1.0, std::fabs(want))) << x;
   }
 }
 

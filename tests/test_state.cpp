@@ -114,8 +114,7 @@ TEST_F(StateRejection, EveryTruncationIsRejected) {
 TEST_F(StateRejection, TrailingGarbageIsRejected) {
   std::vector<uint8_t> longer = blob_;
   longer.push_back(0);
-  EXPECT_EQ(p2b_agent_restore(target_.agent, longer.data(), longer.size()),
-            P2B_ERR_CORRUPT_STATE);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, longer.data(), longer.size()), P2B_ERR_CORRUPT_STATE);
   expect_unchanged();
 }
 
@@ -132,8 +131,7 @@ TEST_F(StateRejection, NewerFormatVersionIsUnsupported) {
   std::vector<uint8_t> bad = blob_;
   bad[4] = 2;  // format version, low byte
   reseal(&bad);
-  EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()),
-            P2B_ERR_UNSUPPORTED_VERSION);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_UNSUPPORTED_VERSION);
   expect_unchanged();
 }
 
@@ -142,15 +140,13 @@ TEST_F(StateRejection, StateOfAnotherConfigurationIsRefused) {
   other.alpha = 2.0;
   auto different = p2b_test::make_agent(other);
   const auto before = p2b_test::saved(different.agent);
-  EXPECT_EQ(p2b_agent_restore(different.agent, blob_.data(), blob_.size()),
-            P2B_ERR_STATE_MISMATCH);
+  EXPECT_EQ(p2b_agent_restore(different.agent, blob_.data(), blob_.size()), P2B_ERR_STATE_MISMATCH);
   EXPECT_EQ(p2b_test::saved(different.agent), before);
 }
 
 TEST_F(StateRejection, StateOfAnotherCodebookIsRefused) {
   auto different = p2b_test::make_agent(state_config(), /*codebook_seed=*/8);
-  EXPECT_EQ(p2b_agent_restore(different.agent, blob_.data(), blob_.size()),
-            P2B_ERR_STATE_MISMATCH);
+  EXPECT_EQ(p2b_agent_restore(different.agent, blob_.data(), blob_.size()), P2B_ERR_STATE_MISMATCH);
 }
 
 TEST_F(StateRejection, WellSealedButImpossibleValuesAreRejected) {

@@ -74,9 +74,8 @@ TEST(WarmStart, ImportedCholeskyFactorIsEquivalent) {
     }
   }
   auto warm = p2b_test::make_agent(p2b_test::base_config(kDim, kArms, 16, 4));
-  ASSERT_EQ(
-      p2b_agent_import(warm.agent, l.data(), s.b.data(), kArms, kDim, P2B_STATS_CHOLESKY),
-      P2B_OK);
+  ASSERT_EQ(p2b_agent_import(warm.agent, l.data(), s.b.data(), kArms, kDim, P2B_STATS_CHOLESKY),
+            P2B_OK);
   expect_same_scores(src.agent, warm.agent, 1e-4);
 }
 

@@ -23,8 +23,8 @@ struct PrivacyLedger {
   double epsilon_per_report;
   double epsilon_spent;
   double epsilon_budget;
-  uint64_t reports;          // tuples released to the outbox
-  uint64_t windows_closed;   // participation decisions made
+  uint64_t reports;         // tuples released to the outbox
+  uint64_t windows_closed;  // participation decisions made
   uint64_t dropped_outbox_full;
   bool exhausted;
 };

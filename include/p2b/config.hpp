@@ -42,9 +42,9 @@ struct Config {
   double ridge_lambda = 1.0;  // A_a starts at lambda * I
   double ts_scale = 0.1;      // LinTS: mu ~ N(theta, v^2 A^-1)
 
-  uint32_t round_digits = 1;  // q
-  uint32_t window = 10;       // t
-  double participation = 0.5; // p
+  uint32_t round_digits = 1;   // q
+  uint32_t window = 10;        // t
+  double participation = 0.5;  // p
   double neg_rate = 0.05;
   double epsilon_budget = 1e300;  // effectively unlimited unless set
 

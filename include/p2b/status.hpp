@@ -37,7 +37,9 @@ enum class Status : int32_t {
 // Lowest (most negative) status value; tests walk [kLowestStatus, 2].
 constexpr int32_t kLowestStatus = -21;
 
-constexpr bool is_error(Status s) { return static_cast<int32_t>(s) < 0; }
+constexpr bool is_error(Status s) {
+  return static_cast<int32_t>(s) < 0;
+}
 
 // Static, never-null English description of a status.
 const char* status_str(Status s);

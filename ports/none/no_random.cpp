@@ -4,6 +4,8 @@
 
 namespace p2b::port {
 
-bool default_random(RandomSource* /*out*/) { return false; }
+bool default_random(RandomSource* /*out*/) {
+  return false;
+}
 
 }  // namespace p2b::port

@@ -1,0 +1,296 @@
+// Google Benchmark suite for the p2b C API: the per-call cost of decide, reward
+// and encode, each beside the arithmetic floor of the call. docs/benchmarks.md
+// explains what every benchmark measures and how to read the counters.
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "p2b.h"
+
+namespace {
+
+// Fixed seeds, so every run times the same codebook, contexts and decisions.
+constexpr uint64_t kDataSeed = 20200302;
+constexpr uint64_t kAgentSeed = 7;
+
+// Contexts are drawn before timing starts and cycled through; a power of two
+// turns the cycling into a mask, and 1024 points keep the branch predictor
+// from learning the argmin/argmax outcomes.
+constexpr std::size_t kPoolSize = 1024;
+
+// Logged interactions learned per arm before timing, so the Cholesky factors
+// are not the initial diagonal (the cost does not depend on it, the realism does).
+constexpr uint32_t kWarmupPerArm = 4;
+
+struct Shape {
+  uint32_t d;  // context dimension
+  uint32_t K;  // actions
+  uint32_t k;  // codebook size
+};
+
+Shape shape_of(const benchmark::State& state) {
+  return Shape{static_cast<uint32_t>(state.range(0)), static_cast<uint32_t>(state.range(1)),
+               static_cast<uint32_t>(state.range(2))};
+}
+
+// n points uniform on the probability simplex in R^d, row-major. Normalised
+// i.i.d. Exp(1) draws are Dirichlet(1, ..., 1), which is that distribution.
+std::vector<float> simplex_points(std::size_t n, uint32_t d, std::mt19937_64& gen) {
+  std::exponential_distribution<double> expo(1.0);
+  std::vector<float> points(n * d);
+  std::vector<double> row(d);
+  for (std::size_t i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (double& v : row) sum += (v = expo(gen));
+    for (uint32_t j = 0; j < d; ++j) points[i * d + j] = static_cast<float>(row[j] / sum);
+  }
+  return points;
+}
+
+std::vector<float> coin_flips(std::size_t n, std::mt19937_64& gen) {
+  std::bernoulli_distribution coin(0.5);
+  std::vector<float> flips(n);
+  for (float& f : flips) f = coin(gen) ? 1.0F : 0.0F;
+  return flips;
+}
+
+// One seeded agent in its own posix_memalign'ed arena, with the codebook,
+// contexts and rewards it is fed. Everything here runs outside the timed loop.
+class BenchAgent {
+ public:
+  BenchAgent(const Shape& shape, p2b_policy policy) : d_(shape.d) {
+    std::mt19937_64 gen(kDataSeed);
+    codebook_ = simplex_points(shape.k, shape.d, gen);
+    contexts_ = simplex_points(kPoolSize, shape.d, gen);
+    rewards_ = coin_flips(kPoolSize, gen);
+
+    p2b_config cfg;
+    p2b_config_default(&cfg);
+    cfg.dim = shape.d;
+    cfg.n_actions = shape.K;
+    cfg.policy = policy;
+    cfg.centroids = codebook_.data();
+    cfg.n_codes = shape.k;
+    cfg.rng_mode = P2B_RNG_SEEDED;
+    cfg.seed = kAgentSeed;
+    pending_capacity_ = cfg.pending_capacity;
+
+    status_ = p2b_agent_footprint(&cfg, &footprint_);
+    if (status_ != P2B_OK) return;
+    if (posix_memalign(&arena_, P2B_ARENA_ALIGN, footprint_) != 0) {
+      arena_ = nullptr;
+      status_ = P2B_ERR_ARENA_TOO_SMALL;  // the closest status to "no memory"
+      return;
+    }
+    status_ = p2b_agent_init(arena_, footprint_, &cfg, &agent_);
+    if (status_ == P2B_OK) warm_up(shape.K);
+  }
+  ~BenchAgent() { std::free(arena_); }
+  BenchAgent(const BenchAgent&) = delete;
+  BenchAgent& operator=(const BenchAgent&) = delete;
+
+  // False (and the benchmark skipped) if the agent could not be set up.
+  bool ready(benchmark::State& state) const {
+    if (status_ == P2B_OK) return true;
+    state.SkipWithError(p2b_status_str(status_));
+    return false;
+  }
+
+  p2b_agent* agent() const { return agent_; }
+  uint32_t dim() const { return d_; }
+  uint32_t pending_capacity() const { return pending_capacity_; }
+  std::size_t footprint() const { return footprint_; }
+  const float* context(std::size_t i) const { return &contexts_[(i % kPoolSize) * d_]; }
+  float reward(std::size_t i) const { return rewards_[i % kPoolSize]; }
+
+ private:
+  void warm_up(uint32_t n_actions) {
+    for (uint32_t i = 0; i < kWarmupPerArm * n_actions && status_ == P2B_OK; ++i) {
+      status_ = p2b_agent_learn(agent_, context(i), d_, i % n_actions, reward(i));
+    }
+  }
+
+  uint32_t d_;
+  uint32_t pending_capacity_ = 0;
+  std::vector<float> codebook_;
+  std::vector<float> contexts_;
+  std::vector<float> rewards_;
+  void* arena_ = nullptr;
+  p2b_agent* agent_ = nullptr;
+  std::size_t footprint_ = 0;
+  p2b_status status_ = P2B_OK;
+};
+
+// Multiply-add floors of one call. Decide whitens (LinUCB) or unwhitens (LinTS)
+// x against every arm's triangular factor, d^2/2 each, and also encodes the
+// context for the pending slot, so it pays the encoder's k*d too.
+double decide_floor(const Shape& s) {
+  return 0.5 * s.K * s.d * s.d + static_cast<double>(s.k) * s.d;
+}
+// Rank-1 Cholesky update (d^2/2 rotations of 2 madds) plus the two triangular
+// solves refreshing theta (d^2/2 each); independent of K and k.
+double reward_floor(const Shape& s) {
+  return 2.0 * s.d * s.d;
+}
+double encode_floor(const Shape& s) {
+  return static_cast<double>(s.k) * s.d;
+}
+
+// madd_rate is the floor divided by the measured CPU time per call: how many
+// of the unavoidable multiply-adds the call retires per second.
+void report(benchmark::State& state, const BenchAgent& bench, double madds) {
+  using benchmark::Counter;
+  state.counters["madds_floor"] = madds;
+  state.counters["madd_rate"] = Counter(madds, Counter::kIsIterationInvariantRate);
+  state.counters["arena_bytes"] =
+      Counter(static_cast<double>(bench.footprint()), Counter::kDefaults, Counter::kIs1024);
+}
+
+void run_decide(benchmark::State& state, p2b_policy policy) {
+  const Shape shape = shape_of(state);
+  BenchAgent bench(shape, policy);
+  if (!bench.ready(state)) return;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    uint32_t action = 0;
+    uint64_t id = 0;
+    // Unrewarded ids simply fall out of the pending ring, as in an app that
+    // never rewards most recommendations.
+    const p2b_status st =
+        p2b_agent_decide(bench.agent(), bench.context(i++), bench.dim(), &action, &id);
+    if (st != P2B_OK) {
+      state.SkipWithError(p2b_status_str(st));
+      break;
+    }
+    benchmark::DoNotOptimize(action);
+  }
+  report(state, bench, decide_floor(shape));
+  if (policy == P2B_POLICY_LINTS) {
+    // One N(0,1) draw per arm and dimension, each a polar-method step with a log.
+    state.counters["gaussians"] = static_cast<double>(shape.K) * shape.d;
+  }
+}
+
+void BM_DecideLinUCB(benchmark::State& state) {
+  run_decide(state, P2B_POLICY_LINUCB);
+}
+void BM_DecideLinTS(benchmark::State& state) {
+  run_decide(state, P2B_POLICY_LINTS);
+}
+
+// The whole interaction: decide, then reward that decision at once. Minus
+// BM_DecideLinUCB this gives the reward cost with no timer games at all.
+void BM_DecideRewardPair(benchmark::State& state) {
+  const Shape shape = shape_of(state);
+  BenchAgent bench(shape, P2B_POLICY_LINUCB);
+  if (!bench.ready(state)) return;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    uint32_t action = 0;
+    uint64_t id = 0;
+    p2b_status st = p2b_agent_decide(bench.agent(), bench.context(i), bench.dim(), &action, &id);
+    if (st == P2B_OK) st = p2b_agent_reward(bench.agent(), id, bench.reward(i));
+    if (st != P2B_OK) {
+      state.SkipWithError(p2b_status_str(st));
+      break;
+    }
+    ++i;
+  }
+  report(state, bench, decide_floor(shape) + reward_floor(shape));
+}
+
+// Fills `ids` with fresh decisions on the next contexts of the pool.
+p2b_status decide_ring(const BenchAgent& bench, std::size_t* i, std::vector<uint64_t>* ids) {
+  for (uint64_t& id : *ids) {
+    uint32_t action = 0;
+    const p2b_status st =
+        p2b_agent_decide(bench.agent(), bench.context((*i)++), bench.dim(), &action, &id);
+    if (st != P2B_OK) return st;
+  }
+  return P2B_OK;
+}
+
+// Reward alone. Every reward needs its own fresh decision id, and only the last
+// pending_capacity ids are valid, so the timer is paused once per ring to make
+// a ring's worth of decisions; the next pending_capacity iterations then time
+// one reward each. BM_TimerPauseAmortised measures what the pause adds.
+void BM_Reward(benchmark::State& state) {
+  const Shape shape = shape_of(state);
+  BenchAgent bench(shape, P2B_POLICY_LINUCB);
+  if (!bench.ready(state)) return;
+  std::vector<uint64_t> ids(bench.pending_capacity());
+  std::size_t next = ids.size();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    p2b_status st = P2B_OK;
+    if (next == ids.size()) {
+      state.PauseTiming();
+      st = decide_ring(bench, &i, &ids);
+      next = 0;
+      state.ResumeTiming();
+    }
+    if (st == P2B_OK) st = p2b_agent_reward(bench.agent(), ids[next], bench.reward(next));
+    if (st != P2B_OK) {
+      state.SkipWithError(p2b_status_str(st));
+      break;
+    }
+    ++next;
+  }
+  report(state, bench, reward_floor(shape));
+}
+
+// BM_Reward's loop with the p2b calls taken out: the timer cost that lands,
+// amortised, in each of its iterations.
+void BM_TimerPauseAmortised(benchmark::State& state) {
+  const std::size_t ring = static_cast<std::size_t>(state.range(0));
+  std::size_t next = ring;
+  for (auto _ : state) {
+    if (next == ring) {
+      state.PauseTiming();
+      next = 0;
+      state.ResumeTiming();
+    }
+    benchmark::DoNotOptimize(++next);
+  }
+}
+
+void BM_Encode(benchmark::State& state) {
+  const Shape shape = shape_of(state);
+  BenchAgent bench(shape, P2B_POLICY_LINUCB);
+  if (!bench.ready(state)) return;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    uint32_t code = 0;
+    const p2b_status st = p2b_agent_encode(bench.agent(), bench.context(i++), bench.dim(), &code);
+    if (st != P2B_OK) {
+      state.SkipWithError(p2b_status_str(st));
+      break;
+    }
+    benchmark::DoNotOptimize(code);
+  }
+  report(state, bench, encode_floor(shape));
+}
+
+// (d, K) from the issue, each with a small and a large codebook.
+void shapes(benchmark::internal::Benchmark* b) {
+  const int64_t dk[][2] = {{10, 10}, {20, 20}, {20, 50}};
+  for (const auto& p : dk) {
+    for (int64_t k : {32, 1024}) b->Args({p[0], p[1], k});
+  }
+  b->ArgNames({"d", "K", "k"});
+}
+
+BENCHMARK(BM_DecideLinUCB)->Apply(shapes);
+BENCHMARK(BM_DecideLinTS)->Apply(shapes);
+BENCHMARK(BM_DecideRewardPair)->Apply(shapes);
+BENCHMARK(BM_Reward)->Apply(shapes);
+BENCHMARK(BM_Encode)->Apply(shapes);
+BENCHMARK(BM_TimerPauseAmortised)->Arg(16)->ArgName("ring");
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# clang-format over every C/C++ source of the project.
+#   bash scripts/format.sh          rewrites files in place
+#   bash scripts/format.sh --check  fails, listing files, if any would change
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mapfile -t files < <(git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp')
+if [ "${1:-}" = "--check" ]; then
+  bad=()
+  for f in "${files[@]}"; do
+    clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
+  done
+  if [ ${#bad[@]} -gt 0 ]; then
+    echo "format: these files differ from .clang-format (run bash scripts/format.sh):" >&2
+    printf '  %s\n' "${bad[@]}" >&2
+    exit 1
+  fi
+  echo "format: ${#files[@]} files clean"
+else
+  clang-format -i "${files[@]}"
+fi

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs every test the project has: installs what it needs, then
+#   1. style: clang-format over all C/C++ sources;
+#   2. host Debug build (assertions on) + the whole ctest suite;
+#   3. the same suite under AddressSanitizer + UBSan;
+#   4. a double-precision build of the core + suite;
+#   5. aarch64 and armhf cross builds, the whole suite under qemu-user.
+# Set P2B_TEST_SKIP_CROSS=1 to skip step 5 on a machine without the cross
+# packages. Build dirs are reused, so a second run only rebuilds changes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=${JOBS:-2}
+t_start=$(date +%s)
+
+step() { printf '\n==== %s\n' "$*"; }
+
+step "setup"
+if [ "${P2B_TEST_SKIP_CROSS:-0}" = 1 ]; then
+  P2B_SETUP_NO_CROSS=1 bash scripts/setup.sh
+else
+  bash scripts/setup.sh
+fi
+
+step "format check (clang-format)"
+bash scripts/format.sh --check
+
+host_suite() {  # name, cmake args...
+  local name=$1
+  shift
+  step "build + ctest: $name"
+  cmake -S . -B "build-$name" -G Ninja "$@" >/dev/null
+  cmake --build "build-$name" -j "$jobs"
+  (cd "build-$name" && ctest --output-on-failure --no-tests=error -j "$jobs")
+}
+
+host_suite host -DCMAKE_BUILD_TYPE=Debug
+host_suite asan -DCMAKE_BUILD_TYPE=Debug -DP2B_SANITIZE=ON -DP2B_BUILD_BENCH=OFF
+host_suite double -DCMAKE_BUILD_TYPE=Debug -DP2B_USE_DOUBLE=ON -DP2B_BUILD_BENCH=OFF \
+  -DP2B_BUILD_TOOLS=OFF
+
+if [ "${P2B_TEST_SKIP_CROSS:-0}" != 1 ]; then
+  for arch in aarch64 armhf; do
+    step "cross build + ctest under qemu: $arch"
+    JOBS=$jobs bash scripts/cross-test.sh "$arch"
+  done
+fi
+
+printf '\nall test suites passed in %ss\n' "$(($(date +%s) - t_start))"

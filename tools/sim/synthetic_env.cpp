@@ -1,0 +1,71 @@
+#include "synthetic_env.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace p2b::sim {
+
+double Draws::uniform() {
+  return static_cast<double>(gen_() >> 11) * 0x1.0p-53;
+}
+
+double Draws::gaussian() {
+  // Box-Muller; 1 - u keeps the log argument in (0, 1].
+  const double u = 1.0 - uniform();
+  const double v = uniform();
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * M_PI * v);
+}
+
+SyntheticEnv::SyntheticEnv(const EnvParams& p) : p_(p) {
+  Draws d(p.seed);
+  // Glorot uniform: U(-s, s) with s = sqrt(6 / (fan_in + fan_out)).
+  const double s = std::sqrt(6.0 / (p.dim + p.n_actions));
+  w_.resize(static_cast<size_t>(p.n_actions) * p.dim);
+  for (double& w : w_) w = (2.0 * d.uniform() - 1.0) * s;
+  const double sb = std::sqrt(6.0 / (1.0 + p.n_actions));
+  b_.resize(p.n_actions);
+  for (double& b : b_) b = (2.0 * d.uniform() - 1.0) * sb;
+}
+
+void SyntheticEnv::context(Draws& d, float* x) const {
+  double e[64];
+  double sum = 0.0;
+  for (uint32_t i = 0; i < p_.dim; ++i) {
+    e[i] = -std::log(1.0 - d.uniform());
+    sum += e[i];
+  }
+  for (uint32_t i = 0; i < p_.dim; ++i) x[i] = static_cast<float>(e[i] / sum);
+}
+
+double SyntheticEnv::logit(uint32_t a, const float* x) const {
+  double s = b_[a];
+  for (uint32_t i = 0; i < p_.dim; ++i) s += w_[a * p_.dim + i] * x[i];
+  return s;
+}
+
+uint32_t SyntheticEnv::best_action(const float* x) const {
+  // Clipping and Bernoulli draws are monotone, so the top logit is the best arm.
+  uint32_t best = 0;
+  for (uint32_t a = 1; a < p_.n_actions; ++a) {
+    if (logit(a, x) > logit(best, x)) best = a;
+  }
+  return best;
+}
+
+void SyntheticEnv::expected_rewards(Draws& d, const float* x, double* rbar) const {
+  double logits[1024];
+  double top = -INFINITY;
+  for (uint32_t a = 0; a < p_.n_actions; ++a) {
+    logits[a] = logit(a, x);
+    top = std::max(top, logits[a]);
+  }
+  double z = 0.0;
+  for (uint32_t a = 0; a < p_.n_actions; ++a) z += std::exp(logits[a] - top);
+  const double sigma = std::sqrt(p_.noise_variance);
+  for (uint32_t a = 0; a < p_.n_actions; ++a) {
+    const double r = p_.beta * std::exp(logits[a] - top) / z + sigma * d.gaussian();
+    rbar[a] = std::clamp(r, 0.0, 1.0);
+  }
+}
+
+}  // namespace p2b::sim

@@ -1,0 +1,55 @@
+// The synthetic environment of the P2B paper (section 5.1, Eq. 4):
+//   rbar_a(x) = beta * softmax(W x + b)_a + z,  z ~ N(0, sigma^2),
+// clipped to [0, 1]; the observed reward is a Bernoulli(rbar_a) draw.
+// W and b are Glorot-uniform from a seed; contexts are uniform on the simplex.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace p2b::sim {
+
+// Portable draws from a std::mt19937_64 (whose output the standard fixes;
+// std::*_distribution is not fixed, so it is not used).
+class Draws {
+ public:
+  explicit Draws(uint64_t seed) : gen_(seed) {}
+  double uniform();  // [0, 1)
+  double gaussian();
+  uint64_t bits() { return gen_(); }
+
+ private:
+  std::mt19937_64 gen_;
+};
+
+struct EnvParams {
+  uint32_t dim = 10;
+  uint32_t n_actions = 10;
+  double beta = 0.1;
+  double noise_variance = 0.01;
+  uint64_t seed = 1;
+};
+
+class SyntheticEnv {
+ public:
+  explicit SyntheticEnv(const EnvParams& p);
+
+  // Uniform point on the probability simplex.
+  void context(Draws& d, float* x) const;
+  // rbar_a for every action, noise included, clipped to [0, 1].
+  void expected_rewards(Draws& d, const float* x, double* rbar) const;
+  // The action with the highest noiseless expected reward (the oracle's pick).
+  uint32_t best_action(const float* x) const;
+
+  const EnvParams& params() const { return p_; }
+
+ private:
+  double logit(uint32_t a, const float* x) const;
+
+  EnvParams p_;
+  std::vector<double> w_;  // n_actions x dim, row-major
+  std::vector<double> b_;
+};
+
+}  // namespace p2b::sim
