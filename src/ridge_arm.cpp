@@ -32,7 +32,7 @@ void arm_whiten(ArmView arm, const real* x, real* z) {
   // Column-oriented forward substitution: the inner loop walks one contiguous column.
   for (uint32_t i = 0; i < d; ++i) z[i] = x[i];
   for (uint32_t j = 0; j < d; ++j) {
-    const real* col = arm.L + j * d;
+    const real* col = arm.L + static_cast<std::size_t>(j) * d;
     z[j] /= col[j];
     const real zj = z[j];
     for (uint32_t i = j + 1; i < d; ++i) z[i] -= col[i] * zj;
@@ -44,7 +44,7 @@ void arm_unwhiten(ArmView arm, const real* y, real* out) {
   // Solving L^T out = y: row i of L^T is column i of L, so each step is a dot
   // product over a contiguous column segment.
   for (uint32_t ii = d; ii-- > 0;) {
-    const real* col = arm.L + ii * d;
+    const real* col = arm.L + static_cast<std::size_t>(ii) * d;
     real s = y[ii];
     for (uint32_t k = ii + 1; k < d; ++k) s -= col[k] * out[k];
     out[ii] = s / col[ii];
@@ -58,7 +58,7 @@ void arm_update(ArmView arm, const real* x, real r, real* work) {
   // Rank-1 Cholesky update by Givens-style rotations; LLT::rankUpdate would
   // heap-allocate, this keeps its one vector in the caller's memory.
   for (uint32_t k = 0; k < d; ++k) {
-    real* col = arm.L + k * d;
+    real* col = arm.L + static_cast<std::size_t>(k) * d;
     const real lkk = col[k];
     const real rr = std::sqrt(lkk * lkk + w[k] * w[k]);
     const real c = rr / lkk;

@@ -38,13 +38,14 @@ struct Sizer {
   void u32(uint32_t&) { n += 4; }
   void u64(uint64_t&) { n += 8; }
   void f32(float&) { n += 4; }
-  void scalar(real&) { n += sizeof(real); }
+  void scalar(float&) { n += 4; }
+  void scalar(double&) { n += 8; }
   void require(bool) {}
 };
 
 struct Writer {
   static constexpr bool kReads = false;
-  uint8_t* p;
+  uint8_t* p = nullptr;
   bool ok = true;
   void u32(uint32_t& v) { put_le(p, v, 4), p += 4; }
   void u64(uint64_t& v) { put_le(p, v, 8), p += 8; }
@@ -53,14 +54,11 @@ struct Writer {
     std::memcpy(&bits, &v, 4);
     u32(bits);
   }
-  void scalar(real& v) {
-    if constexpr (sizeof(real) == 4) {
-      f32(v);
-    } else {
-      uint64_t bits = 0;
-      std::memcpy(&bits, &v, 8);
-      u64(bits);
-    }
+  void scalar(float& v) { f32(v); }
+  void scalar(double& v) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, 8);
+    u64(bits);
   }
   void require(bool) {}
 };
@@ -69,7 +67,7 @@ struct Writer {
 // passes scratch references, so a failed validation changes nothing.
 struct Reader {
   static constexpr bool kReads = true;
-  const uint8_t* p;
+  const uint8_t* p = nullptr;
   bool ok = true;
   void u32(uint32_t& v) { v = static_cast<uint32_t>(get_le(p, 4)), p += 4; }
   void u64(uint64_t& v) { v = get_le(p, 8), p += 8; }
@@ -78,14 +76,11 @@ struct Reader {
     std::memcpy(&v, &bits, 4);
     p += 4;
   }
-  void scalar(real& v) {
-    if constexpr (sizeof(real) == 4) {
-      f32(v);
-    } else {
-      const uint64_t bits = get_le(p, 8);
-      std::memcpy(&v, &bits, 8);
-      p += 8;
-    }
+  void scalar(float& v) { f32(v); }
+  void scalar(double& v) {
+    const uint64_t bits = get_le(p, 8);
+    std::memcpy(&v, &bits, 8);
+    p += 8;
   }
   void require(bool cond) { ok = ok && cond; }
 };

@@ -118,7 +118,9 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
       {"policy", [](p2b_config& k) { k.policy = 7; }},
       {"rng mode", [](p2b_config& k) { k.rng_mode = 9; }},
   };
-  for (const auto& [what, mutate] : bad_configs) {
+  for (const auto& entry : bad_configs) {
+    const char* what = entry.first;
+    const auto& mutate = entry.second;
     expect(P2B_ERR_BAD_CONFIG, what, [&] {
       p2b_config k = cfg();
       mutate(k);

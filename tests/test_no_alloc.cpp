@@ -110,6 +110,7 @@ void exercise(uint32_t policy) {
   auto fresh = p2b_test::make_agent(cfg);
   std::mt19937_64 env(1);
   std::vector<std::vector<float>> contexts;
+  contexts.reserve(200);
   for (int i = 0; i < 200; ++i) contexts.push_back(p2b_test::simplex_point(env, d));
   std::vector<uint8_t> state(1 << 20);
   std::vector<double> a(k_arms * d * d), b(k_arms * d);

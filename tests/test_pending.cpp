@@ -25,6 +25,7 @@ uint64_t decide(p2b_agent* agent) {
 TEST(Pending, RewardsMayArriveOutOfOrder) {
   auto t = small_agent(8);
   std::vector<uint64_t> ids;
+  ids.reserve(8);
   for (int i = 0; i < 8; ++i) ids.push_back(decide(t.agent));
   for (int i = 7; i >= 0; i -= 2) EXPECT_EQ(p2b_agent_reward(t.agent, ids[i], 1.0F), P2B_OK);
   for (int i = 0; i < 8; i += 2) EXPECT_EQ(p2b_agent_reward(t.agent, ids[i], 0.0F), P2B_OK);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "checksum.hpp"
+#include "p2b/config.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -160,7 +161,8 @@ TEST_F(StateRejection, WellSealedButImpossibleValuesAreRejected) {
 
   bad = blob_;
   const size_t first_factor_at = window_len_at + 12;
-  for (int i = 0; i < 4; ++i) bad[first_factor_at + i] = i == 3 ? 0xBF : 0;  // L00 = -0.5
+  const p2b::real negative = -0.5;  // L00 < 0; saved little-endian like the host
+  std::memcpy(&bad[first_factor_at], &negative, sizeof negative);
   reseal(&bad);
   EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_CORRUPT_STATE);
   expect_unchanged();

@@ -92,7 +92,9 @@ class Agent {
   // Arena views, derived from offsets so the arena is position-independent.
   template <typename T>
   T* block(std::size_t offset) const {
-    return reinterpret_cast<T*>(reinterpret_cast<uintptr_t>(this) + offset);
+    // const_cast: a const Agent still hands out its arena blocks, as the
+    // arena, not the header object, is what const-ness protects here.
+    return reinterpret_cast<T*>(const_cast<char*>(reinterpret_cast<const char*>(this)) + offset);
   }
   struct ArmView arm(uint32_t a) const;
   real* pending_x(uint32_t slot) const;
@@ -105,45 +107,45 @@ class Agent {
   void close_window(const double u[3]);
   bool budget_allows_one_more() const;
 
-  uint32_t magic_;
-  uint32_t layout_version_;
-  uint32_t dim_;
-  uint32_t n_actions_;
-  Policy policy_;
-  uint32_t units_;  // 10^q
-  uint32_t window_;
-  uint32_t pending_capacity_;
-  uint32_t outbox_capacity_;
-  uint32_t n_codes_;
-  double alpha_;
-  double ridge_lambda_;
-  double ts_scale_;
-  double participation_;
-  double neg_rate_;
-  double epsilon_budget_;
-  double epsilon_per_report_;
-  uint64_t config_digest_;
+  uint32_t magic_ = 0;
+  uint32_t layout_version_ = 0;
+  uint32_t dim_ = 0;
+  uint32_t n_actions_ = 0;
+  Policy policy_ = Policy::linucb;
+  uint32_t units_ = 0;  // 10^q
+  uint32_t window_ = 0;
+  uint32_t pending_capacity_ = 0;
+  uint32_t outbox_capacity_ = 0;
+  uint32_t n_codes_ = 0;
+  double alpha_ = 0;
+  double ridge_lambda_ = 0;
+  double ts_scale_ = 0;
+  double participation_ = 0;
+  double neg_rate_ = 0;
+  double epsilon_budget_ = 0;
+  double epsilon_per_report_ = 0;
+  uint64_t config_digest_ = 0;
 
   Rng rng_;
-  uint64_t next_id_;
-  uint64_t reports_;
-  uint64_t windows_closed_;
-  uint64_t dropped_outbox_full_;
-  uint32_t window_len_;
-  uint32_t outbox_head_;
-  uint32_t outbox_len_;
-  uint32_t reserved_;
+  uint64_t next_id_ = 0;
+  uint64_t reports_ = 0;
+  uint64_t windows_closed_ = 0;
+  uint64_t dropped_outbox_full_ = 0;
+  uint32_t window_len_ = 0;
+  uint32_t outbox_head_ = 0;
+  uint32_t outbox_len_ = 0;
+  uint32_t reserved_ = 0;
 
-  std::size_t off_factor_;
-  std::size_t off_b_;
-  std::size_t off_theta_;
-  std::size_t off_codebook_;
-  std::size_t off_pending_;
-  std::size_t off_pending_x_;
-  std::size_t off_window_;
-  std::size_t off_outbox_;
-  std::size_t off_scratch_;
-  std::size_t total_bytes_;
+  std::size_t off_factor_ = 0;
+  std::size_t off_b_ = 0;
+  std::size_t off_theta_ = 0;
+  std::size_t off_codebook_ = 0;
+  std::size_t off_pending_ = 0;
+  std::size_t off_pending_x_ = 0;
+  std::size_t off_window_ = 0;
+  std::size_t off_outbox_ = 0;
+  std::size_t off_scratch_ = 0;
+  std::size_t total_bytes_ = 0;
 };
 
 }  // namespace p2b
