@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test the project has: installs what it needs, then
 #   1. style: clang-format over all C/C++ sources;
-#   2. host Debug build (assertions on) + the whole ctest suite;
+#   2. host Debug build (assertions on) + the whole ctest suite, then clang-tidy;
 #   3. the same suite under AddressSanitizer + UBSan;
 #   4. a double-precision build of the core + suite;
 #   5. aarch64 and armhf cross builds, the whole suite under qemu-user.
@@ -34,6 +34,16 @@ host_suite() {  # name, cmake args...
 }
 
 host_suite host -DCMAKE_BUILD_TYPE=Debug
+
+step "lint (clang-tidy, warnings are errors)"
+mapfile -t tidy_files < <(git ls-files -- 'src/*.cpp' 'c_api/*.cpp' 'ports/posix/*.cpp' \
+  'tools/*.cpp' 'bench/*.cpp' 'tests/*.cpp')
+if ! tidy_out=$(clang-tidy -p build-host --quiet --warnings-as-errors='*' "${tidy_files[@]}" 2>&1); then
+  printf '%s\n' "$tidy_out" | grep -vE '^[0-9]+ warnings? generated\.$' >&2
+  echo "lint: clang-tidy found problems" >&2
+  exit 1
+fi
+echo "lint: ${#tidy_files[@]} files clean"
 host_suite asan -DCMAKE_BUILD_TYPE=Debug -DP2B_SANITIZE=ON -DP2B_BUILD_BENCH=OFF
 host_suite double -DCMAKE_BUILD_TYPE=Debug -DP2B_USE_DOUBLE=ON -DP2B_BUILD_BENCH=OFF \
   -DP2B_BUILD_TOOLS=OFF
