@@ -6,9 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 P2B_SETUP_NO_CROSS=1 bash scripts/setup.sh
-cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DP2B_BUILD_TESTS=OFF \
+cmake -S . -B build-demo -G Ninja -DCMAKE_BUILD_TYPE=Release -DP2B_BUILD_TESTS=OFF \
   -DP2B_BUILD_BENCH=OFF >/dev/null
-cmake --build build-release --target p2b-local-demo
+cmake --build build-demo --target p2b-local-demo
 out=out/local-demo
-./build-release/tools/p2b-local-demo --out "$out" "$@"
+./build-demo/tools/p2b-local-demo --out "$out" "$@"
 /usr/bin/python3 tools/plot_local_demo.py "$out/results.csv" "$out/results.png"

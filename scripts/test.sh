@@ -24,16 +24,14 @@ fi
 step "format check (clang-format)"
 bash scripts/format.sh --check
 
-host_suite() {  # name, cmake args...
-  local name=$1
-  shift
-  step "build + ctest: $name"
-  cmake -S . -B "build-$name" -G Ninja "$@" >/dev/null
-  cmake --build "build-$name" -j "$jobs"
-  (cd "build-$name" && ctest --output-on-failure --no-tests=error -j "$jobs")
+host_suite() {  # a preset of CMakePresets.json; builds in build-<preset>
+  step "build + ctest: $1"
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j "$jobs"
+  ctest --preset "$1" --no-tests=error -j "$jobs"
 }
 
-host_suite host -DCMAKE_BUILD_TYPE=Debug
+host_suite host
 
 step "lint (clang-tidy, warnings are errors)"
 mapfile -t tidy_files < <(git ls-files -- 'src/*.cpp' 'c_api/*.cpp' 'ports/posix/*.cpp' \
@@ -44,9 +42,8 @@ if ! tidy_out=$(clang-tidy -p build-host --quiet --warnings-as-errors='*' "${tid
   exit 1
 fi
 echo "lint: ${#tidy_files[@]} files clean"
-host_suite asan -DCMAKE_BUILD_TYPE=Debug -DP2B_SANITIZE=ON -DP2B_BUILD_BENCH=OFF
-host_suite double -DCMAKE_BUILD_TYPE=Debug -DP2B_USE_DOUBLE=ON -DP2B_BUILD_BENCH=OFF \
-  -DP2B_BUILD_TOOLS=OFF
+host_suite asan
+host_suite double
 
 if [ "${P2B_TEST_SKIP_CROSS:-0}" != 1 ]; then
   for arch in aarch64 armhf; do
