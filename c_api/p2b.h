@@ -245,7 +245,7 @@ P2B_API p2b_status p2b_agent_centroid(const p2b_agent* agent, uint32_t code, flo
 
 typedef enum p2b_stats_form {
   P2B_STATS_GRAM = 0,    /* A_a itself: symmetric positive definite */
-  P2B_STATS_CHOLESKY = 1 /* lower L_a with A_a = L_a L_a^T; upper part ignored */
+  P2B_STATS_CHOLESKY = 1 /* lower L_a with A_a = L_a L_a^T; upper part must be finite, is ignored */
 } p2b_stats_form;
 
 /* Replaces every arm's statistics: `a` holds n_actions matrices of dim x dim

@@ -216,8 +216,14 @@ Status Agent::decide(const float* x, std::size_t len, uint32_t* action, uint64_t
   real xn[kMaxDim];
   normalise_context(x, dim_, xn);
   uint32_t a = 0;
+  // A random source failing halfway through LinTS draws would otherwise leave
+  // a cached Gaussian behind; roll the generator back with everything else.
+  const Rng::State rng_before = rng_.state();
   st = choose(xn, next_id_, &a);
-  if (st != Status::ok) return st;
+  if (st != Status::ok) {
+    rng_.set_state(rng_before);
+    return st;
+  }
 
   // The oldest pending decision is overwritten when the ring is full: apps
   // routinely never reward most recommendations, and that must not block.

@@ -111,3 +111,39 @@ TEST(LinTS, GaussianDrawsHaveUnitMomentsAndSymmetry) {
 }
 
 }  // namespace
+
+namespace {
+
+// A random source that works for `budget` bytes, then fails.
+struct FlakySource {
+  size_t budget;
+};
+int flaky_fill(void* ctx, uint8_t* out, size_t len) {
+  auto* src = static_cast<FlakySource*>(ctx);
+  if (src->budget < len) return -1;
+  src->budget -= len;
+  for (size_t i = 0; i < len; ++i) out[i] = static_cast<uint8_t>(src->budget * 31 + i);
+  return 0;
+}
+
+TEST(LinTS, RandomSourceFailingMidDecisionLeavesAgentUnchanged) {
+  // A decision needs K*d = 24 Gaussians, at least 11 polar pairs of 16 bytes each.
+  for (size_t budget = 8; budget < 176; budget += 8) {
+    FlakySource src{1 << 20};
+    p2b_config cfg = lints_config(6, 4, 0);
+    cfg.rng_mode = P2B_RNG_SYSTEM;
+    cfg.random = flaky_fill;
+    cfg.random_ctx = &src;
+    auto t = p2b_test::make_agent(cfg);
+    const float x[6] = {1, 2, 3, 4, 5, 6};
+    uint32_t a = 0;
+    uint64_t id = 0;
+    ASSERT_EQ(p2b_agent_decide(t.agent, x, 6, &a, &id), P2B_OK);  // leaves a cached Gaussian
+    const std::vector<uint8_t> before = p2b_test::saved(t.agent);
+    src.budget = budget;  // runs dry somewhere inside the next decision's K*d draws
+    EXPECT_EQ(p2b_agent_decide(t.agent, x, 6, &a, &id), P2B_ERR_RANDOM_FAILURE) << budget;
+    EXPECT_EQ(p2b_test::saved(t.agent), before) << budget;
+  }
+}
+
+}  // namespace
