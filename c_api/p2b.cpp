@@ -3,8 +3,9 @@
 
 #include <cmath>
 
-#include "../ports/default_random.hpp"
+#include "../ports/platform.hpp"
 #include "p2b/agent.hpp"
+#include "p2b/envelope.hpp"
 
 namespace {
 
@@ -15,8 +16,12 @@ static_assert(P2B_ARENA_ALIGN == p2b::kArenaAlign, "alignment macro out of sync"
 static_assert(P2B_MAX_DIM == p2b::kMaxDim, "limit macro out of sync");
 static_assert(P2B_MAX_ACTIONS == p2b::kMaxActions, "limit macro out of sync");
 static_assert(P2B_MAX_CODES == p2b::kMaxCodes, "limit macro out of sync");
-static_assert(P2B_ERR_CODE_OUT_OF_RANGE == p2b::kLowestStatus, "status list out of sync");
+static_assert(P2B_ERR_CRYPTO_FAILURE == p2b::kLowestStatus, "status list out of sync");
 static_assert(sizeof(p2b_report) == sizeof(p2b::Report), "report layout out of sync");
+static_assert(P2B_ENVELOPE_BYTES == p2b::kEnvelopeBytes, "envelope size out of sync");
+static_assert(P2B_KEY_BYTES == p2b::kPublicKeyBytes, "key size out of sync");
+static_assert(P2B_FINGERPRINT_BYTES == p2b::kFingerprintBytes, "fingerprint size out of sync");
+static_assert(sizeof(p2b_fingerprints) == sizeof(p2b::KeyFingerprints), "fingerprints out of sync");
 
 p2b_status out(Status s) {
   return static_cast<p2b_status>(static_cast<int32_t>(s));
@@ -48,6 +53,14 @@ Status to_core(const p2b_config* c, p2b::Config* cfg) {
   } else if (!cfg->deterministic && !p2b::port::default_random(&cfg->random)) {
     return Status::bad_config;  // no system CSPRNG on this port
   }
+  if (c->crypto != nullptr) {
+    cfg->crypto = p2b::CryptoPort{c->crypto->seal, c->crypto->hash, c->crypto->verify};
+  } else if (!p2b::port::default_crypto(&cfg->crypto)) {
+    return Status::bad_config;  // no built-in crypto on this port
+  }
+  cfg->shuffler_public_key = c->shuffler_public_key;
+  cfg->analyzer_public_key = c->analyzer_public_key;
+  cfg->analyzer_verify_key = c->analyzer_verify_key;
   return Status::ok;
 }
 
@@ -157,9 +170,31 @@ p2b_status p2b_agent_scores(p2b_agent* agent, const float* x, size_t len, float*
   return out(ag->scores(x, len, mean, width, cap));
 }
 
-p2b_status p2b_agent_poll_report(p2b_agent* agent, p2b_report* report) {
+p2b_status p2b_agent_poll_report(p2b_agent* agent, uint8_t* envelope, size_t cap, size_t* written) {
   P2B_RESOLVE(agent);
-  return out(ag->poll_report(reinterpret_cast<p2b::Report*>(report)));
+  return out(ag->poll_envelope(envelope, cap, written));
+}
+
+p2b_status p2b_agent_poll_tuple(p2b_agent* agent, p2b_report* report) {
+  P2B_RESOLVE(agent);
+  return out(ag->poll_tuple(reinterpret_cast<p2b::Report*>(report)));
+}
+
+p2b_status p2b_envelope_size(const p2b_config* cfg, size_t* bytes) {
+  if (cfg == nullptr || bytes == nullptr) return P2B_ERR_NULL_POINTER;
+  *bytes = p2b::kEnvelopeBytes;
+  return P2B_OK;
+}
+
+p2b_status p2b_agent_fingerprints(const p2b_agent* agent, p2b_fingerprints* o) {
+  P2B_RESOLVE(agent);
+  return out(ag->fingerprints(reinterpret_cast<p2b::KeyFingerprints*>(o)));
+}
+
+p2b_status p2b_key_fingerprint(const uint8_t* public_key, uint8_t* fingerprint) {
+  p2b::CryptoPort crypto{};
+  if (!p2b::port::default_crypto(&crypto)) return P2B_ERR_BAD_CONFIG;
+  return out(p2b::key_fingerprint(crypto, public_key, fingerprint));
 }
 
 p2b_status p2b_agent_privacy(const p2b_agent* agent, p2b_privacy* o) {

@@ -114,7 +114,8 @@ typedef enum p2b_status {
   P2B_ERR_NOT_POSITIVE_DEFINITE = -18, /* imported matrix not SPD */
   P2B_ERR_BAD_CODEBOOK = -19,          /* codebook has non-finite values */
   P2B_ERR_RANDOM_FAILURE = -20,        /* the random source failed */
-  P2B_ERR_CODE_OUT_OF_RANGE = -21      /* code >= n_codes */
+  P2B_ERR_CODE_OUT_OF_RANGE = -21,     /* code >= n_codes */
+  P2B_ERR_CRYPTO_FAILURE = -22         /* the crypto port failed */
 } p2b_status;
 
 /* Static English description of `s`; never NULL, also for unknown values. */
@@ -137,6 +138,20 @@ P2B_API uint32_t p2b_max_actions(void);
 
 typedef enum p2b_policy { P2B_POLICY_LINUCB = 0, P2B_POLICY_LINTS = 1 } p2b_policy;
 typedef enum p2b_rng_mode { P2B_RNG_SYSTEM = 0, P2B_RNG_SEEDED = 1 } p2b_rng_mode;
+
+/* Key and envelope sizes, in bytes. */
+#define P2B_KEY_BYTES 32         /* X25519 box and Ed25519 verify public keys */
+#define P2B_FINGERPRINT_BYTES 16 /* BLAKE2b-128 of a public key */
+#define P2B_ENVELOPE_BYTES 208   /* every sealed report, whatever it holds */
+
+/* Crypto primitives, for platforms without libsodium (P2B_PORT=none). Each
+   returns 0 on success. seal: crypto_box_seal semantics, writing len + 48
+   bytes; hash: unkeyed BLAKE2b of out_len bytes; verify: Ed25519 detached. */
+typedef struct p2b_crypto {
+  int (*seal)(uint8_t* out, const uint8_t* msg, size_t len, const uint8_t* recipient_pk);
+  int (*hash)(uint8_t* out, size_t out_len, const uint8_t* msg, size_t len);
+  int (*verify)(const uint8_t* sig, const uint8_t* msg, size_t len, const uint8_t* signer_pk);
+} p2b_crypto;
 
 /* A random source: fill `len` bytes at `out`, return 0 on success. */
 typedef int (*p2b_random_fn)(void* ctx, uint8_t* out, size_t len);
@@ -165,6 +180,12 @@ typedef struct p2b_config {
   uint64_t seed;        /* used when rng_mode == P2B_RNG_SEEDED */
   p2b_random_fn random; /* optional: replaces the platform CSPRNG */
   void* random_ctx;     /* passed to `random` */
+
+  /* Deployment keys, P2B_KEY_BYTES each, copied at init (files from p2b-keygen). */
+  const uint8_t* shuffler_public_key; /* X25519: outer layer of every report */
+  const uint8_t* analyzer_public_key; /* X25519: inner layer of every report */
+  const uint8_t* analyzer_verify_key; /* Ed25519: warm-start models must verify */
+  const p2b_crypto* crypto;           /* optional: replaces the platform crypto */
 } p2b_config;
 
 /* Fills `cfg` with the defaults noted above; dim, n_actions, centroids and
@@ -213,9 +234,31 @@ typedef struct p2b_report {
   float reward;    /* reward observed */
 } p2b_report;
 
-/* Takes the next report to send, if any: P2B_OK with `*report` filled,
-   P2B_NO_REPORT, or P2B_BUDGET_EXHAUSTED once the epsilon budget is spent. */
-P2B_API p2b_status p2b_agent_poll_report(p2b_agent* agent, p2b_report* report);
+/* Takes the next report to send, sealed for the shuffler: P2B_OK with exactly
+   P2B_ENVELOPE_BYTES written to `envelope` (capacity `cap`), P2B_NO_REPORT,
+   or P2B_BUDGET_EXHAUSTED once the epsilon budget is spent. Upload the bytes
+   as they are; a report is dequeued only once sealed. */
+P2B_API p2b_status p2b_agent_poll_report(p2b_agent* agent, uint8_t* envelope, size_t cap,
+                                         size_t* written);
+
+/* Same queue, in plaintext: for simulators and tests only. Never send it -
+   it would bypass the shuffler's anonymity. */
+P2B_API p2b_status p2b_agent_poll_tuple(p2b_agent* agent, p2b_report* report);
+
+/* Bytes of one envelope under `cfg` (P2B_ENVELOPE_BYTES in this version). */
+P2B_API p2b_status p2b_envelope_size(const p2b_config* cfg, size_t* bytes);
+
+typedef struct p2b_fingerprints {
+  uint8_t shuffler[P2B_FINGERPRINT_BYTES];
+  uint8_t analyzer[P2B_FINGERPRINT_BYTES];
+  uint8_t analyzer_verify[P2B_FINGERPRINT_BYTES];
+} p2b_fingerprints;
+
+/* Fingerprints of the keys the agent was set up with. */
+P2B_API p2b_status p2b_agent_fingerprints(const p2b_agent* agent, p2b_fingerprints* out);
+/* Fingerprint of any public key, with the platform crypto. */
+P2B_API p2b_status p2b_key_fingerprint(const uint8_t* public_key,
+                                       uint8_t fingerprint[P2B_FINGERPRINT_BYTES]);
 
 typedef struct p2b_privacy {
   double epsilon_per_report; /* ln(p(2-p)/(1-p) + (1-p)) */

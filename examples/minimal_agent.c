@@ -20,6 +20,12 @@ static const float kCodebook[4 * DIM] = {
     0.8f, 0.1f, 0.1f, 0.1f, 0.8f, 0.1f, 0.1f, 0.1f, 0.8f, 0.34f, 0.33f, 0.33f,
 };
 
+/* Placeholder deployment keys. A real app embeds the public key files that
+ * p2b-keygen writes for its shuffler and analyzer. */
+static const uint8_t kShufflerKey[P2B_KEY_BYTES] = {0x51, 0x5f, 0x0c, 0x9a};
+static const uint8_t kAnalyzerKey[P2B_KEY_BYTES] = {0xa7, 0x13, 0x42, 0x08};
+static const uint8_t kVerifyKey[P2B_KEY_BYTES] = {0x3c, 0x77, 0x21, 0x90};
+
 static int fail(const char* what, p2b_status s) {
   fprintf(stderr, "%s: %s\n", what, p2b_status_str(s));
   return 1;
@@ -28,7 +34,8 @@ static int fail(const char* what, p2b_status s) {
 int main(void) {
   p2b_config cfg;
   p2b_agent* agent = NULL;
-  p2b_report report;
+  uint8_t envelope[P2B_ENVELOPE_BYTES];
+  size_t envelope_len = 0;
   p2b_privacy ledger;
   p2b_status s;
   size_t bytes = 0, state_bytes = 0, written = 0;
@@ -41,6 +48,9 @@ int main(void) {
   cfg.centroids = kCodebook;
   cfg.n_codes = 4;
   cfg.epsilon_budget = 3.0; /* stop sharing after ~4 reports at p = 0.5 */
+  cfg.shuffler_public_key = kShufflerKey;
+  cfg.analyzer_public_key = kAnalyzerKey;
+  cfg.analyzer_verify_key = kVerifyKey;
 
   if ((s = p2b_agent_footprint(&cfg, &bytes)) != P2B_OK) return fail("footprint", s);
   if (posix_memalign(&arena, P2B_ARENA_ALIGN, bytes) != 0) return 1;
@@ -61,10 +71,9 @@ int main(void) {
     if ((s = p2b_agent_reward(agent, id, reward)) != P2B_OK) return fail("reward", s);
     hits += reward > 0.0f;
     if (step >= 1500) late_hits += reward > 0.0f;
-    while ((s = p2b_agent_poll_report(agent, &report)) == P2B_OK) {
-      /* Issue #3 seals this into an encrypted envelope for the shuffler. */
-      printf("  report: code %u, action %u, reward %.0f\n", report.code, report.action,
-             report.reward);
+    while ((s = p2b_agent_poll_report(agent, envelope, sizeof envelope, &envelope_len)) == P2B_OK) {
+      /* Upload these bytes to the shuffler as they are. */
+      printf("  report: %zu-byte sealed envelope after step %d\n", envelope_len, step);
     }
     if (p2b_is_error(s)) return fail("poll", s);
   }

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs every Debian package the build, the tests and the demo need.
-# Idempotent: a second run on a ready machine makes no network call.
+# Installs every Debian package the build, the tests and the demo need, and
+# fetches the nanopb source package into .deps/. Idempotent: a second run on a
+# ready machine makes no network call. P2B_SETUP_NO_CROSS=1 skips the ARM
+# cross toolchains (the demo does not need them).
 set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
 
 host_pkgs=(
-  build-essential cmake ninja-build pkg-config git
-  libeigen3-dev libsodium-dev
+  build-essential cmake ninja-build pkg-config git dpkg-dev
+  libeigen3-dev libsodium-dev nanopb protobuf-compiler
   googletest libgtest-dev libbenchmark-dev
   clang clang-format clang-tidy
   python3-numpy python3-matplotlib
@@ -20,38 +23,78 @@ want_cross=1
 
 sudo_cmd=()
 [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+# A mirror mid-sync makes `apt-get update` fail now and then; retry, then let
+# the next step decide whether the lists we have are good enough.
+apt_update() {
+  for attempt in 1 2 3; do
+    "${sudo_cmd[@]}" apt-get update -qq && return 0
+    echo "setup: apt-get update failed (attempt $attempt), retrying" >&2
+    sleep $((attempt * 5))
+  done
+  return 0
+}
 
 missing=()
-for p in "${host_pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
+for p in "${host_pkgs[@]}"; do installed "$p" || missing+=("$p"); done
 if [ "$want_cross" = 1 ]; then
   for arch in arm64 armhf; do
-    dpkg --print-foreign-architectures | grep -qx "$arch" || "${sudo_cmd[@]}" dpkg --add-architecture "$arch"
+    dpkg --print-foreign-architectures | grep -qx "$arch" ||
+      "${sudo_cmd[@]}" dpkg --add-architecture "$arch"
   done
-  for p in "${cross_pkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  for p in "${cross_pkgs[@]}"; do installed "$p" || missing+=("$p"); done
+fi
+
+# The nanopb runtime is compiled from Debian's source package: the prebuilt
+# libnanopb-dev is built with PB_ENABLE_MALLOC, which the device core refuses.
+# It lands in .deps/ (ignored by git), never in the repository.
+have_nanopb_src() { compgen -G "$repo/.deps/nanopb-*/pb_decode.c" >/dev/null; }
+src_list=/etc/apt/sources.list.d/p2b-deb-src.sources
+updated=0
+if ! have_nanopb_src && [ ! -f "$src_list" ]; then
+  "${sudo_cmd[@]}" tee "$src_list" >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  apt_update
+  updated=1
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  [ "$updated" = 1 ] || apt_update
+  updated=1
+  for attempt in 1 2 3; do
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null &&
+      break
+    [ "$attempt" = 3 ] && { echo "setup: apt-get install failed" >&2; exit 1; }
+    echo "setup: apt-get install failed (attempt $attempt), retrying" >&2
+    sleep $((attempt * 5))
+    apt_update
   done
 fi
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all packages present"
-  exit 0
+if ! have_nanopb_src; then
+  updated=1
+  echo "setup: fetching Debian's nanopb source package into .deps/"
+  mkdir -p "$repo/.deps"
+  if ! (cd "$repo/.deps" && apt-get source -qq nanopb >/dev/null 2>&1); then
+    apt_update
+    (cd "$repo/.deps" && apt-get source -qq nanopb >/dev/null) || {
+      echo "setup: apt-get source nanopb failed" >&2
+      exit 1
+    }
+  fi
 fi
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-# A mirror mid-sync makes `apt-get update` fail now and then; retry, then let the
-# install itself decide whether the lists we have are good enough.
-for attempt in 1 2 3; do
-  "${sudo_cmd[@]}" apt-get update -qq && break
-  echo "setup: apt-get update failed (attempt $attempt), retrying" >&2
-  sleep $((attempt * 5))
-done
-for attempt in 1 2 3; do
-  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null && break
-  [ "$attempt" = 3 ] && { echo "setup: apt-get install failed" >&2; exit 1; }
-  echo "setup: apt-get install failed (attempt $attempt), retrying" >&2
-  sleep $((attempt * 5))
-  "${sudo_cmd[@]}" apt-get update -qq || true
-done
-echo "setup: done"
+
+if [ ${#missing[@]} -eq 0 ] && [ "$updated" = 0 ]; then
+  echo "setup: all packages present"
+else
+  echo "setup: done"
+fi

@@ -10,6 +10,7 @@
 #include "arena_layout.hpp"
 #include "checksum.hpp"
 #include "encoder.hpp"
+#include "p2b/envelope.hpp"
 #include "ridge_arm.hpp"
 
 namespace p2b {
@@ -79,7 +80,13 @@ Status validate_config(const Config& c) {
   if (c.outbox_capacity == 0 || c.outbox_capacity > kMaxOutbox) return Status::bad_config;
   if (c.n_codes == 0 || c.n_codes > kMaxCodes) return Status::bad_config;
   if (!c.deterministic && c.random.fill == nullptr) return Status::bad_config;
-  if (c.centroids == nullptr) return Status::null_pointer;
+  if (c.crypto.seal == nullptr || c.crypto.hash == nullptr || c.crypto.verify == nullptr) {
+    return Status::bad_config;
+  }
+  if (c.centroids == nullptr || c.shuffler_public_key == nullptr ||
+      c.analyzer_public_key == nullptr || c.analyzer_verify_key == nullptr) {
+    return Status::null_pointer;
+  }
   return Status::ok;
 }
 
@@ -102,6 +109,13 @@ Status Agent::init(void* mem, std::size_t len, const Config& cfg, Agent** out) {
   if (reinterpret_cast<uintptr_t>(mem) % kArenaAlign != 0) return Status::arena_misaligned;
   const ArenaLayout lay = layout_for(cfg);
   if (len < lay.total) return Status::arena_too_small;
+  // Fingerprints first: a failing crypto port must leave `mem` untouched.
+  KeyFingerprints fp{};
+  if (key_fingerprint(cfg.crypto, cfg.shuffler_public_key, fp.shuffler) != Status::ok ||
+      key_fingerprint(cfg.crypto, cfg.analyzer_public_key, fp.analyzer) != Status::ok ||
+      key_fingerprint(cfg.crypto, cfg.analyzer_verify_key, fp.analyzer_verify) != Status::ok) {
+    return Status::crypto_failure;
+  }
 
   // Zeroing first makes saved state a pure function of the agent's history.
   std::memset(mem, 0, lay.total);
@@ -139,6 +153,11 @@ Status Agent::init(void* mem, std::size_t len, const Config& cfg, Agent** out) {
   ag->off_outbox_ = lay.outbox;
   ag->off_scratch_ = lay.scratch;
   ag->total_bytes_ = lay.total;
+  ag->crypto_ = cfg.crypto;
+  std::memcpy(ag->shuffler_pk_, cfg.shuffler_public_key, kPublicKeyBytes);
+  std::memcpy(ag->analyzer_pk_, cfg.analyzer_public_key, kPublicKeyBytes);
+  std::memcpy(ag->verify_pk_, cfg.analyzer_verify_key, kPublicKeyBytes);
+  ag->fp_ = fp;
 
   for (uint32_t a = 0; a < cfg.n_actions; ++a) {
     arm_reset(ag->arm(a), static_cast<real>(cfg.ridge_lambda));

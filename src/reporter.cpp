@@ -5,6 +5,7 @@
 
 #include "agent_internal.hpp"
 #include "p2b/agent.hpp"
+#include "p2b/envelope.hpp"
 
 namespace p2b {
 
@@ -72,7 +73,7 @@ void Agent::close_window(const double u[3]) {
   ++reports_;
 }
 
-Status Agent::poll_report(Report* out) {
+Status Agent::poll_tuple(Report* out) {
   if (out == nullptr) return Status::null_pointer;
   if (outbox_len_ == 0) {
     return budget_allows_one_more() ? Status::no_report : Status::budget_exhausted;
@@ -81,6 +82,31 @@ Status Agent::poll_report(Report* out) {
   *out = box[outbox_head_];
   outbox_head_ = (outbox_head_ + 1) % outbox_capacity_;
   --outbox_len_;
+  return Status::ok;
+}
+
+Status Agent::poll_envelope(uint8_t* out, std::size_t cap, std::size_t* written) {
+  if (out == nullptr || written == nullptr) return Status::null_pointer;
+  if (outbox_len_ == 0) {
+    return budget_allows_one_more() ? Status::no_report : Status::budget_exhausted;
+  }
+  if (cap < kEnvelopeBytes) return Status::buffer_too_small;
+  // Seal the head first and dequeue only on success, so a failing crypto port
+  // loses no report.
+  const Report& head = block<Report>(off_outbox_)[outbox_head_];
+  const SealingKeys keys{shuffler_pk_, fp_.shuffler, analyzer_pk_, fp_.analyzer};
+  const TupleToSeal t{head.code, head.action, head.reward, model_version_};
+  const Status st = seal_envelope(crypto_, keys, t, out);
+  if (st != Status::ok) return st;
+  outbox_head_ = (outbox_head_ + 1) % outbox_capacity_;
+  --outbox_len_;
+  *written = kEnvelopeBytes;
+  return Status::ok;
+}
+
+Status Agent::fingerprints(KeyFingerprints* out) const {
+  if (out == nullptr) return Status::null_pointer;
+  *out = fp_;
   return Status::ok;
 }
 

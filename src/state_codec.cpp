@@ -110,6 +110,7 @@ class StateCodec {
     uint64_t reports = ag.reports_;
     uint64_t windows_closed = ag.windows_closed_;
     uint64_t dropped = ag.dropped_outbox_full_;
+    uint64_t model_version = ag.model_version_;
     uint32_t window_len = ag.window_len_;
     uint32_t outbox_head = ag.outbox_head_;
     uint32_t outbox_len = ag.outbox_len_;
@@ -117,6 +118,7 @@ class StateCodec {
     io.u64(reports);
     io.u64(windows_closed);
     io.u64(dropped);
+    io.u64(model_version);
     io.u32(window_len);
     io.u32(outbox_head);
     io.u32(outbox_len);
@@ -192,6 +194,7 @@ class StateCodec {
       ag.reports_ = reports;
       ag.windows_closed_ = windows_closed;
       ag.dropped_outbox_full_ = dropped;
+      ag.model_version_ = model_version;
       ag.window_len_ = window_len;
       ag.outbox_head_ = outbox_head;
       ag.outbox_len_ = outbox_len;

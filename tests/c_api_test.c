@@ -29,10 +29,16 @@ static void* arena(size_t bytes) {
   return p;
 }
 
+/* Any 32 bytes serve as test keys here: sealing to them works, and no model
+ * is verified in this test. Real apps load the files p2b-keygen writes. */
+static const uint8_t kShufflerKey[P2B_KEY_BYTES] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+static const uint8_t kAnalyzerKey[P2B_KEY_BYTES] = {9, 8, 7, 6, 5, 4, 3, 2, 1};
+static const uint8_t kVerifyKey[P2B_KEY_BYTES] = {42};
+
 int main(void) {
   static const float codebook[CODES * DIM] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   p2b_config cfg;
-  size_t need = 0, state_len = 0, written = 0;
+  size_t need = 0, state_len = 0, written = 0, env_size = 0;
   void *mem, *mem2, *state;
   p2b_agent *agent = NULL, *copy = NULL;
   uint32_t action = 0, code = 0, i;
@@ -52,7 +58,11 @@ int main(void) {
   cfg.window = 2;
   cfg.rng_mode = P2B_RNG_SEEDED;
   cfg.seed = 42;
+  cfg.shuffler_public_key = kShufflerKey;
+  cfg.analyzer_public_key = kAnalyzerKey;
+  cfg.analyzer_verify_key = kVerifyKey;
   CHECK(p2b_agent_footprint(&cfg, &need) == P2B_OK);
+  CHECK(p2b_envelope_size(&cfg, &env_size) == P2B_OK && env_size == P2B_ENVELOPE_BYTES);
   CHECK(need > 0 && need % P2B_ARENA_ALIGN == 0);
 
   mem = arena(need);
@@ -68,9 +78,18 @@ int main(void) {
     CHECK(p2b_agent_decide(agent, x, DIM, &action, &id) == P2B_OK);
     CHECK(action < ACTIONS);
     CHECK(p2b_agent_reward(agent, id, action == 2 ? 1.0f : 0.0f) == P2B_OK);
-    while (p2b_agent_poll_report(agent, &rep) == P2B_OK) {
-      CHECK(rep.code < CODES && rep.action < ACTIONS);
-      ++reports;
+    if (i % 2 == 0) {
+      while (p2b_agent_poll_tuple(agent, &rep) == P2B_OK) {
+        CHECK(rep.code < CODES && rep.action < ACTIONS);
+        ++reports;
+      }
+    } else {
+      uint8_t envelope[P2B_ENVELOPE_BYTES];
+      size_t written = 0;
+      while (p2b_agent_poll_report(agent, envelope, sizeof envelope, &written) == P2B_OK) {
+        CHECK(written == P2B_ENVELOPE_BYTES);
+        ++reports;
+      }
     }
   }
   CHECK(reports > 20 && reports < 80); /* 100 windows at p = 0.5 */

@@ -1,4 +1,4 @@
-# Fails when the core archive references an allocator, the exception runtime
+# Fails when a device archive (core, nanopb runtime, generated code) references an allocator, the exception runtime
 # or RTTI. Run as: cmake -DNM=<nm> -DLIB=<libp2b_core.a> -P check_core_symbols.cmake
 execute_process(COMMAND ${NM} -u ${LIB} OUTPUT_VARIABLE undefined RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -23,6 +23,6 @@ endforeach()
 list(LENGTH lines n_undefined)
 if(forbidden)
   list(REMOVE_DUPLICATES forbidden)
-  message(FATAL_ERROR "libp2b_core references forbidden symbols: ${forbidden}")
+  message(FATAL_ERROR "${LIB} references forbidden symbols: ${forbidden}")
 endif()
-message(STATUS "libp2b_core: ${n_undefined} undefined references, none to an allocator, the exception runtime or RTTI")
+message(STATUS "${LIB}: ${n_undefined} undefined references, none to an allocator, the exception runtime or RTTI")

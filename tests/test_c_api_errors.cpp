@@ -19,6 +19,18 @@ constexpr uint32_t kCodes = 8;
 int failing_random(void*, uint8_t*, size_t) {
   return -1;
 }
+int failing_seal(uint8_t*, const uint8_t*, size_t, const uint8_t*) {
+  return -1;
+}
+int sodium_seal(uint8_t* out, const uint8_t* m, size_t len, const uint8_t* pk) {
+  return crypto_box_seal(out, m, len, pk);
+}
+int sodium_hash(uint8_t* out, size_t out_len, const uint8_t* m, size_t len) {
+  return crypto_generichash(out, out_len, m, len, nullptr, 0);
+}
+int sodium_verify(const uint8_t* sig, const uint8_t* m, size_t len, const uint8_t* pk) {
+  return crypto_sign_verify_detached(sig, m, len, pk);
+}
 
 class CApiErrors : public ::testing::Test {
  protected:
@@ -75,7 +87,20 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
          [&] { return p2b_agent_decide(nullptr, x_, kDim, &action, &id); });
   expect(P2B_ERR_NULL_POINTER, "reward agent",
          [&] { return p2b_agent_reward(nullptr, open_, 1.0F); });
-  expect(P2B_ERR_NULL_POINTER, "poll", [&] { return p2b_agent_poll_report(ag, nullptr); });
+  expect(P2B_ERR_NULL_POINTER, "poll tuple", [&] { return p2b_agent_poll_tuple(ag, nullptr); });
+  expect(P2B_ERR_NULL_POINTER, "poll envelope",
+         [&] { return p2b_agent_poll_report(ag, nullptr, 0, &n); });
+  expect(P2B_ERR_NULL_POINTER, "fingerprints", [&] { return p2b_agent_fingerprints(ag, nullptr); });
+  expect(P2B_ERR_NULL_POINTER, "missing shuffler key", [&] {
+    p2b_config k = cfg();
+    k.shuffler_public_key = nullptr;
+    return p2b_agent_footprint(&k, &n);
+  });
+  expect(P2B_ERR_NULL_POINTER, "missing verify key", [&] {
+    p2b_config k = cfg();
+    k.analyzer_verify_key = nullptr;
+    return p2b_agent_footprint(&k, &n);
+  });
   expect(P2B_ERR_NULL_POINTER, "scores",
          [&] { return p2b_agent_scores(ag, x_, kDim, nullptr, width, kArms); });
   expect(P2B_ERR_NULL_POINTER, "encode", [&] { return p2b_agent_encode(ag, x_, kDim, nullptr); });
@@ -204,7 +229,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
     p2b_agent* other = nullptr;
     p2b_config k = cfg();
     EXPECT_EQ(p2b_agent_init(mem.get(), t_.bytes - 1, &k, &other), P2B_ERR_ARENA_TOO_SMALL);
-    return p2b_agent_poll_report(static_cast<p2b_agent*>(mem.get()), &rep);
+    return p2b_agent_poll_tuple(static_cast<p2b_agent*>(mem.get()), &rep);
   });
   expect(P2B_ERR_BAD_CODEBOOK, "NaN centroid", [&] {
     std::vector<float> book = t_.codebook;
@@ -241,6 +266,40 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
     return p2b_agent_import(ag, a.data(), b.data(), kArms, kDim, P2B_STATS_GRAM);
   });
 
+  // Sealing: a full report queue, then a buffer too small and a failing port.
+  p2b_crypto broken_seal{failing_seal, sodium_hash, sodium_verify};
+  auto agent_with_report = [&](const p2b_crypto* crypto) {
+    p2b_config k = cfg();
+    k.window = 1;
+    k.participation = 0.999;
+    k.crypto = crypto;
+    auto other = p2b_test::make_agent(k);
+    uint64_t oid = 0;
+    EXPECT_EQ(p2b_agent_decide(other.agent, x_, kDim, &action, &oid), P2B_OK);
+    EXPECT_EQ(p2b_agent_reward(other.agent, oid, 1.0F), P2B_OK);
+    return other;
+  };
+  expect(P2B_ERR_BUFFER_TOO_SMALL, "envelope buffer", [&] {
+    auto other = agent_with_report(nullptr);
+    const std::vector<uint8_t> before = p2b_test::saved(other.agent);
+    const p2b_status s = p2b_agent_poll_report(other.agent, buf.data(), P2B_ENVELOPE_BYTES - 1, &n);
+    EXPECT_EQ(p2b_test::saved(other.agent), before);
+    return s;
+  });
+  expect(P2B_ERR_CRYPTO_FAILURE, "sealing fails", [&] {
+    auto other = agent_with_report(&broken_seal);
+    const std::vector<uint8_t> before = p2b_test::saved(other.agent);
+    const p2b_status s = p2b_agent_poll_report(other.agent, buf.data(), buf.size(), &n);
+    EXPECT_EQ(p2b_test::saved(other.agent), before) << "the report must stay queued";
+    return s;
+  });
+  expect(P2B_ERR_BAD_CONFIG, "crypto without verify", [&] {
+    p2b_crypto partial{sodium_seal, sodium_hash, nullptr};
+    p2b_config k = cfg();
+    k.crypto = &partial;
+    return p2b_agent_footprint(&k, &n);
+  });
+
   // A random source that fails: the reward that closes a window needs it.
   expect(P2B_ERR_RANDOM_FAILURE, "failing random source", [&] {
     p2b_config k = cfg();
@@ -257,7 +316,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   });
 
   std::set<int> all_errors;
-  for (int s = -1; s >= P2B_ERR_CODE_OUT_OF_RANGE; --s) all_errors.insert(s);
+  for (int s = -1; s >= P2B_ERR_CRYPTO_FAILURE; --s) all_errors.insert(s);
   std::set<int> missing;
   for (int s : all_errors) {
     if (reached_.count(s) == 0) missing.insert(s);
@@ -270,7 +329,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
 
 TEST(CApiStatus, EveryStatusHasItsOwnDescription) {
   std::set<std::string> seen;
-  for (int s = P2B_ERR_CODE_OUT_OF_RANGE; s <= P2B_BUDGET_EXHAUSTED; ++s) {
+  for (int s = P2B_ERR_CRYPTO_FAILURE; s <= P2B_BUDGET_EXHAUSTED; ++s) {
     const char* text = p2b_status_str(static_cast<p2b_status>(s));
     ASSERT_NE(text, nullptr);
     EXPECT_TRUE(seen.insert(text).second) << "duplicate description for " << s;

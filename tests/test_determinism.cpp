@@ -51,7 +51,7 @@ uint64_t scenario_digest(uint32_t policy) {
     h = fnv(h, a);
     h = fnv(h, code);
     p2b_report rep;
-    while (p2b_agent_poll_report(t.agent, &rep) == P2B_OK) {
+    while (p2b_agent_poll_tuple(t.agent, &rep) == P2B_OK) {
       h = fnv(h, 0xFFFF0000ULL | rep.code);
       h = fnv(h, rep.action);
     }

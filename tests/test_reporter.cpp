@@ -25,7 +25,7 @@ Tally run(p2b_agent* agent, uint32_t d, int n, RewardFn reward_of) {
     EXPECT_EQ(p2b_agent_decide(agent, x.data(), d, &a, &id), P2B_OK);
     EXPECT_EQ(p2b_agent_reward(agent, id, reward_of(step)), P2B_OK);
     p2b_report rep;
-    while (p2b_agent_poll_report(agent, &rep) == P2B_OK) {
+    while (p2b_agent_poll_tuple(agent, &rep) == P2B_OK) {
       ++t.reports;
       t.zero_reward_reports += rep.reward == 0.0F ? 1 : 0;
     }
@@ -99,7 +99,7 @@ TEST(Reporter, ReportedTupleComesFromTheClosedWindow) {
     ASSERT_EQ(p2b_agent_reward(t.agent, id, 1.0F), P2B_OK);
     window.insert({code, a});
     p2b_report rep;
-    if (p2b_agent_poll_report(t.agent, &rep) == P2B_OK) {
+    if (p2b_agent_poll_tuple(t.agent, &rep) == P2B_OK) {
       EXPECT_EQ(window.count({rep.code, rep.action}), 1U);
       ++checked;
     }
@@ -140,7 +140,7 @@ TEST(Accountant, BudgetStopsReportsAndSaysSo) {
   const Tally tally = run(t.agent, d, 20000, [](int) { return 1.0F; });
   EXPECT_EQ(tally.reports, 3);
   p2b_report rep;
-  EXPECT_EQ(p2b_agent_poll_report(t.agent, &rep), P2B_BUDGET_EXHAUSTED);
+  EXPECT_EQ(p2b_agent_poll_tuple(t.agent, &rep), P2B_BUDGET_EXHAUSTED);
   p2b_privacy ledger;
   ASSERT_EQ(p2b_agent_privacy(t.agent, &ledger), P2B_OK);
   EXPECT_EQ(ledger.reports, 3U);

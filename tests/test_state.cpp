@@ -55,7 +55,7 @@ Trace continue_run(p2b_agent* agent, uint64_t env_seed, const std::vector<uint64
     EXPECT_EQ(p2b_agent_reward(agent, id, a == 1 ? 1.0F : 0.0F), P2B_OK);
     tr.actions.push_back(a);
     p2b_report rep;
-    while (p2b_agent_poll_report(agent, &rep) == P2B_OK) tr.report_codes.push_back(rep.code);
+    while (p2b_agent_poll_tuple(agent, &rep) == P2B_OK) tr.report_codes.push_back(rep.code);
   }
   return tr;
 }
@@ -152,8 +152,9 @@ TEST_F(StateRejection, StateOfAnotherCodebookIsRefused) {
 
 TEST_F(StateRejection, WellSealedButImpossibleValuesAreRejected) {
   // Header is 20 bytes; the body opens with the RNG state (4*8 + 8 + 4 + 4),
-  // then next_id (8), reports, windows, dropped (3*8), then window_len (4).
-  const size_t window_len_at = 20 + 48 + 8 + 24;
+  // then next_id (8), reports, windows, dropped (3*8), model version (8),
+  // then window_len (4).
+  const size_t window_len_at = 20 + 48 + 8 + 24 + 8;
   std::vector<uint8_t> bad = blob_;
   bad[window_len_at] = 200;  // window_len beyond the window of 4
   reseal(&bad);

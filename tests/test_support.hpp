@@ -10,6 +10,8 @@
 #include <random>
 #include <vector>
 
+#include <sodium.h>
+
 #include "p2b.h"
 
 namespace p2b_test {
@@ -63,9 +65,31 @@ struct TestAgent {
   p2b_agent* agent = nullptr;
 };
 
+// One deployment's keys for the whole test binary, as p2b-keygen makes them.
+struct TestKeys {
+  uint8_t shuffler_pk[crypto_box_PUBLICKEYBYTES], shuffler_sk[crypto_box_SECRETKEYBYTES];
+  uint8_t analyzer_pk[crypto_box_PUBLICKEYBYTES], analyzer_sk[crypto_box_SECRETKEYBYTES];
+  uint8_t verify_pk[crypto_sign_PUBLICKEYBYTES], sign_sk[crypto_sign_SECRETKEYBYTES];
+};
+
+inline const TestKeys& test_keys() {
+  static const TestKeys keys = [] {
+    TestKeys k{};
+    if (sodium_init() < 0) std::abort();
+    crypto_box_keypair(k.shuffler_pk, k.shuffler_sk);
+    crypto_box_keypair(k.analyzer_pk, k.analyzer_sk);
+    crypto_sign_keypair(k.verify_pk, k.sign_sk);
+    return k;
+  }();
+  return keys;
+}
+
 inline p2b_config base_config(uint32_t d, uint32_t k_actions, uint32_t n_codes, uint64_t seed) {
   p2b_config cfg;
   p2b_config_default(&cfg);
+  cfg.shuffler_public_key = test_keys().shuffler_pk;
+  cfg.analyzer_public_key = test_keys().analyzer_pk;
+  cfg.analyzer_verify_key = test_keys().verify_pk;
   cfg.dim = d;
   cfg.n_actions = k_actions;
   cfg.n_codes = n_codes;

@@ -14,9 +14,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include <sodium.h>
+
+#include <array>
+
 #include "sim/c_agent.hpp"
 #include "sim/simplex_codebook.hpp"
 #include "sim/synthetic_env.hpp"
+#include "wire/envelope_open.hpp"
 
 namespace {
 
@@ -108,10 +113,30 @@ void progress(const char* stage, double done, double total) {
   std::fflush(stderr);
 }
 
-struct Tuple {
-  uint32_t code;
-  uint32_t action;
-  float reward;
+// What the shuffler keeps of an envelope: the crowd id and the still-sealed
+// inner layer. Nothing about the sender.
+struct Shuffled {
+  uint32_t crowd_id;
+  std::array<uint8_t, p2b::kInnerBytes> inner;
+};
+
+// The deployment's keys, made fresh for this run (p2b-keygen writes them to
+// files for real deployments).
+struct DemoKeys {
+  p2b::server::BoxKey shuffler{}, analyzer{};
+  uint8_t verify_pk[crypto_sign_PUBLICKEYBYTES]{};
+  DemoKeys() {
+    if (sodium_init() < 0) throw std::runtime_error("libsodium failed to start");
+    uint8_t pk[crypto_box_PUBLICKEYBYTES], sk[crypto_box_SECRETKEYBYTES];
+    crypto_box_keypair(pk, sk);
+    p2b::server::make_box_key(pk, sk, &shuffler);
+    crypto_box_keypair(pk, sk);
+    p2b::server::make_box_key(pk, sk, &analyzer);
+    uint8_t sign_sk[crypto_sign_SECRETKEYBYTES];
+    crypto_sign_keypair(verify_pk, sign_sk);
+    sodium_memzero(sk, sizeof sk);
+    sodium_memzero(sign_sk, sizeof sign_sk);
+  }
 };
 
 struct Model {
@@ -125,14 +150,17 @@ Model export_model(const CAgent& server, const Options& o) {
   return m;
 }
 
-// The shuffler's crowd-blending step, in-process: drop every tuple whose code
-// occurs fewer than `l` times in the batch.
-std::vector<Tuple> threshold_batch(const std::vector<Tuple>& batch, uint32_t l) {
+// The shuffler's batch step, in-process: shuffle with the CSPRNG, then drop
+// every record whose crowd id occurs fewer than `l` times in the batch.
+std::vector<Shuffled> shuffle_and_threshold(std::vector<Shuffled> batch, uint32_t l) {
+  for (size_t i = batch.size(); i > 1; --i) {
+    std::swap(batch[i - 1], batch[randombytes_uniform(static_cast<uint32_t>(i))]);
+  }
   std::unordered_map<uint32_t, uint32_t> count;
-  for (const Tuple& t : batch) ++count[t.code];
-  std::vector<Tuple> kept;
-  for (const Tuple& t : batch) {
-    if (count[t.code] >= l) kept.push_back(t);
+  for (const Shuffled& r : batch) ++count[r.crowd_id];
+  std::vector<Shuffled> kept;
+  for (const Shuffled& r : batch) {
+    if (count[r.crowd_id] >= l) kept.push_back(r);
   }
   return kept;
 }
@@ -226,6 +254,10 @@ int main(int argc, char** argv) {
     cfg.centroids = km.centroids.data();
     cfg.n_codes = o.codes;
     cfg.rng_mode = P2B_RNG_SEEDED;
+    const DemoKeys keys;
+    cfg.shuffler_public_key = keys.shuffler.pk;
+    cfg.analyzer_public_key = keys.analyzer.pk;
+    cfg.analyzer_verify_key = keys.verify_pk;
     CAgent device(cfg), pooled_server(cfg), private_server(cfg);
     std::printf("agent arena: %zu bytes (d=%u, |A|=%u, k=%u, %s)\n", device.footprint(), o.dim,
                 o.actions, o.codes, "float");
@@ -236,7 +268,8 @@ int main(int argc, char** argv) {
     const Estimate oracle = evaluate_late(device, env, o, late_users, nullptr, Late::oracle);
 
     // 3. Early users: cold agents, raw data pooled, P2B reports collected.
-    std::vector<Tuple> reports;
+    std::vector<Shuffled> reports;  // what the shuffler has received so far
+    uint8_t envelope[P2B_ENVELOPE_BYTES];
     std::vector<float> x(o.dim), centroid(o.dim);
     std::vector<double> rbar(o.actions);
     std::vector<uint32_t> marks = checkpoints(o.users);
@@ -264,19 +297,35 @@ int main(int argc, char** argv) {
         check(p2b_agent_reward(device.get(), id, r), "reward");
         check(p2b_agent_learn(pooled_server.get(), x.data(), o.dim, action, r), "learn");
       }
-      p2b_report rep;
-      while (p2b_agent_poll_report(device.get(), &rep) == P2B_OK) {
-        reports.push_back({rep.code, rep.action, rep.reward});
+      // Sealed on the device, opened by the shuffler: only the crowd id and
+      // the inner ciphertext stay.
+      size_t len = 0;
+      while (p2b_agent_poll_report(device.get(), envelope, sizeof envelope, &len) == P2B_OK) {
+        p2b::server::OuterOpened outer{};
+        const auto st = p2b::server::open_outer(envelope, len, &keys.shuffler, 1, &outer);
+        if (st != p2b::server::OpenStatus::ok) {
+          throw std::runtime_error(std::string("shuffler: ") + p2b::server::open_status_str(st));
+        }
+        Shuffled rec{outer.crowd_id, {}};
+        std::copy(outer.inner, outer.inner + p2b::kInnerBytes, rec.inner.begin());
+        reports.push_back(rec);
       }
       if (u % 500 == 0 || u == o.users) progress("early users", u, o.users);
       if (u != marks[next_mark]) continue;
       ++next_mark;
 
-      // The server side at this population: threshold, decode codes to
-      // centroids, update a fresh global model.
-      const std::vector<Tuple> kept = threshold_batch(reports, o.threshold);
+      // The server side at this population: the shuffler shuffles and
+      // thresholds; the analyzer opens the inner layers, decodes codes to
+      // centroids and updates a fresh global model.
+      const std::vector<Shuffled> kept = shuffle_and_threshold(reports, o.threshold);
       private_server.reset();
-      for (const Tuple& t : kept) {
+      for (const Shuffled& r : kept) {
+        p2b::server::InnerOpened t{};
+        const auto st =
+            p2b::server::open_inner(r.inner.data(), r.inner.size(), &keys.analyzer, 1, &t);
+        if (st != p2b::server::OpenStatus::ok) {
+          throw std::runtime_error(std::string("analyzer: ") + p2b::server::open_status_str(st));
+        }
         check(p2b_agent_centroid(private_server.get(), t.code, centroid.data(), o.dim), "centroid");
         check(p2b_agent_learn(private_server.get(), centroid.data(), o.dim, t.action, t.reward),
               "learn");

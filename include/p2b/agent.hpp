@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "p2b/config.hpp"
+#include "p2b/crypto.hpp"
 #include "p2b/random.hpp"
 #include "p2b/status.hpp"
 
@@ -17,6 +18,12 @@ struct Report {
   uint32_t code;
   uint32_t action;
   float reward;
+};
+
+struct KeyFingerprints {
+  uint8_t shuffler[kFingerprintBytes];
+  uint8_t analyzer[kFingerprintBytes];
+  uint8_t analyzer_verify[kFingerprintBytes];
 };
 
 struct PrivacyLedger {
@@ -51,7 +58,10 @@ class Agent {
   // Learn from a logged interaction; it is not a candidate for reporting.
   Status learn(const float* x, std::size_t len, uint32_t action, float r);
   Status scores(const float* x, std::size_t len, float* mean, float* width, std::size_t cap);
-  Status poll_report(Report* out);
+  // The next report as a sealed, fixed-length envelope (kEnvelopeBytes).
+  Status poll_envelope(uint8_t* out, std::size_t cap, std::size_t* written);
+  // The next report in plaintext: for simulation and tests only, never send it.
+  Status poll_tuple(Report* out);
 
   Status encode(const float* x, std::size_t len, uint32_t* code) const;
   Status centroid(uint32_t code, float* out, std::size_t len) const;
@@ -63,6 +73,8 @@ class Agent {
   Status sample_parameters(uint32_t action, real* mu, std::size_t len);
 
   Status privacy(PrivacyLedger* out) const;
+  Status fingerprints(KeyFingerprints* out) const;
+  uint64_t model_version() const { return model_version_; }
 
   Status saved_size(std::size_t* bytes) const;
   Status save(void* buf, std::size_t cap, std::size_t* written) const;
@@ -146,6 +158,13 @@ class Agent {
   std::size_t off_outbox_ = 0;
   std::size_t off_scratch_ = 0;
   std::size_t total_bytes_ = 0;
+
+  CryptoPort crypto_{};
+  uint64_t model_version_ = 0;  // of the last warm-start model applied
+  uint8_t shuffler_pk_[kPublicKeyBytes] = {};
+  uint8_t analyzer_pk_[kPublicKeyBytes] = {};
+  uint8_t verify_pk_[kPublicKeyBytes] = {};
+  KeyFingerprints fp_ = {};
 };
 
 }  // namespace p2b

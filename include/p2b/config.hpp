@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "p2b/crypto.hpp"
+
 namespace p2b {
 
 #if defined(P2B_USE_DOUBLE)
@@ -60,6 +62,14 @@ struct Config {
   bool deterministic = false;
   uint64_t seed = 0;
   RandomSource random{};
+
+  // Keys of the deployment (kPublicKeyBytes each, copied at init): reports are
+  // sealed to the shuffler's and the analyzer's X25519 keys; warm-start models
+  // must carry the analyzer's Ed25519 signature.
+  const uint8_t* shuffler_public_key = nullptr;
+  const uint8_t* analyzer_public_key = nullptr;
+  const uint8_t* analyzer_verify_key = nullptr;
+  CryptoPort crypto{};
 };
 
 }  // namespace p2b

@@ -32,10 +32,11 @@ enum class Status : int32_t {
   bad_codebook = -19,
   random_failure = -20,
   code_out_of_range = -21,
+  crypto_failure = -22,
 };
 
 // Lowest (most negative) status value; tests walk [kLowestStatus, 2].
-constexpr int32_t kLowestStatus = -21;
+constexpr int32_t kLowestStatus = -22;
 
 constexpr bool is_error(Status s) {
   return static_cast<int32_t>(s) < 0;
