@@ -5,6 +5,7 @@
 
 #include "../ports/platform.hpp"
 #include "p2b/agent.hpp"
+#include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
 
 namespace {
@@ -16,12 +17,13 @@ static_assert(P2B_ARENA_ALIGN == p2b::kArenaAlign, "alignment macro out of sync"
 static_assert(P2B_MAX_DIM == p2b::kMaxDim, "limit macro out of sync");
 static_assert(P2B_MAX_ACTIONS == p2b::kMaxActions, "limit macro out of sync");
 static_assert(P2B_MAX_CODES == p2b::kMaxCodes, "limit macro out of sync");
-static_assert(P2B_ERR_CRYPTO_FAILURE == p2b::kLowestStatus, "status list out of sync");
+static_assert(P2B_ERR_MODEL_ROLLBACK == p2b::kLowestStatus, "status list out of sync");
 static_assert(sizeof(p2b_report) == sizeof(p2b::Report), "report layout out of sync");
 static_assert(P2B_ENVELOPE_BYTES == p2b::kEnvelopeBytes, "envelope size out of sync");
 static_assert(P2B_KEY_BYTES == p2b::kPublicKeyBytes, "key size out of sync");
 static_assert(P2B_FINGERPRINT_BYTES == p2b::kFingerprintBytes, "fingerprint size out of sync");
 static_assert(sizeof(p2b_fingerprints) == sizeof(p2b::KeyFingerprints), "fingerprints out of sync");
+static_assert(sizeof(p2b_codebook_info) == sizeof(p2b::CodebookInfo), "codebook info out of sync");
 
 p2b_status out(Status s) {
   return static_cast<p2b_status>(static_cast<int32_t>(s));
@@ -241,6 +243,26 @@ p2b_status p2b_agent_export(const p2b_agent* agent, double* a, double* b, uint32
                             uint32_t dim) {
   P2B_RESOLVE(agent);
   return out(ag->export_stats(a, b, n_actions, dim));
+}
+
+p2b_status p2b_agent_apply_model(p2b_agent* agent, const uint8_t* bundle, size_t len) {
+  P2B_RESOLVE(agent);
+  return out(ag->apply_model(bundle, len));
+}
+
+p2b_status p2b_agent_model_version(const p2b_agent* agent, uint64_t* version) {
+  P2B_RESOLVE(agent);
+  if (version == nullptr) return P2B_ERR_NULL_POINTER;
+  *version = ag->model_version();
+  return P2B_OK;
+}
+
+p2b_status p2b_codebook_parse(const uint8_t* file, size_t len, float* centroids, size_t cap,
+                              p2b_codebook_info* info) {
+  p2b::CryptoPort crypto{};
+  if (!p2b::port::default_crypto(&crypto)) return P2B_ERR_BAD_CONFIG;
+  return out(p2b::parse_codebook(crypto, file, len, centroids, cap,
+                                 reinterpret_cast<p2b::CodebookInfo*>(info)));
 }
 
 p2b_status p2b_agent_save_size(const p2b_agent* agent, size_t* bytes) {

@@ -115,7 +115,12 @@ typedef enum p2b_status {
   P2B_ERR_BAD_CODEBOOK = -19,          /* codebook has non-finite values */
   P2B_ERR_RANDOM_FAILURE = -20,        /* the random source failed */
   P2B_ERR_CODE_OUT_OF_RANGE = -21,     /* code >= n_codes */
-  P2B_ERR_CRYPTO_FAILURE = -22         /* the crypto port failed */
+  P2B_ERR_CRYPTO_FAILURE = -22,        /* the crypto port failed */
+  P2B_ERR_MALFORMED_INPUT = -23,       /* not a well-formed p2b message or file */
+  P2B_ERR_BAD_SIGNATURE = -24,         /* model signature fails the pinned key */
+  P2B_ERR_MODEL_SHAPE_MISMATCH = -25,  /* model's dim or n_actions differ */
+  P2B_ERR_CODEBOOK_MISMATCH = -26,     /* model built for another codebook */
+  P2B_ERR_MODEL_ROLLBACK = -27         /* model version <= the applied one */
 } p2b_status;
 
 /* Static English description of `s`; never NULL, also for unknown values. */
@@ -252,9 +257,10 @@ typedef struct p2b_fingerprints {
   uint8_t shuffler[P2B_FINGERPRINT_BYTES];
   uint8_t analyzer[P2B_FINGERPRINT_BYTES];
   uint8_t analyzer_verify[P2B_FINGERPRINT_BYTES];
+  uint8_t codebook[P2B_FINGERPRINT_BYTES]; /* of the codebook, as in its file */
 } p2b_fingerprints;
 
-/* Fingerprints of the keys the agent was set up with. */
+/* Fingerprints of the keys and the codebook the agent was set up with. */
 P2B_API p2b_status p2b_agent_fingerprints(const p2b_agent* agent, p2b_fingerprints* out);
 /* Fingerprint of any public key, with the platform crypto. */
 P2B_API p2b_status p2b_key_fingerprint(const uint8_t* public_key,
@@ -300,6 +306,31 @@ P2B_API p2b_status p2b_agent_import(p2b_agent* agent, const double* a, const dou
 /* Writes every arm's A_a (as P2B_STATS_GRAM) and b_a in the layout above. */
 P2B_API p2b_status p2b_agent_export(const p2b_agent* agent, double* a, double* b,
                                     uint32_t n_actions, uint32_t dim);
+
+/* Verifies and applies a signed warm-start model bundle, as the analyzer
+   serves it: Ed25519 signature by the pinned analyzer_verify_key, the agent's
+   dim and n_actions, its codebook's fingerprint, and a version newer than the
+   last one applied. Every failure has its own status and changes nothing. */
+P2B_API p2b_status p2b_agent_apply_model(p2b_agent* agent, const uint8_t* bundle, size_t len);
+/* Version of the last model applied (0: none). Saved with the agent, so
+   anti-rollback survives restarts. */
+P2B_API p2b_status p2b_agent_model_version(const p2b_agent* agent, uint64_t* version);
+
+/* ---- codebook files ------------------------------------------------- */
+
+typedef struct p2b_codebook_info {
+  uint32_t k;      /* codes */
+  uint32_t dim;    /* d */
+  uint32_t digits; /* q */
+  uint8_t fingerprint[P2B_FINGERPRINT_BYTES];
+} p2b_codebook_info;
+
+/* Parses a codebook file (the format shared with the trainer and the
+   analyzer) into `centroids` (capacity `cap` floats, k x dim row-major),
+   checking every field and the fingerprint. Set cfg.centroids from it. On
+   failure `centroids` may be partly written and must not be used. */
+P2B_API p2b_status p2b_codebook_parse(const uint8_t* file, size_t len, float* centroids, size_t cap,
+                                      p2b_codebook_info* info);
 
 /* ---- persistence ---------------------------------------------------- */
 

@@ -10,6 +10,7 @@
 #include "arena_layout.hpp"
 #include "checksum.hpp"
 #include "encoder.hpp"
+#include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
 #include "ridge_arm.hpp"
 
@@ -116,6 +117,9 @@ Status Agent::init(void* mem, std::size_t len, const Config& cfg, Agent** out) {
       key_fingerprint(cfg.crypto, cfg.analyzer_verify_key, fp.analyzer_verify) != Status::ok) {
     return Status::crypto_failure;
   }
+  st = codebook_fingerprint(cfg.crypto, cfg.centroids, cfg.n_codes, cfg.dim, cfg.round_digits,
+                            fp.codebook);
+  if (st != Status::ok) return st;
 
   // Zeroing first makes saved state a pure function of the agent's history.
   std::memset(mem, 0, lay.total);
@@ -152,6 +156,7 @@ Status Agent::init(void* mem, std::size_t len, const Config& cfg, Agent** out) {
   ag->off_window_ = lay.window;
   ag->off_outbox_ = lay.outbox;
   ag->off_scratch_ = lay.scratch;
+  ag->off_staging_ = lay.staging;
   ag->total_bytes_ = lay.total;
   ag->crypto_ = cfg.crypto;
   std::memcpy(ag->shuffler_pk_, cfg.shuffler_public_key, kPublicKeyBytes);

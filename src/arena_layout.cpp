@@ -32,6 +32,7 @@ ArenaLayout compute_layout(const Config& cfg, std::size_t header_bytes, std::siz
   l.window = take(&cur, cfg.window * entry_bytes);
   l.outbox = take(&cur, cfg.outbox_capacity * report_bytes);
   l.scratch = take(&cur, (d * d + 2 * d) * sizeof(real));
+  l.staging = take(&cur, d * d * sizeof(double));
   l.total = align_up(cur);
   return l;
 }

@@ -18,6 +18,7 @@ struct ArenaLayout {
   std::size_t window;     // window entries
   std::size_t outbox;     // outbox reports
   std::size_t scratch;    // d * d + 2 * d reals
+  std::size_t staging;    // d * d doubles: one arm of an incoming model
   std::size_t total;
 };
 

@@ -52,6 +52,18 @@ const char* status_str(Status s) {
       return "random source failed";
     case Status::code_out_of_range:
       return "code index out of range";
+    case Status::crypto_failure:
+      return "the crypto port failed to seal, hash or verify";
+    case Status::malformed_input:
+      return "input is not a well-formed p2b message or file";
+    case Status::bad_signature:
+      return "model signature does not verify with the pinned key";
+    case Status::model_shape_mismatch:
+      return "model has another dimension or number of actions";
+    case Status::codebook_mismatch:
+      return "model was built for another codebook";
+    case Status::model_rollback:
+      return "model version is not newer than the current one";
   }
   return "unknown status";
 }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "checksum.hpp"
+#include "model_support.hpp"
 #include "p2b/config.hpp"
 #include "test_support.hpp"
 
@@ -21,15 +22,6 @@ int failing_random(void*, uint8_t*, size_t) {
 }
 int failing_seal(uint8_t*, const uint8_t*, size_t, const uint8_t*) {
   return -1;
-}
-int sodium_seal(uint8_t* out, const uint8_t* m, size_t len, const uint8_t* pk) {
-  return crypto_box_seal(out, m, len, pk);
-}
-int sodium_hash(uint8_t* out, size_t out_len, const uint8_t* m, size_t len) {
-  return crypto_generichash(out, out_len, m, len, nullptr, 0);
-}
-int sodium_verify(const uint8_t* sig, const uint8_t* m, size_t len, const uint8_t* pk) {
-  return crypto_sign_verify_detached(sig, m, len, pk);
 }
 
 class CApiErrors : public ::testing::Test {
@@ -266,8 +258,43 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
     return p2b_agent_import(ag, a.data(), b.data(), kArms, kDim, P2B_STATS_GRAM);
   });
 
+  // Warm-start models.
+  auto model = [&](p2b_test::BundleOptions opt) {
+    return p2b_test::bundle_from(ag, kDim, kArms, opt);
+  };
+  expect(P2B_ERR_MALFORMED_INPUT, "garbage model", [&] {
+    std::vector<uint8_t> junk(300, 0x33);
+    return p2b_agent_apply_model(ag, junk.data(), junk.size());
+  });
+  expect(P2B_ERR_BAD_SIGNATURE, "model signed by a stranger", [&] {
+    uint8_t pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+    crypto_sign_keypair(pk, sk);
+    p2b_test::BundleOptions opt{5};
+    opt.sign_sk = sk;
+    const auto m = model(opt);
+    return p2b_agent_apply_model(ag, m.data(), m.size());
+  });
+  expect(P2B_ERR_MODEL_SHAPE_MISMATCH, "model for another d", [&] {
+    p2b_test::BundleOptions opt{5};
+    opt.dim_delta = 1;
+    const auto m = model(opt);
+    return p2b_agent_apply_model(ag, m.data(), m.size());
+  });
+  expect(P2B_ERR_CODEBOOK_MISMATCH, "model for another codebook", [&] {
+    p2b_test::BundleOptions opt{5};
+    opt.other_codebook = true;
+    const auto m = model(opt);
+    return p2b_agent_apply_model(ag, m.data(), m.size());
+  });
+  expect(P2B_ERR_MODEL_ROLLBACK, "model version 0", [&] {
+    const auto m = model(p2b_test::BundleOptions{0});
+    return p2b_agent_apply_model(ag, m.data(), m.size());
+  });
+  expect(P2B_ERR_NULL_POINTER, "model bytes",
+         [&] { return p2b_agent_apply_model(ag, nullptr, 5); });
+
   // Sealing: a full report queue, then a buffer too small and a failing port.
-  p2b_crypto broken_seal{failing_seal, sodium_hash, sodium_verify};
+  p2b_crypto broken_seal{failing_seal, p2b_test::sodium_hash, p2b_test::sodium_verify};
   auto agent_with_report = [&](const p2b_crypto* crypto) {
     p2b_config k = cfg();
     k.window = 1;
@@ -294,7 +321,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
     return s;
   });
   expect(P2B_ERR_BAD_CONFIG, "crypto without verify", [&] {
-    p2b_crypto partial{sodium_seal, sodium_hash, nullptr};
+    p2b_crypto partial{p2b_test::sodium_seal, p2b_test::sodium_hash, nullptr};
     p2b_config k = cfg();
     k.crypto = &partial;
     return p2b_agent_footprint(&k, &n);
@@ -316,7 +343,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   });
 
   std::set<int> all_errors;
-  for (int s = -1; s >= P2B_ERR_CRYPTO_FAILURE; --s) all_errors.insert(s);
+  for (int s = -1; s >= P2B_ERR_MODEL_ROLLBACK; --s) all_errors.insert(s);
   std::set<int> missing;
   for (int s : all_errors) {
     if (reached_.count(s) == 0) missing.insert(s);
@@ -329,13 +356,14 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
 
 TEST(CApiStatus, EveryStatusHasItsOwnDescription) {
   std::set<std::string> seen;
-  for (int s = P2B_ERR_CRYPTO_FAILURE; s <= P2B_BUDGET_EXHAUSTED; ++s) {
+  for (int s = P2B_ERR_MODEL_ROLLBACK; s <= P2B_BUDGET_EXHAUSTED; ++s) {
     const char* text = p2b_status_str(static_cast<p2b_status>(s));
     ASSERT_NE(text, nullptr);
     EXPECT_TRUE(seen.insert(text).second) << "duplicate description for " << s;
     EXPECT_EQ(p2b_is_error(static_cast<p2b_status>(s)), s < 0 ? 1 : 0);
   }
   EXPECT_STREQ(p2b_status_str(static_cast<p2b_status>(-999)), "unknown status");
+  EXPECT_EQ(seen.count("unknown status"), 0U) << "a status without its own description";
 }
 
 TEST(CApiVersion, RuntimeVersionMatchesHeader) {

@@ -25,16 +25,7 @@ struct Keyring {
   }
 };
 
-int port_seal(uint8_t* out, const uint8_t* m, size_t len, const uint8_t* pk) {
-  return crypto_box_seal(out, m, len, pk);
-}
-int port_hash(uint8_t* out, size_t out_len, const uint8_t* m, size_t len) {
-  return crypto_generichash(out, out_len, m, len, nullptr, 0);
-}
-int port_verify(const uint8_t* sig, const uint8_t* m, size_t len, const uint8_t* pk) {
-  return crypto_sign_verify_detached(sig, m, len, pk);
-}
-const p2b::CryptoPort kPort{port_seal, port_hash, port_verify};
+const p2b::CryptoPort kPort{p2b_test::sodium_seal, p2b_test::sodium_hash, p2b_test::sodium_verify};
 
 // Seals with the core's own sealing code and the test deployment's keys.
 std::array<uint8_t, p2b::kEnvelopeBytes> seal(const Keyring& ring, const p2b::TupleToSeal& t) {
@@ -200,8 +191,7 @@ TEST(Envelope, LengthIsFixedAcross10000RandomReports) {
     // Extremes included: varints from 1 to 10 bytes, rewards 0 (omitted) to 1.
     const p2b::TupleToSeal t{i % 7 == 0 ? 0U : static_cast<uint32_t>(rng()),
                              i % 5 == 0 ? 0U : static_cast<uint32_t>(rng()),
-                             static_cast<float>(rng() % 1001) / 1000.0F,
-                             i % 3 == 0 ? 0U : rng()};
+                             static_cast<float>(rng() % 1001) / 1000.0F, i % 3 == 0 ? 0U : rng()};
     const auto env = seal(ring, t);
     ASSERT_EQ(env.size(), p2b::kEnvelopeBytes);
     ASSERT_EQ(open_both(ring, env.data(), env.size(), &out), OpenStatus::ok);

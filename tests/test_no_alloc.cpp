@@ -8,6 +8,7 @@
 #include <atomic>
 #include <new>
 
+#include "model_support.hpp"
 #include "test_support.hpp"
 
 extern "C" {
@@ -115,6 +116,7 @@ void exercise(uint32_t policy) {
   std::vector<uint8_t> state(1 << 20);
   std::vector<double> a(k_arms * d * d), b(k_arms * d);
   std::vector<float> mean(k_arms), width(k_arms), centroid(d);
+  const std::vector<uint8_t> bundle = p2b_test::bundle_from(fresh.agent, d, k_arms, {1});
 
   // libsodium sets itself up on first use: that is init, not the hot path.
   uint8_t warm[P2B_ENVELOPE_BYTES];
@@ -150,6 +152,7 @@ void exercise(uint32_t policy) {
   ASSERT_EQ(p2b_agent_restore(fresh.agent, state.data(), written), P2B_OK);
   ASSERT_EQ(p2b_agent_export(t.agent, a.data(), b.data(), k_arms, d), P2B_OK);
   ASSERT_EQ(p2b_agent_import(fresh.agent, a.data(), b.data(), k_arms, d, P2B_STATS_GRAM), P2B_OK);
+  ASSERT_EQ(p2b_agent_apply_model(t.agent, bundle.data(), bundle.size()), P2B_OK);
   EXPECT_EQ(g_allocations.load(), 0) << "heap touched after init";
   EXPECT_GT(ledger.reports, 0U);
   EXPECT_GT(sealed, 0) << "the sealing path must have run";

@@ -65,6 +65,18 @@ struct TestAgent {
   p2b_agent* agent = nullptr;
 };
 
+// libsodium behind the core's crypto port, for tests that call core
+// functions directly (the C API finds the same through ports/posix).
+inline int sodium_seal(uint8_t* out, const uint8_t* m, size_t len, const uint8_t* pk) {
+  return crypto_box_seal(out, m, len, pk);
+}
+inline int sodium_hash(uint8_t* out, size_t out_len, const uint8_t* m, size_t len) {
+  return crypto_generichash(out, out_len, m, len, nullptr, 0);
+}
+inline int sodium_verify(const uint8_t* sig, const uint8_t* m, size_t len, const uint8_t* pk) {
+  return crypto_sign_verify_detached(sig, m, len, pk);
+}
+
 // One deployment's keys for the whole test binary, as p2b-keygen makes them.
 struct TestKeys {
   uint8_t shuffler_pk[crypto_box_PUBLICKEYBYTES], shuffler_sk[crypto_box_SECRETKEYBYTES];

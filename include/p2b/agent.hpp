@@ -24,6 +24,7 @@ struct KeyFingerprints {
   uint8_t shuffler[kFingerprintBytes];
   uint8_t analyzer[kFingerprintBytes];
   uint8_t analyzer_verify[kFingerprintBytes];
+  uint8_t codebook[kFingerprintBytes];  // see p2b/codebook_format.hpp
 };
 
 struct PrivacyLedger {
@@ -65,6 +66,11 @@ class Agent {
 
   Status encode(const float* x, std::size_t len, uint32_t* code) const;
   Status centroid(uint32_t code, float* out, std::size_t len) const;
+
+  // Verifies and applies a signed warm-start model bundle (server/wire makes
+  // them): signature by the pinned analyzer key, same d, K and codebook, and
+  // a version newer than the last one applied. All-or-nothing.
+  Status apply_model(const uint8_t* bundle, std::size_t len);
 
   Status import_stats(const double* a, const double* b, uint32_t n_actions, uint32_t dim,
                       StatsForm form);
@@ -118,6 +124,7 @@ class Agent {
   Status draw_window_randomness(double u[3]);
   void close_window(const double u[3]);
   bool budget_allows_one_more() const;
+  Status walk_model(const uint8_t* body, std::size_t len, bool apply);
 
   uint32_t magic_ = 0;
   uint32_t layout_version_ = 0;
@@ -157,6 +164,7 @@ class Agent {
   std::size_t off_window_ = 0;
   std::size_t off_outbox_ = 0;
   std::size_t off_scratch_ = 0;
+  std::size_t off_staging_ = 0;
   std::size_t total_bytes_ = 0;
 
   CryptoPort crypto_{};

@@ -2,7 +2,8 @@
 // given build:
 //
 //   envelope = shuffler_fp[16] || seal_shuffler( pad128( Envelope{crowd_id, inner, shuffler_fp} ) )
-//   inner    = analyzer_fp[16] || seal_analyzer( pad48( Report{code, action, reward, version, analyzer_fp} ) )
+//   inner    = analyzer_fp[16] || seal_analyzer( pad48( Report{code, action, reward, version,
+//   analyzer_fp} ) )
 //
 // pad<N>(m) = varint(len(m)) || m || zeros up to N bytes. The cleartext key
 // fingerprints let a service route or reject an envelope before decrypting;

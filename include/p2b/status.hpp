@@ -33,10 +33,15 @@ enum class Status : int32_t {
   random_failure = -20,
   code_out_of_range = -21,
   crypto_failure = -22,
+  malformed_input = -23,
+  bad_signature = -24,
+  model_shape_mismatch = -25,
+  codebook_mismatch = -26,
+  model_rollback = -27,
 };
 
 // Lowest (most negative) status value; tests walk [kLowestStatus, 2].
-constexpr int32_t kLowestStatus = -22;
+constexpr int32_t kLowestStatus = -27;
 
 constexpr bool is_error(Status s) {
   return static_cast<int32_t>(s) < 0;

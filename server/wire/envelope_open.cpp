@@ -32,17 +32,15 @@ bool decode_padded(const uint8_t* buf, std::size_t n, const pb_msgdesc_t* fields
 }
 
 // Opens `fp || sealed(plain)` of a fixed total length into `plain`.
-OpenStatus open_layer(const uint8_t* in, std::size_t len, std::size_t plain_len,
-                      const BoxKey* keys, std::size_t n_keys, uint8_t* plain,
-                      const BoxKey** used) {
+OpenStatus open_layer(const uint8_t* in, std::size_t len, std::size_t plain_len, const BoxKey* keys,
+                      std::size_t n_keys, uint8_t* plain, const BoxKey** used) {
   if (in == nullptr || len != kFingerprintBytes + plain_len + kSealOverheadBytes) {
     return OpenStatus::wrong_length;
   }
   const BoxKey* key = find_key(in, keys, n_keys);
   if (key == nullptr) return OpenStatus::unknown_key;
-  if (sodium_init() < 0 ||
-      crypto_box_seal_open(plain, in + kFingerprintBytes, len - kFingerprintBytes, key->pk,
-                           key->sk) != 0) {
+  if (sodium_init() < 0 || crypto_box_seal_open(plain, in + kFingerprintBytes,
+                                                len - kFingerprintBytes, key->pk, key->sk) != 0) {
     return OpenStatus::decrypt_failed;
   }
   *used = key;
@@ -53,11 +51,16 @@ OpenStatus open_layer(const uint8_t* in, std::size_t len, std::size_t plain_len,
 
 const char* open_status_str(OpenStatus s) {
   switch (s) {
-    case OpenStatus::ok: return "ok";
-    case OpenStatus::wrong_length: return "wrong length";
-    case OpenStatus::unknown_key: return "unknown key fingerprint";
-    case OpenStatus::decrypt_failed: return "decryption failed";
-    case OpenStatus::malformed: return "malformed plaintext";
+    case OpenStatus::ok:
+      return "ok";
+    case OpenStatus::wrong_length:
+      return "wrong length";
+    case OpenStatus::unknown_key:
+      return "unknown key fingerprint";
+    case OpenStatus::decrypt_failed:
+      return "decryption failed";
+    case OpenStatus::malformed:
+      return "malformed plaintext";
   }
   return "unknown";
 }
@@ -73,8 +76,7 @@ OpenStatus open_outer(const uint8_t* envelope, std::size_t len, const BoxKey* ke
                       std::size_t n_keys, OuterOpened* out) {
   uint8_t plain[kOuterPlainBytes];
   const BoxKey* key = nullptr;
-  const OpenStatus st =
-      open_layer(envelope, len, sizeof plain, keys, n_keys, plain, &key);
+  const OpenStatus st = open_layer(envelope, len, sizeof plain, keys, n_keys, plain, &key);
   if (st != OpenStatus::ok) return st;
   p2b_v1_Envelope env = p2b_v1_Envelope_init_zero;
   const bool ok = decode_padded(plain, sizeof plain, p2b_v1_Envelope_fields, &env) &&
@@ -86,8 +88,8 @@ OpenStatus open_outer(const uint8_t* envelope, std::size_t len, const BoxKey* ke
   return OpenStatus::ok;
 }
 
-OpenStatus open_inner(const uint8_t* inner, std::size_t len, const BoxKey* keys,
-                      std::size_t n_keys, InnerOpened* out) {
+OpenStatus open_inner(const uint8_t* inner, std::size_t len, const BoxKey* keys, std::size_t n_keys,
+                      InnerOpened* out) {
   uint8_t plain[kInnerPlainBytes];
   const BoxKey* key = nullptr;
   const OpenStatus st = open_layer(inner, len, sizeof plain, keys, n_keys, plain, &key);

@@ -46,7 +46,7 @@ struct InnerOpened {
   uint64_t model_version;
 };
 
-OpenStatus open_inner(const uint8_t* inner, std::size_t len, const BoxKey* keys,
-                      std::size_t n_keys, InnerOpened* out);
+OpenStatus open_inner(const uint8_t* inner, std::size_t len, const BoxKey* keys, std::size_t n_keys,
+                      InnerOpened* out);
 
 }  // namespace p2b::server
