@@ -56,7 +56,9 @@ Status to_core(const p2b_config* c, p2b::Config* cfg) {
     return Status::bad_config;  // no system CSPRNG on this port
   }
   if (c->crypto != nullptr) {
-    cfg->crypto = p2b::CryptoPort{c->crypto->seal, c->crypto->hash, c->crypto->verify};
+    const p2b_crypto& k = *c->crypto;
+    cfg->crypto =
+        p2b::CryptoPort{k.seal, k.hash, k.verify, k.aead_encrypt, k.aead_decrypt, k.random};
   } else if (!p2b::port::default_crypto(&cfg->crypto)) {
     return Status::bad_config;  // no built-in crypto on this port
   }
@@ -278,6 +280,18 @@ p2b_status p2b_agent_save(const p2b_agent* agent, void* buf, size_t cap, size_t*
 p2b_status p2b_agent_restore(p2b_agent* agent, const void* buf, size_t len) {
   P2B_RESOLVE(agent);
   return out(ag->restore(buf, len));
+}
+
+p2b_status p2b_agent_save_encrypted(const p2b_agent* agent, const uint8_t* key, void* buf,
+                                    size_t cap, size_t* written) {
+  P2B_RESOLVE(agent);
+  return out(ag->save_encrypted(key, buf, cap, written));
+}
+
+p2b_status p2b_agent_restore_encrypted(p2b_agent* agent, const uint8_t* key, uint8_t* buf,
+                                       size_t len) {
+  P2B_RESOLVE(agent);
+  return out(ag->restore_encrypted(key, buf, len));
 }
 
 }  // extern "C"

@@ -151,11 +151,18 @@ typedef enum p2b_rng_mode { P2B_RNG_SYSTEM = 0, P2B_RNG_SEEDED = 1 } p2b_rng_mod
 
 /* Crypto primitives, for platforms without libsodium (P2B_PORT=none). Each
    returns 0 on success. seal: crypto_box_seal semantics, writing len + 48
-   bytes; hash: unkeyed BLAKE2b of out_len bytes; verify: Ed25519 detached. */
+   bytes; hash: unkeyed BLAKE2b of out_len bytes; verify: Ed25519 detached;
+   aead_*: XChaCha20-Poly1305-IETF (24-byte nonce, 16-byte tag, in place
+   allowed); random: fresh bytes for nonces. All are required. */
 typedef struct p2b_crypto {
   int (*seal)(uint8_t* out, const uint8_t* msg, size_t len, const uint8_t* recipient_pk);
   int (*hash)(uint8_t* out, size_t out_len, const uint8_t* msg, size_t len);
   int (*verify)(const uint8_t* sig, const uint8_t* msg, size_t len, const uint8_t* signer_pk);
+  int (*aead_encrypt)(uint8_t* out, const uint8_t* msg, size_t len, const uint8_t* ad,
+                      size_t ad_len, const uint8_t* nonce, const uint8_t* key);
+  int (*aead_decrypt)(uint8_t* out, const uint8_t* box, size_t len, const uint8_t* ad,
+                      size_t ad_len, const uint8_t* nonce, const uint8_t* key);
+  int (*random)(uint8_t* out, size_t len);
 } p2b_crypto;
 
 /* A random source: fill `len` bytes at `out`, return 0 on success. */
@@ -334,14 +341,30 @@ P2B_API p2b_status p2b_codebook_parse(const uint8_t* file, size_t len, float* ce
 
 /* ---- persistence ---------------------------------------------------- */
 
-/* Bytes p2b_agent_save will write; fixed for a given config. */
+/* Bytes p2b_agent_save writes: fixed for a given configuration. */
 P2B_API p2b_status p2b_agent_save_size(const p2b_agent* agent, size_t* bytes);
-/* Serialises the learned state (versioned, CRC-checked, little-endian). */
+/* Serialises the learned state: protobuf (proto/p2b_state.proto) with a
+   BLAKE2b-256 integrity hash; includes the applied model version. */
 P2B_API p2b_status p2b_agent_save(const p2b_agent* agent, void* buf, size_t cap, size_t* written);
 /* Restores state saved by an agent with the same config and codebook into
    `agent` (already initialised). Truncated, corrupted or foreign state is
    rejected and the agent is unchanged. */
 P2B_API p2b_status p2b_agent_restore(p2b_agent* agent, const void* buf, size_t len);
+
+/* Encryption at rest: the saved state in an XChaCha20-Poly1305 box under a
+   32-byte key the app provides (P2B_STATE_KEY_BYTES), with a fresh random
+   nonce. Size: p2b_agent_save_size + P2B_STATE_ENCRYPTION_OVERHEAD. */
+#define P2B_STATE_KEY_BYTES 32
+#define P2B_STATE_ENCRYPTION_OVERHEAD 44
+P2B_API p2b_status p2b_agent_save_encrypted(const p2b_agent* agent,
+                                            const uint8_t key[P2B_STATE_KEY_BYTES], void* buf,
+                                            size_t cap, size_t* written);
+/* Decrypts `buf` IN PLACE (it is overwritten) and restores from it. A wrong
+   key, tampering and corruption all give P2B_ERR_CORRUPT_STATE, and leave
+   the agent unchanged. */
+P2B_API p2b_status p2b_agent_restore_encrypted(p2b_agent* agent,
+                                               const uint8_t key[P2B_STATE_KEY_BYTES], uint8_t* buf,
+                                               size_t len);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 
 #include "agent_internal.hpp"
 #include "arena_layout.hpp"
-#include "checksum.hpp"
+#include "config_digest_hash.hpp"
 #include "encoder.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
@@ -81,7 +81,9 @@ Status validate_config(const Config& c) {
   if (c.outbox_capacity == 0 || c.outbox_capacity > kMaxOutbox) return Status::bad_config;
   if (c.n_codes == 0 || c.n_codes > kMaxCodes) return Status::bad_config;
   if (!c.deterministic && c.random.fill == nullptr) return Status::bad_config;
-  if (c.crypto.seal == nullptr || c.crypto.hash == nullptr || c.crypto.verify == nullptr) {
+  const CryptoPort& k = c.crypto;
+  if (k.seal == nullptr || k.hash == nullptr || k.verify == nullptr || k.aead_encrypt == nullptr ||
+      k.aead_decrypt == nullptr || k.random == nullptr) {
     return Status::bad_config;
   }
   if (c.centroids == nullptr || c.shuffler_public_key == nullptr ||

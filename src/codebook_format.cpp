@@ -79,9 +79,8 @@ Status encoded_codebook_size(const float* centroids, uint32_t k, uint32_t dim, u
   return Status::ok;
 }
 
-Status encode_codebook(const CryptoPort& crypto, const float* centroids, uint32_t k,
-                       uint32_t dim, uint32_t digits, uint8_t* out, std::size_t cap,
-                       std::size_t* written) {
+Status encode_codebook(const CryptoPort& crypto, const float* centroids, uint32_t k, uint32_t dim,
+                       uint32_t digits, uint8_t* out, std::size_t cap, std::size_t* written) {
   if (out == nullptr || written == nullptr) return Status::null_pointer;
   std::size_t need = 0;
   Status st = encoded_codebook_size(centroids, k, dim, digits, &need);

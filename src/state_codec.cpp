@@ -1,89 +1,33 @@
-// Save/restore of an agent's learned state to a caller buffer.
+// Save/restore of an agent's learned state (proto/p2b_state.proto):
 //
-// Layout (little-endian): "P2BS" | u16 format version | u8 sizeof(real) |
-// u8 reserved | u64 config digest | u32 body length | body | u32 CRC-32 of
-// everything before it. One `transfer` function walks the body for writing,
-// for validating and for applying, so the three can never disagree.
+//   "P2BS" | StateHeader | K*(d+1) StateColumn | pending PendingDecision
+//          | window Interaction | outbox Interaction | BLAKE2b-256 of all before
+//
+// every message length-delimited, every field required and fixed-width, so
+// the size is a function of the configuration alone. Restore checks the
+// integrity hash, then decodes twice: once validating every value without
+// touching the agent, once applying. Encrypted at rest, the same bytes sit in
+// an XChaCha20-Poly1305 box behind "P2BE" and a random nonce.
+#include <pb_decode.h>
+#include <pb_encode.h>
+
 #include <cmath>
 #include <cstring>
 
 #include "agent_internal.hpp"
-#include "checksum.hpp"
 #include "p2b/agent.hpp"
+#include "p2b_state.pb.h"
 #include "ridge_arm.hpp"
 
 namespace p2b {
 
 namespace {
 
-constexpr uint32_t kStateMagic = 0x53423250U;  // "P2BS"
-constexpr uint16_t kStateVersion = 1;
-constexpr std::size_t kHeaderBytes = 4 + 2 + 1 + 1 + 8 + 4;
-constexpr std::size_t kTrailerBytes = 4;
-
-void put_le(uint8_t* p, uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-uint64_t get_le(const uint8_t* p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
-// Counts bytes only.
-struct Sizer {
-  static constexpr bool kReads = false;
-  std::size_t n = 0;
-  bool ok = true;
-  void u32(uint32_t&) { n += 4; }
-  void u64(uint64_t&) { n += 8; }
-  void f32(float&) { n += 4; }
-  void scalar(float&) { n += 4; }
-  void scalar(double&) { n += 8; }
-  void require(bool) {}
-};
-
-struct Writer {
-  static constexpr bool kReads = false;
-  uint8_t* p = nullptr;
-  bool ok = true;
-  void u32(uint32_t& v) { put_le(p, v, 4), p += 4; }
-  void u64(uint64_t& v) { put_le(p, v, 8), p += 8; }
-  void f32(float& v) {
-    uint32_t bits = 0;
-    std::memcpy(&bits, &v, 4);
-    u32(bits);
-  }
-  void scalar(float& v) { f32(v); }
-  void scalar(double& v) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, &v, 8);
-    u64(bits);
-  }
-  void require(bool) {}
-};
-
-// Reads values into the references it is given. With `apply` false the caller
-// passes scratch references, so a failed validation changes nothing.
-struct Reader {
-  static constexpr bool kReads = true;
-  const uint8_t* p = nullptr;
-  bool ok = true;
-  void u32(uint32_t& v) { v = static_cast<uint32_t>(get_le(p, 4)), p += 4; }
-  void u64(uint64_t& v) { v = get_le(p, 8), p += 8; }
-  void f32(float& v) {
-    const uint32_t bits = static_cast<uint32_t>(get_le(p, 4));
-    std::memcpy(&v, &bits, 4);
-    p += 4;
-  }
-  void scalar(float& v) { f32(v); }
-  void scalar(double& v) {
-    const uint64_t bits = get_le(p, 8);
-    std::memcpy(&v, &bits, 8);
-    p += 8;
-  }
-  void require(bool cond) { ok = ok && cond; }
-};
+constexpr uint8_t kPlainMagic[4] = {'P', '2', 'B', 'S'};
+constexpr uint8_t kSealedMagic[4] = {'P', '2', 'B', 'E'};
+constexpr uint32_t kStateFormat = 2;
+constexpr std::size_t kHashBytes = 32;
+constexpr std::size_t kSealedOverhead = sizeof kSealedMagic + kAeadNonceBytes + kAeadTagBytes;
 
 bool finite_unit(float r) {
   return std::isfinite(r) && r >= 0.0F && r <= 1.0F;
@@ -93,127 +37,188 @@ bool finite_unit(float r) {
 
 class StateCodec {
  public:
-  // Walks the body. A reader with `apply` false validates only: scalars are
-  // staged in locals and arrays are read into sinks, so nothing changes.
-  template <typename Io>
-  static bool transfer(Io& io, Agent& ag, bool apply) {
-    const bool direct = !Io::kReads || apply;  // read from / write to the arena itself
+  // Writes the plain state (without the hash) through `os`, which may be a
+  // sizing stream.
+  static bool encode(pb_ostream_t* os, const Agent& ag) {
+    if (!pb_write(os, kPlainMagic, sizeof kPlainMagic)) return false;
+    const Rng::State rs = ag.rng_.state();
+    p2b_v1_StateHeader h = p2b_v1_StateHeader_init_zero;
+    h.format = kStateFormat;
+    h.scalar_bytes = sizeof(real);
+    h.config_digest = ag.config_digest_;
+    h.next_id = ag.next_id_;
+    h.reports = ag.reports_;
+    h.windows_closed = ag.windows_closed_;
+    h.dropped_outbox_full = ag.dropped_outbox_full_;
+    h.model_version = ag.model_version_;
+    h.window_len = ag.window_len_;
+    h.outbox_head = ag.outbox_head_;
+    h.outbox_len = ag.outbox_len_;
+    std::memcpy(h.rng_state, rs.s, sizeof rs.s);
+    h.rng_spare_bits = rs.spare_bits;
+    h.rng_has_spare = rs.has_spare;
+    h.rng_deterministic = rs.deterministic;
+    if (!pb_encode_delimited(os, p2b_v1_StateHeader_fields, &h)) return false;
+
     const uint32_t d = ag.dim_;
-    Rng::State rs = ag.rng_.state();
-    for (uint64_t& w : rs.s) io.u64(w);
-    io.u64(rs.spare_bits);
-    io.u32(rs.has_spare);
-    io.u32(rs.deterministic);
-    io.require(rs.deterministic == ag.rng_.state().deterministic && rs.has_spare <= 1);
-
-    uint64_t next_id = ag.next_id_;
-    uint64_t reports = ag.reports_;
-    uint64_t windows_closed = ag.windows_closed_;
-    uint64_t dropped = ag.dropped_outbox_full_;
-    uint64_t model_version = ag.model_version_;
-    uint32_t window_len = ag.window_len_;
-    uint32_t outbox_head = ag.outbox_head_;
-    uint32_t outbox_len = ag.outbox_len_;
-    io.u64(next_id);
-    io.u64(reports);
-    io.u64(windows_closed);
-    io.u64(dropped);
-    io.u64(model_version);
-    io.u32(window_len);
-    io.u32(outbox_head);
-    io.u32(outbox_len);
-    io.require(next_id >= 1 && window_len < ag.window_ && outbox_head < ag.outbox_capacity_ &&
-               outbox_len <= ag.outbox_capacity_);
-    io.require(static_cast<double>(reports) * ag.epsilon_per_report_ <=
-               ag.epsilon_budget_ * (1.0 + 1e-12));
-
-    real sink_r = 0;
-    auto scalar_at = [&](real* p) -> real& { return direct ? *p : sink_r; };
     for (uint32_t a = 0; a < ag.n_actions_; ++a) {
       const ArmView av = ag.arm(a);
-      for (uint32_t j = 0; j < d; ++j) {
-        for (uint32_t i = 0; i < d; ++i) {
-          real& v = scalar_at(&av.L[j * d + i]);
-          io.scalar(v);
-          io.require(std::isfinite(v) && (i != j || v > real(0)) && (i >= j || v == real(0)));
-        }
+      for (uint32_t col = 0; col <= d; ++col) {
+        p2b_v1_StateColumn c = p2b_v1_StateColumn_init_zero;
+        c.arm = a;
+        c.column = col;
+        const real* src = col < d ? av.L + static_cast<std::size_t>(col) * d + col : av.b;
+        c.values_count = static_cast<pb_size_t>(col < d ? d - col : d);
+        for (pb_size_t i = 0; i < c.values_count; ++i) c.values[i] = src[i];
+        if (!pb_encode_delimited(os, p2b_v1_StateColumn_fields, &c)) return false;
       }
-      for (uint32_t i = 0; i < d; ++i) {
-        real& v = scalar_at(&av.b[i]);
-        io.scalar(v);
-        io.require(std::isfinite(v));
+    }
+    const auto* slots = ag.block<Agent::PendingSlot>(ag.off_pending_);
+    for (uint32_t s = 0; s < ag.pending_capacity_; ++s) {
+      p2b_v1_PendingDecision p = p2b_v1_PendingDecision_init_zero;
+      p.id = slots[s].id;
+      p.action = slots[s].action;
+      p.code = slots[s].code;
+      p.state = slots[s].state;
+      p.context_count = static_cast<pb_size_t>(d);
+      const real* x = ag.pending_x(s);
+      for (uint32_t i = 0; i < d; ++i) p.context[i] = x[i];
+      if (!pb_encode_delimited(os, p2b_v1_PendingDecision_fields, &p)) return false;
+    }
+    const auto* win = ag.block<Agent::WindowEntry>(ag.off_window_);
+    for (uint32_t s = 0; s < ag.window_; ++s) {
+      if (!write_interaction(os, win[s].code, win[s].action, win[s].reward)) return false;
+    }
+    const auto* box = ag.block<Report>(ag.off_outbox_);
+    for (uint32_t s = 0; s < ag.outbox_capacity_; ++s) {
+      if (!write_interaction(os, box[s].code, box[s].action, box[s].reward)) return false;
+    }
+    return true;
+  }
+
+  // Decodes the body after the magic. With `apply` false nothing in the
+  // agent changes; the caller runs it once more with `apply` true.
+  static Status decode(const uint8_t* body, std::size_t len, Agent& ag, bool apply) {
+    pb_istream_t is = pb_istream_from_buffer(body, len);
+    p2b_v1_StateHeader h = p2b_v1_StateHeader_init_zero;
+    if (!pb_decode_delimited(&is, p2b_v1_StateHeader_fields, &h)) return Status::corrupt_state;
+    if (h.format != kStateFormat) return Status::unsupported_version;
+    if (h.scalar_bytes != sizeof(real) || h.config_digest != ag.config_digest_) {
+      return Status::state_mismatch;
+    }
+    const Rng::State current = ag.rng_.state();
+    const bool header_ok = h.next_id >= 1 && h.window_len < ag.window_ &&
+                           h.outbox_head < ag.outbox_capacity_ &&
+                           h.outbox_len <= ag.outbox_capacity_ && h.rng_has_spare <= 1 &&
+                           h.rng_deterministic == current.deterministic &&
+                           static_cast<double>(h.reports) * ag.epsilon_per_report_ <=
+                               ag.epsilon_budget_ * (1.0 + 1e-12);
+    if (!header_ok) return Status::corrupt_state;
+
+    const uint32_t d = ag.dim_;
+    for (uint32_t a = 0; a < ag.n_actions_; ++a) {
+      const ArmView av = ag.arm(a);
+      for (uint32_t col = 0; col <= d; ++col) {
+        p2b_v1_StateColumn c = p2b_v1_StateColumn_init_zero;
+        const uint32_t n = col < d ? d - col : d;
+        if (!pb_decode_delimited(&is, p2b_v1_StateColumn_fields, &c) || c.arm != a ||
+            c.column != col || c.values_count != n) {
+          return Status::corrupt_state;
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+          const real v = static_cast<real>(c.values[i]);
+          // Cholesky diagonal strictly positive; everything finite in `real`.
+          if (!std::isfinite(v) || (col < d && i == 0 && !(v > real(0)))) {
+            return Status::corrupt_state;
+          }
+        }
+        if (!apply) continue;
+        if (col < d) {
+          real* dst = av.L + static_cast<std::size_t>(col) * d;
+          for (uint32_t r = 0; r < d; ++r) dst[r] = r < col ? real(0) : real(c.values[r - col]);
+        } else {
+          for (uint32_t i = 0; i < d; ++i) av.b[i] = static_cast<real>(c.values[i]);
+        }
       }
     }
 
     auto* slots = ag.block<Agent::PendingSlot>(ag.off_pending_);
-    Agent::PendingSlot sink_slot{};
     for (uint32_t s = 0; s < ag.pending_capacity_; ++s) {
-      Agent::PendingSlot& slot = direct ? slots[s] : sink_slot;
-      io.u64(slot.id);
-      io.u32(slot.action);
-      io.u32(slot.code);
-      io.u32(slot.state);
-      if (Io::kReads) {
-        const bool live = slot.state != kSlotEmpty;
-        io.require(slot.state <= kSlotRewarded && slot.action < ag.n_actions_ &&
-                   slot.code < ag.n_codes_);
-        io.require(!live ||
-                   (slot.id > 0 && slot.id < next_id && slot.id % ag.pending_capacity_ == s &&
-                    next_id - slot.id <= ag.pending_capacity_));
+      p2b_v1_PendingDecision p = p2b_v1_PendingDecision_init_zero;
+      if (!pb_decode_delimited(&is, p2b_v1_PendingDecision_fields, &p) || p.context_count != d ||
+          p.state > kSlotRewarded || p.action >= ag.n_actions_ || p.code >= ag.n_codes_) {
+        return Status::corrupt_state;
       }
-      real* x = ag.pending_x(s);
+      const bool live = p.state != kSlotEmpty;
+      if (live && !(p.id > 0 && p.id < h.next_id && p.id % ag.pending_capacity_ == s &&
+                    h.next_id - p.id <= ag.pending_capacity_)) {
+        return Status::corrupt_state;
+      }
       for (uint32_t i = 0; i < d; ++i) {
-        real& v = scalar_at(&x[i]);
-        io.scalar(v);
-        io.require(std::isfinite(v) && v >= real(0));
+        const real v = static_cast<real>(p.context[i]);
+        if (!std::isfinite(v) || v < real(0)) return Status::corrupt_state;
       }
+      if (!apply) continue;
+      slots[s] = Agent::PendingSlot{p.id, p.action, p.code, p.state, 0};
+      real* x = ag.pending_x(s);
+      for (uint32_t i = 0; i < d; ++i) x[i] = static_cast<real>(p.context[i]);
     }
 
     auto* win = ag.block<Agent::WindowEntry>(ag.off_window_);
-    Agent::WindowEntry sink_entry{};
     for (uint32_t s = 0; s < ag.window_; ++s) {
-      Agent::WindowEntry& e = direct ? win[s] : sink_entry;
-      io.u32(e.code);
-      io.u32(e.action);
-      io.f32(e.reward);
-      io.require(e.code < ag.n_codes_ && e.action < ag.n_actions_ && finite_unit(e.reward));
+      p2b_v1_Interaction e = p2b_v1_Interaction_init_zero;
+      if (!read_interaction(&is, ag, &e)) return Status::corrupt_state;
+      if (apply) win[s] = Agent::WindowEntry{e.code, e.action, e.reward};
     }
     auto* box = ag.block<Report>(ag.off_outbox_);
-    Report sink_report{};
     for (uint32_t s = 0; s < ag.outbox_capacity_; ++s) {
-      Report& rep = direct ? box[s] : sink_report;
-      io.u32(rep.code);
-      io.u32(rep.action);
-      io.f32(rep.reward);
-      io.require(rep.code < ag.n_codes_ && rep.action < ag.n_actions_ && finite_unit(rep.reward));
+      p2b_v1_Interaction e = p2b_v1_Interaction_init_zero;
+      if (!read_interaction(&is, ag, &e)) return Status::corrupt_state;
+      if (apply) box[s] = Report{e.code, e.action, e.reward};
     }
+    if (is.bytes_left != 0) return Status::corrupt_state;
 
-    if (Io::kReads && apply) {
+    if (apply) {
+      Rng::State rs{};
+      std::memcpy(rs.s, h.rng_state, sizeof rs.s);
+      rs.spare_bits = h.rng_spare_bits;
+      rs.has_spare = h.rng_has_spare;
+      rs.deterministic = h.rng_deterministic;
       ag.rng_.set_state(rs);
-      ag.next_id_ = next_id;
-      ag.reports_ = reports;
-      ag.windows_closed_ = windows_closed;
-      ag.dropped_outbox_full_ = dropped;
-      ag.model_version_ = model_version;
-      ag.window_len_ = window_len;
-      ag.outbox_head_ = outbox_head;
-      ag.outbox_len_ = outbox_len;
+      ag.next_id_ = h.next_id;
+      ag.reports_ = h.reports;
+      ag.windows_closed_ = h.windows_closed;
+      ag.dropped_outbox_full_ = h.dropped_outbox_full;
+      ag.model_version_ = h.model_version;
+      ag.window_len_ = h.window_len;
+      ag.outbox_head_ = h.outbox_head;
+      ag.outbox_len_ = h.outbox_len;
       real* work = ag.block<real>(ag.off_scratch_);
       for (uint32_t a = 0; a < ag.n_actions_; ++a) arm_refresh_theta(ag.arm(a), work);
     }
-    return io.ok;
+    return Status::ok;
   }
 
-  static std::size_t body_size(const Agent& ag) {
-    Sizer s;
-    transfer(s, const_cast<Agent&>(ag), false);
-    return s.n;
+ private:
+  static bool write_interaction(pb_ostream_t* os, uint32_t code, uint32_t action, float reward) {
+    p2b_v1_Interaction e = p2b_v1_Interaction_init_zero;
+    e.code = code;
+    e.action = action;
+    e.reward = reward;
+    return pb_encode_delimited(os, p2b_v1_Interaction_fields, &e);
+  }
+
+  static bool read_interaction(pb_istream_t* is, const Agent& ag, p2b_v1_Interaction* e) {
+    return pb_decode_delimited(is, p2b_v1_Interaction_fields, e) && e->code < ag.n_codes_ &&
+           e->action < ag.n_actions_ && finite_unit(e->reward);
   }
 };
 
 Status Agent::saved_size(std::size_t* bytes) const {
   if (bytes == nullptr) return Status::null_pointer;
-  *bytes = kHeaderBytes + StateCodec::body_size(*this) + kTrailerBytes;
+  pb_ostream_t sizing = PB_OSTREAM_SIZING;
+  StateCodec::encode(&sizing, *this);
+  *bytes = sizing.bytes_written + kHashBytes;
   return Status::ok;
 }
 
@@ -223,16 +228,11 @@ Status Agent::save(void* buf, std::size_t cap, std::size_t* written) const {
   saved_size(&total);
   if (cap < total) return Status::buffer_too_small;
   auto* out = static_cast<uint8_t*>(buf);
-  const std::size_t body = total - kHeaderBytes - kTrailerBytes;
-  put_le(out, kStateMagic, 4);
-  put_le(out + 4, kStateVersion, 2);
-  out[6] = static_cast<uint8_t>(sizeof(real));
-  out[7] = 0;
-  put_le(out + 8, config_digest_, 8);
-  put_le(out + 16, body, 4);
-  Writer w{out + kHeaderBytes};
-  StateCodec::transfer(w, const_cast<Agent&>(*this), false);
-  put_le(out + total - kTrailerBytes, crc32(out, total - kTrailerBytes), 4);
+  pb_ostream_t os = pb_ostream_from_buffer(out, total - kHashBytes);
+  if (!StateCodec::encode(&os, *this)) return Status::corrupt_state;  // unreachable: sized above
+  if (crypto_.hash(out + total - kHashBytes, kHashBytes, out, total - kHashBytes) != 0) {
+    return Status::crypto_failure;
+  }
   *written = total;
   return Status::ok;
 }
@@ -240,22 +240,63 @@ Status Agent::save(void* buf, std::size_t cap, std::size_t* written) const {
 Status Agent::restore(const void* buf, std::size_t len) {
   if (buf == nullptr) return Status::null_pointer;
   const auto* in = static_cast<const uint8_t*>(buf);
-  if (len < kHeaderBytes + kTrailerBytes) return Status::corrupt_state;
-  if (get_le(in, 4) != kStateMagic) return Status::corrupt_state;
-  if (get_le(in + len - kTrailerBytes, 4) != crc32(in, len - kTrailerBytes)) {
+  if (len < sizeof kPlainMagic + kHashBytes ||
+      std::memcmp(in, kPlainMagic, sizeof kPlainMagic) != 0) {
     return Status::corrupt_state;
   }
-  if (get_le(in + 4, 2) != kStateVersion) return Status::unsupported_version;
-  if (in[6] != sizeof(real) || get_le(in + 8, 8) != config_digest_) return Status::state_mismatch;
-  std::size_t expected = 0;
-  saved_size(&expected);
-  if (len != expected || get_le(in + 16, 4) != expected - kHeaderBytes - kTrailerBytes) {
+  uint8_t digest[kHashBytes];
+  if (crypto_.hash(digest, sizeof digest, in, len - kHashBytes) != 0) {
+    return Status::crypto_failure;
+  }
+  if (std::memcmp(digest, in + len - kHashBytes, kHashBytes) != 0) return Status::corrupt_state;
+  const uint8_t* body = in + sizeof kPlainMagic;
+  const std::size_t body_len = len - sizeof kPlainMagic - kHashBytes;
+  const Status st = StateCodec::decode(body, body_len, *this, false);
+  if (st != Status::ok) return st;
+  return StateCodec::decode(body, body_len, *this, true);
+}
+
+Status Agent::save_encrypted(const uint8_t* key, void* buf, std::size_t cap,
+                             std::size_t* written) const {
+  if (key == nullptr || buf == nullptr || written == nullptr) return Status::null_pointer;
+  std::size_t plain = 0;
+  saved_size(&plain);
+  if (cap < plain + kSealedOverhead) return Status::buffer_too_small;
+  auto* out = static_cast<uint8_t*>(buf);
+  uint8_t* nonce = out + sizeof kSealedMagic;
+  uint8_t* payload = nonce + kAeadNonceBytes;
+  std::size_t plain_written = 0;
+  Status st = save(payload, cap - sizeof kSealedMagic - kAeadNonceBytes, &plain_written);
+  if (st != Status::ok) return st;
+  std::memcpy(out, kSealedMagic, sizeof kSealedMagic);
+  if (crypto_.random(nonce, kAeadNonceBytes) != 0 ||
+      crypto_.aead_encrypt(payload, payload, plain_written, out, sizeof kSealedMagic, nonce, key) !=
+          0) {
+    return Status::crypto_failure;
+  }
+  *written = plain_written + kSealedOverhead;
+  return Status::ok;
+}
+
+Status Agent::restore_encrypted(const uint8_t* key, uint8_t* buf, std::size_t len) {
+  if (key == nullptr || buf == nullptr) return Status::null_pointer;
+  if (len < kSealedOverhead || std::memcmp(buf, kSealedMagic, sizeof kSealedMagic) != 0) {
     return Status::corrupt_state;
   }
-  Reader check{in + kHeaderBytes};
-  if (!StateCodec::transfer(check, *this, false)) return Status::corrupt_state;
-  Reader apply{in + kHeaderBytes};
-  StateCodec::transfer(apply, *this, true);
+  const uint8_t* nonce = buf + sizeof kSealedMagic;
+  uint8_t* payload = buf + sizeof kSealedMagic + kAeadNonceBytes;
+  const std::size_t boxed = len - sizeof kSealedMagic - kAeadNonceBytes;
+  // A wrong key and tampering look alike by design: both fail the tag.
+  if (crypto_.aead_decrypt(payload, payload, boxed, buf, sizeof kSealedMagic, nonce, key) != 0) {
+    return Status::corrupt_state;
+  }
+  return restore(payload, boxed - kAeadTagBytes);
+}
+
+Status Agent::encrypted_size(std::size_t* bytes) const {
+  if (bytes == nullptr) return Status::null_pointer;
+  saved_size(bytes);
+  *bytes += kSealedOverhead;
   return Status::ok;
 }
 

@@ -6,7 +6,6 @@
 #include <map>
 #include <set>
 
-#include "checksum.hpp"
 #include "model_support.hpp"
 #include "p2b/config.hpp"
 #include "test_support.hpp"
@@ -241,9 +240,8 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   });
   expect(P2B_ERR_UNSUPPORTED_VERSION, "future state version", [&] {
     std::vector<uint8_t> bad = good;
-    bad[5] = 1;  // version 257
-    const uint32_t crc = p2b::crc32(bad.data(), bad.size() - 4);
-    for (int i = 0; i < 4; ++i) bad[bad.size() - 4 + i] = static_cast<uint8_t>(crc >> (8 * i));
+    bad[p2b_test::state_layout(bad).header_at + p2b_test::kHeaderFormatAt + 1] = 1;  // 258
+    p2b_test::reseal_state(&bad);
     return p2b_agent_restore(ag, bad.data(), bad.size());
   });
   expect(P2B_ERR_STATE_MISMATCH, "state of another config", [&] {
@@ -294,7 +292,12 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
          [&] { return p2b_agent_apply_model(ag, nullptr, 5); });
 
   // Sealing: a full report queue, then a buffer too small and a failing port.
-  p2b_crypto broken_seal{failing_seal, p2b_test::sodium_hash, p2b_test::sodium_verify};
+  p2b_crypto broken_seal{failing_seal,
+                         p2b_test::sodium_hash,
+                         p2b_test::sodium_verify,
+                         p2b_test::sodium_aead_encrypt,
+                         p2b_test::sodium_aead_decrypt,
+                         p2b_test::sodium_random};
   auto agent_with_report = [&](const p2b_crypto* crypto) {
     p2b_config k = cfg();
     k.window = 1;
@@ -321,7 +324,8 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
     return s;
   });
   expect(P2B_ERR_BAD_CONFIG, "crypto without verify", [&] {
-    p2b_crypto partial{p2b_test::sodium_seal, p2b_test::sodium_hash, nullptr};
+    p2b_crypto partial{
+        p2b_test::sodium_seal, p2b_test::sodium_hash, nullptr, nullptr, nullptr, nullptr};
     p2b_config k = cfg();
     k.crypto = &partial;
     return p2b_agent_footprint(&k, &n);

@@ -7,8 +7,7 @@
 
 namespace {
 
-const p2b::CryptoPort kPort{p2b_test::sodium_seal, p2b_test::sodium_hash,
-                           p2b_test::sodium_verify};
+const p2b::CryptoPort kPort = p2b_test::sodium_port();
 
 std::vector<uint8_t> encode(const std::vector<float>& c, uint32_t k, uint32_t d, uint32_t q) {
   size_t n = 0;

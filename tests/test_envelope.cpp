@@ -25,7 +25,7 @@ struct Keyring {
   }
 };
 
-const p2b::CryptoPort kPort{p2b_test::sodium_seal, p2b_test::sodium_hash, p2b_test::sodium_verify};
+const p2b::CryptoPort kPort = p2b_test::sodium_port();
 
 // Seals with the core's own sealing code and the test deployment's keys.
 std::array<uint8_t, p2b::kEnvelopeBytes> seal(const Keyring& ring, const p2b::TupleToSeal& t) {

@@ -150,6 +150,9 @@ void exercise(uint32_t policy) {
   ASSERT_EQ(p2b_agent_privacy(t.agent, &ledger), P2B_OK);
   ASSERT_EQ(p2b_agent_save(t.agent, state.data(), state.size(), &written), P2B_OK);
   ASSERT_EQ(p2b_agent_restore(fresh.agent, state.data(), written), P2B_OK);
+  const uint8_t key[P2B_STATE_KEY_BYTES] = {9};
+  ASSERT_EQ(p2b_agent_save_encrypted(t.agent, key, state.data(), state.size(), &written), P2B_OK);
+  ASSERT_EQ(p2b_agent_restore_encrypted(fresh.agent, key, state.data(), written), P2B_OK);
   ASSERT_EQ(p2b_agent_export(t.agent, a.data(), b.data(), k_arms, d), P2B_OK);
   ASSERT_EQ(p2b_agent_import(fresh.agent, a.data(), b.data(), k_arms, d, P2B_STATS_GRAM), P2B_OK);
   ASSERT_EQ(p2b_agent_apply_model(t.agent, bundle.data(), bundle.size()), P2B_OK);

@@ -2,7 +2,8 @@
 // and anything truncated, corrupted or foreign is refused without effect.
 #include <gtest/gtest.h>
 
-#include "checksum.hpp"
+#include <algorithm>
+
 #include "p2b/config.hpp"
 #include "test_support.hpp"
 
@@ -95,11 +96,7 @@ class StateRejection : public ::testing::Test {
     before_ = p2b_test::saved(target_.agent);
   }
   void expect_unchanged() { EXPECT_EQ(p2b_test::saved(target_.agent), before_); }
-  // Rewrites the trailing CRC so that only the deliberate change remains.
-  static void reseal(std::vector<uint8_t>* b) {
-    const uint32_t crc = p2b::crc32(b->data(), b->size() - 4);
-    for (int i = 0; i < 4; ++i) (*b)[b->size() - 4 + i] = static_cast<uint8_t>(crc >> (8 * i));
-  }
+  static void reseal(std::vector<uint8_t>* b) { p2b_test::reseal_state(b); }
   std::vector<uint8_t> blob_;
   std::vector<uint8_t> before_;
   p2b_test::TestAgent target_;
@@ -130,7 +127,7 @@ TEST_F(StateRejection, EverySingleByteCorruptionIsRejected) {
 
 TEST_F(StateRejection, NewerFormatVersionIsUnsupported) {
   std::vector<uint8_t> bad = blob_;
-  bad[4] = 2;  // format version, low byte
+  bad[p2b_test::state_layout(bad).header_at + p2b_test::kHeaderFormatAt] = 3;
   reseal(&bad);
   EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_UNSUPPORTED_VERSION);
   expect_unchanged();
@@ -151,19 +148,15 @@ TEST_F(StateRejection, StateOfAnotherCodebookIsRefused) {
 }
 
 TEST_F(StateRejection, WellSealedButImpossibleValuesAreRejected) {
-  // Header is 20 bytes; the body opens with the RNG state (4*8 + 8 + 4 + 4),
-  // then next_id (8), reports, windows, dropped (3*8), model version (8),
-  // then window_len (4).
-  const size_t window_len_at = 20 + 48 + 8 + 24 + 8;
+  const p2b_test::StateLayout at = p2b_test::state_layout(blob_);
   std::vector<uint8_t> bad = blob_;
-  bad[window_len_at] = 200;  // window_len beyond the window of 4
+  bad[at.header_at + p2b_test::kHeaderWindowLenAt] = 200;  // beyond the window of 4
   reseal(&bad);
   EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_CORRUPT_STATE);
 
   bad = blob_;
-  const size_t first_factor_at = window_len_at + 12;
-  const p2b::real negative = -0.5;  // L00 < 0; saved little-endian like the host
-  std::memcpy(&bad[first_factor_at], &negative, sizeof negative);
+  const double negative = -0.5;  // L00 < 0, as a little-endian double
+  std::memcpy(&bad[at.first_column_values_at], &negative, sizeof negative);
   reseal(&bad);
   EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_CORRUPT_STATE);
   expect_unchanged();
@@ -175,6 +168,89 @@ TEST_F(StateRejection, SmallBufferIsRefusedOnSave) {
   EXPECT_EQ(p2b_agent_save(target_.agent, small.data(), small.size(), &written),
             P2B_ERR_BUFFER_TOO_SMALL);
   EXPECT_EQ(written, 123U);
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<uint8_t> encrypted(const p2b_agent* agent, const uint8_t* key) {
+  size_t plain = 0;
+  EXPECT_EQ(p2b_agent_save_size(agent, &plain), P2B_OK);
+  std::vector<uint8_t> buf(plain + P2B_STATE_ENCRYPTION_OVERHEAD);
+  size_t written = 0;
+  EXPECT_EQ(p2b_agent_save_encrypted(agent, key, buf.data(), buf.size() - 1, &written),
+            P2B_ERR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(p2b_agent_save_encrypted(agent, key, buf.data(), buf.size(), &written), P2B_OK);
+  EXPECT_EQ(written, buf.size());
+  return buf;
+}
+
+TEST(EncryptedState, RoundTripGivesIdenticalDecisions) {
+  uint8_t key[P2B_STATE_KEY_BYTES];
+  randombytes_buf(key, sizeof key);
+  auto original = p2b_test::make_agent(state_config(P2B_POLICY_LINTS));
+  std::mt19937_64 env(4);
+  std::vector<uint64_t> open_ids;
+  drive(original.agent, env, 77, &open_ids);
+  std::vector<uint8_t> box = encrypted(original.agent, key);
+  auto restarted = p2b_test::make_agent(state_config(P2B_POLICY_LINTS));
+  ASSERT_EQ(p2b_agent_restore_encrypted(restarted.agent, key, box.data(), box.size()), P2B_OK);
+  EXPECT_EQ(p2b_test::saved(restarted.agent), p2b_test::saved(original.agent));
+  EXPECT_TRUE(continue_run(original.agent, 3, {}) == continue_run(restarted.agent, 3, {}));
+}
+
+TEST(EncryptedState, FreshNonceEachTimeAndNothingInTheClear) {
+  uint8_t key[P2B_STATE_KEY_BYTES] = {7};
+  auto t = p2b_test::make_agent(state_config());
+  const std::vector<uint8_t> a = encrypted(t.agent, key);
+  const std::vector<uint8_t> b = encrypted(t.agent, key);
+  EXPECT_NE(a, b);
+  // The plaintext's own magic must not survive encryption.
+  const std::vector<uint8_t> plain = p2b_test::saved(t.agent);
+  EXPECT_EQ(std::search(a.begin(), a.end(), plain.begin(), plain.begin() + 16), a.end());
+}
+
+TEST(EncryptedState, WrongKeyTamperingAndPlainRestoreAreRefused) {
+  uint8_t key[P2B_STATE_KEY_BYTES] = {1, 2, 3};
+  uint8_t other[P2B_STATE_KEY_BYTES] = {1, 2, 4};
+  auto src = p2b_test::make_agent(state_config());
+  std::mt19937_64 env(5);
+  std::vector<uint64_t> open_ids;
+  drive(src.agent, env, 40, &open_ids);
+  const std::vector<uint8_t> good = encrypted(src.agent, key);
+  auto target = p2b_test::make_agent(state_config());
+  const std::vector<uint8_t> before = p2b_test::saved(target.agent);
+
+  std::vector<uint8_t> copy = good;
+  EXPECT_EQ(p2b_agent_restore_encrypted(target.agent, other, copy.data(), copy.size()),
+            P2B_ERR_CORRUPT_STATE);
+  for (size_t i = 0; i < good.size(); i += 5) {
+    copy = good;
+    copy[i] ^= 0x10;
+    ASSERT_EQ(p2b_agent_restore_encrypted(target.agent, key, copy.data(), copy.size()),
+              P2B_ERR_CORRUPT_STATE)
+        << i;
+  }
+  copy = good;
+  EXPECT_EQ(p2b_agent_restore_encrypted(target.agent, key, copy.data(), copy.size() - 1),
+            P2B_ERR_CORRUPT_STATE);
+  EXPECT_EQ(p2b_agent_restore(target.agent, good.data(), good.size()), P2B_ERR_CORRUPT_STATE);
+  EXPECT_EQ(p2b_test::saved(target.agent), before);
+}
+
+TEST(StateSize, IsFixedForAConfiguration) {
+  auto t = p2b_test::make_agent(state_config());
+  size_t fresh = 0, later = 0;
+  ASSERT_EQ(p2b_agent_save_size(t.agent, &fresh), P2B_OK);
+  std::mt19937_64 env(6);
+  std::vector<uint64_t> open_ids;
+  drive(t.agent, env, 500, &open_ids);
+  ASSERT_EQ(p2b_agent_save_size(t.agent, &later), P2B_OK);
+  EXPECT_EQ(fresh, later);
+  EXPECT_EQ(p2b_test::saved(t.agent).size(), fresh);
+  std::printf("[ figure ] saved state for d=%u K=%u pending=6 window=4: %zu bytes\n", kDim, kArms,
+              fresh);
 }
 
 }  // namespace

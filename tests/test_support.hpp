@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "p2b.h"
+#include "p2b/crypto.hpp"
 
 namespace p2b_test {
 
@@ -77,6 +78,26 @@ inline int sodium_verify(const uint8_t* sig, const uint8_t* m, size_t len, const
   return crypto_sign_verify_detached(sig, m, len, pk);
 }
 
+inline int sodium_aead_encrypt(uint8_t* out, const uint8_t* m, size_t len, const uint8_t* ad,
+                               size_t ad_len, const uint8_t* nonce, const uint8_t* key) {
+  return crypto_aead_xchacha20poly1305_ietf_encrypt(out, nullptr, m, len, ad, ad_len, nullptr,
+                                                    nonce, key);
+}
+inline int sodium_aead_decrypt(uint8_t* out, const uint8_t* box, size_t len, const uint8_t* ad,
+                               size_t ad_len, const uint8_t* nonce, const uint8_t* key) {
+  return crypto_aead_xchacha20poly1305_ietf_decrypt(out, nullptr, nullptr, box, len, ad, ad_len,
+                                                    nonce, key);
+}
+inline int sodium_random(uint8_t* out, size_t len) {
+  randombytes_buf(out, len);
+  return 0;
+}
+
+inline p2b::CryptoPort sodium_port() {
+  return p2b::CryptoPort{sodium_seal,         sodium_hash,         sodium_verify,
+                         sodium_aead_encrypt, sodium_aead_decrypt, sodium_random};
+}
+
 // One deployment's keys for the whole test binary, as p2b-keygen makes them.
 struct TestKeys {
   uint8_t shuffler_pk[crypto_box_PUBLICKEYBYTES], shuffler_sk[crypto_box_SECRETKEYBYTES];
@@ -134,6 +155,45 @@ inline std::vector<uint8_t> saved(const p2b_agent* agent) {
     std::abort();
   }
   return buf;
+}
+
+// Saved-state surgery for rejection tests (layout: proto/p2b_state.proto).
+// Offsets of fields inside the state, all derived from the protobuf framing.
+struct StateLayout {
+  size_t header_at;  // first byte of the StateHeader message
+  size_t header_len;
+  size_t first_column_values_at;  // first double of arm 0, column 0 (L00)
+};
+
+inline size_t read_varint(const std::vector<uint8_t>& b, size_t at, size_t* value) {
+  size_t v = 0, n = 0;
+  while (b[at + n] & 0x80) v |= static_cast<size_t>(b[at + n] & 0x7F) << (7 * n), ++n;
+  v |= static_cast<size_t>(b[at + n]) << (7 * n);
+  *value = v;
+  return n + 1;
+}
+
+inline StateLayout state_layout(const std::vector<uint8_t>& blob) {
+  StateLayout l{};
+  size_t len = 0;
+  l.header_at = 4 + read_varint(blob, 4, &len);
+  l.header_len = len;
+  size_t at = l.header_at + len;
+  at += read_varint(blob, at, &len);  // StateColumn length
+  at += 5 + 5 + 1;                    // arm, column (fixed32 each), values tag
+  at += read_varint(blob, at, &len);  // packed values length
+  l.first_column_values_at = at;
+  return l;
+}
+
+// StateHeader fields are fixed-width in field order: the tag byte, then the
+// value. These are the value offsets inside the header message.
+constexpr size_t kHeaderFormatAt = 1;
+constexpr size_t kHeaderWindowLenAt = 5 + 5 + 9 * 6 + 1;
+
+// Recomputes the BLAKE2b-256 trailer so only the deliberate change remains.
+inline void reseal_state(std::vector<uint8_t>* b) {
+  crypto_generichash(b->data() + b->size() - 32, 32, b->data(), b->size() - 32, nullptr, 0);
 }
 
 // Normalisation exactly as the agent does it (double sum, rounded to real).

@@ -85,6 +85,11 @@ class Agent {
   Status saved_size(std::size_t* bytes) const;
   Status save(void* buf, std::size_t cap, std::size_t* written) const;
   Status restore(const void* buf, std::size_t len);
+  // The same state in an XChaCha20-Poly1305 box under the app's 32-byte key.
+  // restore_encrypted decrypts in place: `buf` is overwritten.
+  Status encrypted_size(std::size_t* bytes) const;
+  Status save_encrypted(const uint8_t* key, void* buf, std::size_t cap, std::size_t* written) const;
+  Status restore_encrypted(const uint8_t* key, uint8_t* buf, std::size_t len);
 
   uint32_t dim() const { return dim_; }
   uint32_t n_actions() const { return n_actions_; }

@@ -27,9 +27,8 @@ Status codebook_fingerprint(const CryptoPort& crypto, const float* centroids, ui
 // Exact size of the encoded file; writes it into `out` (capacity `cap`).
 Status encoded_codebook_size(const float* centroids, uint32_t k, uint32_t dim, uint32_t digits,
                              std::size_t* bytes);
-Status encode_codebook(const CryptoPort& crypto, const float* centroids, uint32_t k,
-                       uint32_t dim, uint32_t digits, uint8_t* out, std::size_t cap,
-                       std::size_t* written);
+Status encode_codebook(const CryptoPort& crypto, const float* centroids, uint32_t k, uint32_t dim,
+                       uint32_t digits, uint8_t* out, std::size_t cap, std::size_t* written);
 
 // Parses an untrusted codebook file: every field is range-checked, rows must
 // come in order with exactly `dim` finite values, nothing may follow them,

@@ -10,7 +10,8 @@ namespace p2b::port {
 // fill() is randombytes_buf; it reports failure if libsodium cannot start.
 RandomSource system_random();
 
-// crypto_box_seal, crypto_generichash (BLAKE2b), crypto_sign_verify_detached.
+// crypto_box_seal, crypto_generichash (BLAKE2b), crypto_sign_verify_detached,
+// XChaCha20-Poly1305 and randombytes_buf for nonces.
 CryptoPort sodium_crypto();
 
 }  // namespace p2b::port

@@ -1,13 +1,12 @@
-// Integrity checks for saved state and configuration digests. These detect
-// accidents (truncation, bit rot), not attackers; signed formats come later.
+// A non-cryptographic digest for configuration identity: saved state names
+// the configuration it belongs to. Integrity itself is BLAKE2b (state) or
+// Ed25519 (models), through the crypto port.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 namespace p2b {
-
-uint32_t crc32(const uint8_t* data, std::size_t len);
 
 // FNV-1a, 64-bit, chainable through `h`.
 uint64_t fnv1a64(const void* data, std::size_t len, uint64_t h = 0xcbf29ce484222325ULL);

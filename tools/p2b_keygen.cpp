@@ -1,0 +1,262 @@
+// p2b-keygen: makes the three key pairs of a deployment as raw files
+// (docs/keys.md) and prints each public key's fingerprint. Every refusal is
+// decided before the first byte is written, so a refused or failed run leaves
+// the key directory as it found it.
+#include <sodium.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "keyfiles.hpp"
+#include "p2b/crypto.hpp"
+
+namespace {
+
+namespace kf = p2b::keyfiles;
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+constexpr char kUsage[] =
+    "usage: p2b-keygen --out DIR [--force]\n"
+    "\n"
+    "Writes the shuffler's X25519 box key pair, the analyzer's X25519 box key\n"
+    "pair and the analyzer's Ed25519 signing key pair as raw files in DIR, then\n"
+    "prints the fingerprint of each public key. A missing DIR is created 0700.\n"
+    "\n"
+    "  --out DIR  where to write the six key files\n"
+    "  --force    replace existing key files (without it: refuse, write nothing)\n"
+    "  --help     show this help\n";
+
+static_assert(crypto_box_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "X25519 key size");
+static_assert(crypto_sign_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "Ed25519 key size");
+
+struct Options {
+  std::string out_dir;
+  bool force = false;
+};
+
+enum class Parsed { run, help, usage_error };
+
+Parsed parse_args(int argc, char** argv, Options* opt, std::string* err) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") return Parsed::help;
+    if (arg == "--force") {
+      opt->force = true;
+    } else if (arg == "--out" && i + 1 < argc) {
+      opt->out_dir = argv[++i];
+    } else {
+      *err = arg == "--out" ? "--out needs a directory" : "unknown argument '" + arg + "'";
+      return Parsed::usage_error;
+    }
+  }
+  if (opt->out_dir.empty()) *err = "--out DIR is required";
+  return err->empty() ? Parsed::run : Parsed::usage_error;
+}
+
+struct BoxPair {
+  uint8_t pk[crypto_box_PUBLICKEYBYTES]{};
+  uint8_t sk[crypto_box_SECRETKEYBYTES]{};
+};
+
+struct SignPair {
+  uint8_t pk[crypto_sign_PUBLICKEYBYTES]{};
+  uint8_t sk[crypto_sign_SECRETKEYBYTES]{};
+};
+
+// The only place the secret halves live, wiped on every way out of run().
+struct KeySet {
+  BoxPair shuffler_box;
+  BoxPair analyzer_box;
+  SignPair analyzer_sign;
+
+  KeySet() = default;
+  KeySet(const KeySet&) = delete;
+  KeySet& operator=(const KeySet&) = delete;
+  ~KeySet() { wipe(); }
+
+  void wipe() {
+    sodium_memzero(&shuffler_box, sizeof shuffler_box);
+    sodium_memzero(&analyzer_box, sizeof analyzer_box);
+    sodium_memzero(&analyzer_sign, sizeof analyzer_sign);
+  }
+};
+
+struct KeyFile {
+  const char* name;
+  const uint8_t* bytes;
+  std::size_t size;
+  kf::KeyKind kind;
+};
+
+using KeyFiles = std::array<KeyFile, 6>;
+
+KeyFiles key_files(const KeySet& k) {
+  using kf::KeyKind;
+  return {{
+      {"shuffler.box.pk", k.shuffler_box.pk, sizeof k.shuffler_box.pk, KeyKind::public_key},
+      {"shuffler.box.sk", k.shuffler_box.sk, sizeof k.shuffler_box.sk, KeyKind::secret_key},
+      {"analyzer.box.pk", k.analyzer_box.pk, sizeof k.analyzer_box.pk, KeyKind::public_key},
+      {"analyzer.box.sk", k.analyzer_box.sk, sizeof k.analyzer_box.sk, KeyKind::secret_key},
+      {"analyzer.sign.pk", k.analyzer_sign.pk, sizeof k.analyzer_sign.pk, KeyKind::public_key},
+      {"analyzer.sign.sk", k.analyzer_sign.sk, sizeof k.analyzer_sign.sk, KeyKind::secret_key},
+  }};
+}
+
+void generate(KeySet* k) {
+  crypto_box_keypair(k->shuffler_box.pk, k->shuffler_box.sk);
+  crypto_box_keypair(k->analyzer_box.pk, k->analyzer_box.sk);
+  crypto_sign_keypair(k->analyzer_sign.pk, k->analyzer_sign.sk);
+}
+
+void add_line(std::string* text, const std::string& line) {
+  if (!text->empty()) *text += '\n';
+  *text += line;
+}
+
+std::string join(const std::string& dir, const char* name) {
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+// Without --force any existing target is refused. With it, only regular files
+// may be replaced: a rename over a directory would fail halfway through the
+// set, and one over a symlink would silently replace the link, not its target.
+bool check_targets(const std::string& dir, const KeyFiles& files, bool force, std::string* err) {
+  for (const KeyFile& f : files) {
+    const std::string path = join(dir, f.name);
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;
+      add_line(err, path + ": " + std::strerror(errno));
+    } else if (!force) {
+      add_line(err, "refusing to overwrite existing key file " + path + " (--force replaces it)");
+    } else if (!S_ISREG(st.st_mode)) {
+      add_line(err, path + ": exists and is not a regular file; not replacing it");
+    }
+  }
+  if (err->empty()) return true;
+  add_line(err, "no key files were written");
+  return false;
+}
+
+// mkdir -p. Directories it makes are 0700 because they are about to hold
+// secret keys; directories that already exist are left as they are.
+bool make_dirs(const std::string& dir, std::string* err) {
+  for (std::size_t end = dir.find('/', 1);; end = dir.find('/', end + 1)) {
+    const std::string prefix = dir.substr(0, end);
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
+      *err = prefix + ": cannot create directory: " + std::strerror(errno);
+      return false;
+    }
+    if (end == std::string::npos) break;
+  }
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *err = dir + ": not a directory";
+    return false;
+  }
+  return true;
+}
+
+// On failure, deletes what this run created, so that a plain re-run (without
+// --force) can succeed.
+bool create_all(const std::string& dir, const KeyFiles& files, std::string* err) {
+  std::size_t done = 0;
+  while (done < files.size() && kf::create_key_file(join(dir, files[done].name), files[done].bytes,
+                                                    files[done].size, files[done].kind, err)) {
+    ++done;
+  }
+  if (done == files.size()) return true;
+  for (std::size_t i = 0; i < done; ++i) ::unlink(join(dir, files[i].name).c_str());
+  add_line(err, "no key files were written");
+  return false;
+}
+
+// Stages all six files before renaming any, so a full disk cannot leave a
+// new public key next to the old secret key of the same pair.
+bool replace_all(const std::string& dir, const KeyFiles& files, std::string* err) {
+  std::vector<kf::StagedKey> staged(files.size());
+  std::size_t n = 0;
+  while (n < files.size() && kf::stage_key_file(join(dir, files[n].name), files[n].bytes,
+                                                files[n].size, files[n].kind, &staged[n], err)) {
+    ++n;
+  }
+  std::size_t committed = 0;
+  while (n == files.size() && committed < n && kf::commit_staged_key(staged[committed], err)) {
+    ++committed;
+  }
+  for (std::size_t i = committed; i < n; ++i) kf::discard_staged_key(staged[i]);
+  if (committed == files.size()) return true;
+  add_line(err, std::to_string(committed) + " of " + std::to_string(files.size()) +
+                    " key files were replaced");
+  return false;
+}
+
+bool fingerprint_lines(const KeyFiles& files, std::string* out, std::string* err) {
+  for (const KeyFile& f : files) {
+    if (f.kind != kf::KeyKind::public_key) continue;
+    std::string hex;
+    if (!kf::fingerprint_hex(f.bytes, &hex)) {
+      *err = "cannot compute the fingerprint of " + std::string(f.name);
+      return false;
+    }
+    *out += std::string(f.name) + "  fingerprint " + hex + "\n";
+  }
+  return true;
+}
+
+// One "p2b-keygen: " prefix per line, so each line stands alone in a log.
+int fail(const std::string& err) {
+  for (std::size_t start = 0; start < err.size();) {
+    const std::size_t end = std::min(err.find('\n', start), err.size());
+    std::fprintf(stderr, "p2b-keygen: %s\n", err.substr(start, end - start).c_str());
+    start = end + 1;
+  }
+  return kExitFailure;
+}
+
+int run(const Options& opt) {
+  if (sodium_init() < 0) return fail("libsodium failed to initialise");
+  KeySet keys;
+  const KeyFiles files = key_files(keys);
+  std::string err;
+  if (!check_targets(opt.out_dir, files, opt.force, &err) || !make_dirs(opt.out_dir, &err)) {
+    return fail(err);
+  }
+  generate(&keys);
+  std::string fingerprints;
+  if (!fingerprint_lines(files, &fingerprints, &err)) return fail(err);
+  const bool written =
+      opt.force ? replace_all(opt.out_dir, files, &err) : create_all(opt.out_dir, files, &err);
+  keys.wipe();
+  if (!written || !kf::sync_directory(opt.out_dir, &err)) return fail(err);
+  std::printf("wrote %zu key files to %s\n%s", files.size(), opt.out_dir.c_str(),
+              fingerprints.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  std::string err;
+  switch (parse_args(argc, argv, &opt, &err)) {
+    case Parsed::help:
+      std::fputs(kUsage, stdout);
+      return 0;
+    case Parsed::usage_error:
+      std::fprintf(stderr, "p2b-keygen: %s\n%s", err.c_str(), kUsage);
+      return kExitUsage;
+    case Parsed::run:
+      break;
+  }
+  return run(opt);
+}
