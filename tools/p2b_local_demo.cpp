@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "sim/simplex_codebook.hpp"
 #include "sim/synthetic_env.hpp"
 #include "wire/envelope_open.hpp"
+#include "wire/model_bundle.hpp"
 
 namespace {
 
@@ -125,6 +127,7 @@ struct Shuffled {
 struct DemoKeys {
   p2b::server::BoxKey shuffler{}, analyzer{};
   uint8_t verify_pk[crypto_sign_PUBLICKEYBYTES]{};
+  uint8_t sign_sk[crypto_sign_SECRETKEYBYTES]{};
   DemoKeys() {
     if (sodium_init() < 0) throw std::runtime_error("libsodium failed to start");
     uint8_t pk[crypto_box_PUBLICKEYBYTES], sk[crypto_box_SECRETKEYBYTES];
@@ -132,15 +135,20 @@ struct DemoKeys {
     p2b::server::make_box_key(pk, sk, &shuffler);
     crypto_box_keypair(pk, sk);
     p2b::server::make_box_key(pk, sk, &analyzer);
-    uint8_t sign_sk[crypto_sign_SECRETKEYBYTES];
     crypto_sign_keypair(verify_pk, sign_sk);
     sodium_memzero(sk, sizeof sk);
-    sodium_memzero(sign_sk, sizeof sign_sk);
   }
+  ~DemoKeys() { sodium_memzero(sign_sk, sizeof sign_sk); }
+  DemoKeys(const DemoKeys&) = delete;
+  DemoKeys& operator=(const DemoKeys&) = delete;
 };
 
+// A warm-start model: raw statistics (the non-private baseline is handed over
+// with p2b_agent_import) or a signed bundle (the P2B path, verified on the
+// device with p2b_agent_apply_model).
 struct Model {
   std::vector<double> a, b;
+  std::vector<uint8_t> signed_bundle;
 };
 
 Model export_model(const CAgent& server, const Options& o) {
@@ -150,11 +158,14 @@ Model export_model(const CAgent& server, const Options& o) {
   return m;
 }
 
-// The shuffler's batch step, in-process: shuffle with the CSPRNG, then drop
-// every record whose crowd id occurs fewer than `l` times in the batch.
-std::vector<Shuffled> shuffle_and_threshold(std::vector<Shuffled> batch, uint32_t l) {
+// The shuffler's batch step, in-process: permute, then drop every record
+// whose crowd id occurs fewer than `l` times in the batch. The service draws
+// the permutation from the CSPRNG; the simulation seeds it, so a run repeats.
+std::vector<Shuffled> shuffle_and_threshold(std::vector<Shuffled> batch, uint32_t l,
+                                            uint64_t seed) {
+  p2b::sim::Draws draws(seed);
   for (size_t i = batch.size(); i > 1; --i) {
-    std::swap(batch[i - 1], batch[randombytes_uniform(static_cast<uint32_t>(i))]);
+    std::swap(batch[i - 1], batch[draws.bits() % i]);
   }
   std::unordered_map<uint32_t, uint32_t> count;
   for (const Shuffled& r : batch) ++count[r.crowd_id];
@@ -182,7 +193,11 @@ Estimate evaluate_late(CAgent& agent, const p2b::sim::SyntheticEnv& env, const O
   double total = 0.0;
   for (uint32_t u = 0; u < late_users; ++u) {
     agent.reseed(o.seed * 1000003 + 500000 + u);
-    if (warm != nullptr) {
+    if (warm != nullptr && !warm->signed_bundle.empty()) {
+      check(p2b_agent_apply_model(agent.get(), warm->signed_bundle.data(),
+                                  warm->signed_bundle.size()),
+            "apply signed model");
+    } else if (warm != nullptr) {
       check(p2b_agent_import(agent.get(), warm->a.data(), warm->b.data(), o.actions, o.dim,
                              P2B_STATS_GRAM),
             "import");
@@ -208,6 +223,26 @@ Estimate evaluate_late(CAgent& agent, const p2b::sim::SyntheticEnv& env, const O
   const double n = static_cast<double>(late_users) * o.window;
   const double mean = total / n;
   return {mean, std::sqrt(mean * (1.0 - mean) / n)};
+}
+
+// The analyzer's last step: the global model as a signed bundle, version
+// increasing with every publication.
+std::vector<uint8_t> sign_model(const Model& m, const Options& o, const CAgent& device,
+                                const DemoKeys& keys, uint64_t version) {
+  p2b::server::ModelSpec spec;
+  spec.dim = o.dim;
+  spec.n_actions = o.actions;
+  spec.version = version;
+  spec.created_unix = static_cast<uint64_t>(std::time(nullptr));
+  p2b_fingerprints fp;
+  check(p2b_agent_fingerprints(device.get(), &fp), "fingerprints");
+  std::memcpy(spec.codebook_fp, fp.codebook, sizeof spec.codebook_fp);
+  std::vector<uint8_t> bundle;
+  std::string err;
+  if (!p2b::server::build_model_bundle(spec, m.a.data(), m.b.data(), keys.sign_sk, &bundle, &err)) {
+    throw std::runtime_error("analyzer: " + err);
+  }
+  return bundle;
 }
 
 std::vector<uint32_t> checkpoints(uint32_t users) {
@@ -284,6 +319,7 @@ int main(int argc, char** argv) {
     check(p2b_epsilon_per_report(o.participation, &eps), "epsilon");
     size_t next_mark = 0;
     double last_np = 0.0, last_p = 0.0;
+    size_t last_bundle_bytes = 0;
     for (uint32_t u = 1; u <= o.users; ++u) {
       device.reseed(o.seed * 1000003 + u);
       p2b::sim::Draws draws(o.seed * 104729 + u);
@@ -317,7 +353,8 @@ int main(int argc, char** argv) {
       // The server side at this population: the shuffler shuffles and
       // thresholds; the analyzer opens the inner layers, decodes codes to
       // centroids and updates a fresh global model.
-      const std::vector<Shuffled> kept = shuffle_and_threshold(reports, o.threshold);
+      const std::vector<Shuffled> kept =
+          shuffle_and_threshold(reports, o.threshold, o.seed + next_mark);
       private_server.reset();
       for (const Shuffled& r : kept) {
         p2b::server::InnerOpened t{};
@@ -331,7 +368,9 @@ int main(int argc, char** argv) {
               "learn");
       }
       const Model pooled = export_model(pooled_server, o);
-      const Model priv = export_model(private_server, o);
+      Model priv = export_model(private_server, o);
+      priv.signed_bundle = sign_model(priv, o, device, keys, next_mark);
+      last_bundle_bytes = priv.signed_bundle.size();
       const Estimate warm_np = evaluate_late(device, env, o, late_users, &pooled);
       const Estimate warm_p = evaluate_late(device, env, o, late_users, &priv);
       std::fprintf(stderr, "\r%*s\r", 70, "");
@@ -349,6 +388,11 @@ int main(int argc, char** argv) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("\nlate cohort: %u users x %u interactions per setting\n", late_users, o.window);
+    std::printf(
+        "wire: every report was sealed on its device in a %d-byte envelope; the private\n"
+        "      model went out as a %zu-byte Ed25519-signed bundle each late device "
+        "verified\n",
+        P2B_ENVELOPE_BYTES, last_bundle_bytes);
     std::printf(
         "privacy: epsilon per report %.4f (p=%.2f); each user closes %u window(s), so "
         "epsilon per user <= %.4f\n",
