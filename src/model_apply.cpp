@@ -19,9 +19,11 @@ namespace {
 constexpr uint8_t kModelMagic[4] = {'P', '2', 'B', 'M'};
 constexpr uint32_t kModelFormat = 1;
 
-bool all_finite(const double* v, std::size_t n) {
+// b is stored as `real`; A only needs to be finite, its factor is checked
+// when computed.
+bool values_ok(const double* v, std::size_t n, bool is_b) {
   for (std::size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i])) return false;
+    if (is_b ? !fits_real(v[i]) : !std::isfinite(v[i])) return false;
   }
   return true;
 }
@@ -71,7 +73,8 @@ Status Agent::walk_model(const uint8_t* body, std::size_t len, bool apply) {
       p2b_v1_ArmColumn c = p2b_v1_ArmColumn_init_zero;
       const uint32_t expected = col < d ? d - col : d;
       if (!pb_decode_delimited(&is, p2b_v1_ArmColumn_fields, &c) || c.arm != arm_index ||
-          c.column != col || c.values_count != expected || !all_finite(c.values, expected)) {
+          c.column != col || c.values_count != expected ||
+          !values_ok(c.values, expected, col == d)) {
         return Status::malformed_input;
       }
       if (col == d) {

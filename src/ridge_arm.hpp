@@ -3,11 +3,19 @@
 //   A = L L^T = lambda I + sum x x^T,   b = sum r x,   theta = A^-1 b.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "p2b/config.hpp"
 
 namespace p2b {
+
+// True when `v` converts to `real` without overflow: a double beyond FLT_MAX
+// cast to float is undefined behaviour, so untrusted values are checked first.
+inline bool fits_real(double v) {
+  return std::isfinite(v) && std::fabs(v) <= static_cast<double>(std::numeric_limits<real>::max());
+}
 
 struct ArmView {
   real* L;      // d x d, column-major, lower triangle used
@@ -35,7 +43,8 @@ void arm_mean_width(ArmView arm, const real* x, real* z, real* mean, real* width
 
 // Lower Cholesky factor of the symmetric matrix `a` (d x d, column-major,
 // double) into `out`. Returns false, leaving `out` undefined, unless `a` is
-// finite, symmetric to a relative 1e-9, and positive definite.
+// finite, symmetric to a relative 1e-9, positive definite, and its factor is
+// representable in `real`.
 bool cholesky_factor(const double* a, uint32_t d, real* out);
 
 }  // namespace p2b

@@ -126,9 +126,9 @@ class StateCodec {
           return Status::corrupt_state;
         }
         for (uint32_t i = 0; i < n; ++i) {
-          const real v = static_cast<real>(c.values[i]);
-          // Cholesky diagonal strictly positive; everything finite in `real`.
-          if (!std::isfinite(v) || (col < d && i == 0 && !(v > real(0)))) {
+          // Representable in `real`, and the Cholesky diagonal strictly positive.
+          if (!fits_real(c.values[i]) ||
+              (col < d && i == 0 && !(static_cast<real>(c.values[i]) > real(0)))) {
             return Status::corrupt_state;
           }
         }
@@ -155,8 +155,7 @@ class StateCodec {
         return Status::corrupt_state;
       }
       for (uint32_t i = 0; i < d; ++i) {
-        const real v = static_cast<real>(p.context[i]);
-        if (!std::isfinite(v) || v < real(0)) return Status::corrupt_state;
+        if (!fits_real(p.context[i]) || p.context[i] < 0.0) return Status::corrupt_state;
       }
       if (!apply) continue;
       slots[s] = Agent::PendingSlot{p.id, p.action, p.code, p.state, 0};

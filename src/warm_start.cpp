@@ -10,9 +10,10 @@ namespace p2b {
 
 namespace {
 
-bool all_finite(const double* v, std::size_t n) {
+// Finite and representable as `real`; an out-of-range value would become Inf.
+bool all_representable(const double* v, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i])) return false;
+    if (!fits_real(v[i])) return false;
   }
   return true;
 }
@@ -44,7 +45,7 @@ Status Agent::import_stats(const double* a, const double* b, uint32_t n_actions,
   if (n_actions != n_actions_ || dim != dim_) return Status::dimension_mismatch;
   const std::size_t d = dim_;
   const std::size_t per_arm = d * d;
-  if (!all_finite(a, per_arm * n_actions_) || !all_finite(b, d * n_actions_)) {
+  if (!all_representable(a, per_arm * n_actions_) || !all_representable(b, d * n_actions_)) {
     return Status::non_finite;
   }
   real* staging = block<real>(off_scratch_);

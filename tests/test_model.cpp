@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model_support.hpp"
+#include "p2b/config.hpp"
 
 namespace {
 
@@ -147,6 +148,46 @@ TEST_F(ModelRejection, SignedButIndefiniteStatisticsAreRefused) {
   ASSERT_TRUE(p2b::server::build_model_bundle(spec, a.data(), b.data(),
                                               p2b_test::test_keys().sign_sk, &bundle, &err));
   EXPECT_EQ(apply(bundle), P2B_ERR_NOT_POSITIVE_DEFINITE);
+}
+
+}  // namespace
+
+namespace {
+
+// Found by fuzz_model_bundle: a signed b beyond FLT_MAX used to be cast to
+// float, which is undefined behaviour. Such a value is refused instead.
+TEST(Model, ValuesBeyondTheScalarRangeAreRefused) {
+  auto device = trained(10, 2);
+  p2b::server::ModelSpec spec;
+  spec.dim = kDim;
+  spec.n_actions = kArms;
+  spec.version = 4;
+  p2b_fingerprints fp;
+  ASSERT_EQ(p2b_agent_fingerprints(device.agent, &fp), P2B_OK);
+  std::memcpy(spec.codebook_fp, fp.codebook, sizeof spec.codebook_fp);
+  std::vector<double> a(kArms * kDim * kDim, 0.0), b(kArms * kDim, 0.0);
+  for (uint32_t arm = 0; arm < kArms; ++arm) {
+    for (uint32_t i = 0; i < kDim; ++i) a[(arm * kDim + i) * kDim + i] = 1.0;
+  }
+  const std::vector<uint8_t> before = p2b_test::saved(device.agent);
+  std::vector<uint8_t> bundle;
+  std::string err;
+  b[2] = 1e300;
+  ASSERT_TRUE(p2b::server::build_model_bundle(spec, a.data(), b.data(),
+                                              p2b_test::test_keys().sign_sk, &bundle, &err));
+  const p2b_status huge_b = p2b_agent_apply_model(device.agent, bundle.data(), bundle.size());
+  b[2] = 0.0;
+  a[0] = 1e300;  // its factor, 1e150, is beyond float as well
+  ASSERT_TRUE(p2b::server::build_model_bundle(spec, a.data(), b.data(),
+                                              p2b_test::test_keys().sign_sk, &bundle, &err));
+  const p2b_status huge_a = p2b_agent_apply_model(device.agent, bundle.data(), bundle.size());
+  if (sizeof(p2b::real) == sizeof(float)) {
+    EXPECT_EQ(huge_b, P2B_ERR_MALFORMED_INPUT);
+    EXPECT_EQ(huge_a, P2B_ERR_NOT_POSITIVE_DEFINITE);
+    EXPECT_EQ(p2b_test::saved(device.agent), before);
+  } else {
+    EXPECT_EQ(huge_b, P2B_OK);  // a double build represents both
+  }
 }
 
 }  // namespace
