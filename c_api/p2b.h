@@ -173,7 +173,7 @@ typedef struct p2b_config {
   uint32_t n_actions;  /* K, 1..P2B_MAX_ACTIONS */
   uint32_t policy;     /* p2b_policy */
   double alpha;        /* LinUCB exploration weight, >= 0 (default 1) */
-  double ridge_lambda; /* A_a starts at lambda*I, > 0 (default 1) */
+  double ridge_lambda; /* A_a starts at lambda*I, in [1e-6, 1e6] (default 1) */
   double ts_scale;     /* LinTS: mu ~ N(theta, v^2 A^-1), v >= 0 (default 0.1) */
 
   uint32_t round_digits; /* q, decimal digits kept when encoding, 1..6 (default 1) */

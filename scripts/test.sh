@@ -4,7 +4,8 @@
 #   2. host Debug build (assertions on) + the whole ctest suite, then clang-tidy;
 #   3. the same suite under AddressSanitizer + UBSan;
 #   4. a double-precision build of the core + suite;
-#   5. aarch64 and armhf cross builds, the whole suite under qemu-user.
+#   5. aarch64 and armhf cross builds, the whole suite under qemu-user;
+#   6. every libFuzzer target for 30 s under ASan + UBSan (scripts/fuzz.sh).
 # Set P2B_TEST_SKIP_CROSS=1 to skip step 5 on a machine without the cross
 # packages. Build dirs are reused, so a second run only rebuilds changes.
 set -euo pipefail
@@ -35,7 +36,7 @@ host_suite host
 
 step "lint (clang-tidy, warnings are errors)"
 mapfile -t tidy_files < <(git ls-files -- 'src/*.cpp' 'c_api/*.cpp' 'ports/posix/*.cpp' \
-  'server/*.cpp' 'tools/*.cpp' 'bench/*.cpp' 'tests/*.cpp')
+  'server/*.cpp' 'tools/*.cpp' 'bench/*.cpp' 'tests/*.cpp' ':(exclude)tests/fuzz/*')
 if ! tidy_out=$(clang-tidy -p build-host --quiet --warnings-as-errors='*' "${tidy_files[@]}" 2>&1); then
   printf '%s\n' "$tidy_out" | grep -vE '^[0-9]+ warnings? generated\.$' >&2
   echo "lint: clang-tidy found problems" >&2
@@ -51,5 +52,8 @@ if [ "${P2B_TEST_SKIP_CROSS:-0}" != 1 ]; then
     JOBS=$jobs bash scripts/cross-test.sh "$arch"
   done
 fi
+
+step "fuzzing: every decoder, ${FUZZ_SECONDS:-30} s each, ASan + UBSan"
+bash scripts/fuzz.sh
 
 printf '\nall test suites passed in %ss\n' "$(($(date +%s) - t_start))"

@@ -71,7 +71,8 @@ Status validate_config(const Config& c) {
   if (c.n_actions == 0 || c.n_actions > kMaxActions) return Status::bad_config;
   if (c.policy != Policy::linucb && c.policy != Policy::lints) return Status::bad_config;
   if (!in_range(c.alpha, 0.0, 1e6) || !in_range(c.ts_scale, 0.0, 1e6)) return Status::bad_config;
-  if (!(c.ridge_lambda > 0.0) || !(c.ridge_lambda <= 1e6)) return Status::bad_config;
+  // lambda >= 1e-6 keeps every factor diagonal >= 1e-3 (see ridge_arm.hpp).
+  if (!(c.ridge_lambda >= 1e-6) || !(c.ridge_lambda <= 1e6)) return Status::bad_config;
   if (c.round_digits == 0 || c.round_digits > kMaxDigits) return Status::bad_config;
   if (c.window == 0 || c.window > kMaxWindow) return Status::bad_config;
   if (!(c.participation > 0.0 && c.participation < 1.0)) return Status::bad_config;

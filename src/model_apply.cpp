@@ -23,7 +23,7 @@ constexpr uint32_t kModelFormat = 1;
 // when computed.
 bool values_ok(const double* v, std::size_t n, bool is_b) {
   for (std::size_t i = 0; i < n; ++i) {
-    if (is_b ? !fits_real(v[i]) : !std::isfinite(v[i])) return false;
+    if (is_b ? !vector_entry_ok(v[i]) : !std::isfinite(v[i])) return false;
   }
   return true;
 }

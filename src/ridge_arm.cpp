@@ -105,14 +105,14 @@ bool cholesky_factor(const double* a, uint32_t d, real* out) {
     }
     if (!(diag > 0.0)) return false;
     const double ljj = std::sqrt(diag);
-    if (!fits_real(ljj)) return false;
+    if (!factor_entry_ok(ljj, true)) return false;
     out[j * d + j] = static_cast<real>(ljj);
     for (uint32_t i = j + 1; i < d; ++i) {
       double s = a[j * d + i];
       for (uint32_t k = 0; k < j; ++k) {
         s -= static_cast<double>(out[k * d + i]) * static_cast<double>(out[k * d + j]);
       }
-      if (!fits_real(s / ljj)) return false;
+      if (!factor_entry_ok(s / ljj, false)) return false;
       out[j * d + i] = static_cast<real>(s / ljj);
     }
     for (uint32_t i = 0; i < j; ++i) out[j * d + i] = real(0);

@@ -17,6 +17,23 @@ inline bool fits_real(double v) {
   return std::isfinite(v) && std::fabs(v) <= static_cast<double>(std::numeric_limits<real>::max());
 }
 
+// Bounds on statistics that arrive from outside (import, signed models, saved
+// state). Honest statistics stay far inside them: after n updates of
+// normalised contexts |L| <= sqrt(lambda + n) and |b| <= n, and lambda >=
+// 1e-6 keeps the diagonal >= 1e-3. Inside them every later float update stays
+// finite, which a fuzzer showed is not true of merely finite values.
+constexpr double kMaxFactorEntry = 1e15;
+constexpr double kMinFactorDiagonal = 1e-4;
+constexpr double kMaxVectorEntry = 1e30;
+
+inline bool factor_entry_ok(double v, bool diagonal) {
+  return std::isfinite(v) && std::fabs(v) <= kMaxFactorEntry &&
+         (!diagonal || v >= kMinFactorDiagonal);
+}
+inline bool vector_entry_ok(double v) {
+  return std::isfinite(v) && std::fabs(v) <= kMaxVectorEntry && fits_real(v);
+}
+
 struct ArmView {
   real* L;      // d x d, column-major, lower triangle used
   real* b;      // d
@@ -44,7 +61,7 @@ void arm_mean_width(ArmView arm, const real* x, real* z, real* mean, real* width
 // Lower Cholesky factor of the symmetric matrix `a` (d x d, column-major,
 // double) into `out`. Returns false, leaving `out` undefined, unless `a` is
 // finite, symmetric to a relative 1e-9, positive definite, and its factor is
-// representable in `real`.
+// within the bounds above.
 bool cholesky_factor(const double* a, uint32_t d, real* out);
 
 }  // namespace p2b

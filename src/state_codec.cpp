@@ -126,11 +126,9 @@ class StateCodec {
           return Status::corrupt_state;
         }
         for (uint32_t i = 0; i < n; ++i) {
-          // Representable in `real`, and the Cholesky diagonal strictly positive.
-          if (!fits_real(c.values[i]) ||
-              (col < d && i == 0 && !(static_cast<real>(c.values[i]) > real(0)))) {
-            return Status::corrupt_state;
-          }
+          const bool ok =
+              col < d ? factor_entry_ok(c.values[i], i == 0) : vector_entry_ok(c.values[i]);
+          if (!ok) return Status::corrupt_state;
         }
         if (!apply) continue;
         if (col < d) {

@@ -18,16 +18,15 @@ bool all_representable(const double* v, std::size_t n) {
   return true;
 }
 
-// Copies the lower triangle of a supplied factor; false unless its diagonal
-// is positive and representable in `real`.
+// Copies the lower triangle of a supplied factor; false unless every entry is
+// within the bounds of ridge_arm.hpp (diagonal included).
 bool copy_factor(const double* l, uint32_t d, real* out) {
   for (uint32_t j = 0; j < d; ++j) {
     for (uint32_t i = 0; i < d; ++i) {
       const double v = i >= j ? l[j * d + i] : 0.0;
+      if (i >= j && !factor_entry_ok(v, i == j)) return false;
       out[j * d + i] = static_cast<real>(v);
     }
-    const real diag = out[j * d + j];
-    if (!(diag > real(0)) || !std::isfinite(diag)) return false;
   }
   return true;
 }
@@ -47,6 +46,9 @@ Status Agent::import_stats(const double* a, const double* b, uint32_t n_actions,
   const std::size_t per_arm = d * d;
   if (!all_representable(a, per_arm * n_actions_) || !all_representable(b, d * n_actions_)) {
     return Status::non_finite;
+  }
+  for (std::size_t i = 0; i < d * n_actions_; ++i) {
+    if (!vector_entry_ok(b[i])) return Status::non_finite;
   }
   real* staging = block<real>(off_scratch_);
   for (uint32_t arm_index = 0; arm_index < n_actions_; ++arm_index) {

@@ -120,6 +120,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
       {"alpha < 0", [](p2b_config& k) { k.alpha = -1.0; }},
       {"alpha NaN", [](p2b_config& k) { k.alpha = NAN; }},
       {"lambda 0", [](p2b_config& k) { k.ridge_lambda = 0.0; }},
+      {"lambda below 1e-6", [](p2b_config& k) { k.ridge_lambda = 1e-7; }},
       {"ts_scale < 0", [](p2b_config& k) { k.ts_scale = -0.1; }},
       {"q 0", [](p2b_config& k) { k.round_digits = 0; }},
       {"q 7", [](p2b_config& k) { k.round_digits = 7; }},

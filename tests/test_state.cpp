@@ -159,6 +159,14 @@ TEST_F(StateRejection, WellSealedButImpossibleValuesAreRejected) {
   std::memcpy(&bad[at.first_column_values_at], &negative, sizeof negative);
   reseal(&bad);
   EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_CORRUPT_STATE);
+
+  // Found by fuzz_state: a huge but finite factor overflowed float on the next
+  // reward. Factors beyond the bounds of honest statistics are refused.
+  bad = blob_;
+  const double huge = 1e20;
+  std::memcpy(&bad[at.first_column_values_at + sizeof(double)], &huge, sizeof huge);
+  reseal(&bad);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_CORRUPT_STATE);
   expect_unchanged();
 }
 

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz, clang, ASan + UBSan) in build-fuzz
+# and runs each for FUZZ_SECONDS (default 30), two at a time, on a copy of its
+# seed corpus. Fails, naming the input, if any target crashes, leaks or hangs.
+#
+#   bash scripts/fuzz.sh                  build + run every target
+#   bash scripts/fuzz.sh fuzz_state ...   build + run only these
+#   bash scripts/fuzz.sh --regen-corpus   rewrite tests/fuzz/corpus/*/seed-*
+#                                         (after a format change), then exit
+#
+# Environment: FUZZ_SECONDS, FUZZ_JOBS (targets at once, default 2).
+# New inputs libFuzzer finds stay in build-fuzz/fuzz-run; the repository's
+# corpus changes only through --regen-corpus or by hand (docs/fuzzing.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-30}
+jobs=${FUZZ_JOBS:-2}
+build="build-fuzz"
+corpus=tests/fuzz/corpus
+all_targets=(fuzz_outer_open fuzz_inner_open fuzz_model_bundle fuzz_codebook fuzz_state)
+
+# Largest input worth trying per target: a little above its biggest valid
+# input, so length checks are crossed both ways without wasting executions.
+max_len() {
+  case "$1" in
+    fuzz_outer_open) echo 320 ;;   # mode byte + 208-byte envelope
+    fuzz_inner_open) echo 192 ;;   # mode byte + 112-byte inner layer
+    fuzz_model_bundle) echo 1024 ;;  # d=4, K=3 bundle: ~580 bytes
+    fuzz_codebook) echo 2048 ;;    # largest seed (k=3, d=64) is ~820 bytes
+    fuzz_state) echo 1536 ;;       # ~1000 bytes plain, ~1050 encrypted
+    *) echo "unknown fuzz target: $1" >&2; return 1 ;;
+  esac
+}
+
+regen=0
+targets=()
+for arg in "$@"; do
+  case "$arg" in
+    --regen-corpus) regen=1 ;;
+    fuzz_*) max_len "$arg" >/dev/null && targets+=("$arg") ;;
+    *) echo "usage: $0 [--regen-corpus] [fuzz_target...]" >&2; exit 2 ;;
+  esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
+
+# -O1 instead of Debug's -O0 for speed; Debug keeps assertions (and Eigen's
+# checks) on, which fuzzing wants.
+echo "==== configure + build ($build)"
+CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DP2B_FUZZ=ON \
+  -DP2B_BUILD_TESTS=OFF -DP2B_BUILD_BENCH=OFF -DP2B_BUILD_TOOLS=OFF >/dev/null
+cmake --build "$build" -j "$jobs" --target p2b_fuzz_targets make_corpus
+
+if [ "$regen" = 1 ]; then
+  # Crash reproducers (crash-*) are kept: they are regression seeds.
+  find "$corpus" -type f -name 'seed-*' -delete 2>/dev/null || true
+  "$build/tests/fuzz/make_corpus" "$corpus"
+  exit 0
+fi
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+run_root="$build/fuzz-run"
+
+run_one() {  # target -> $run_root/<target>/{corpus,artifacts,log,rc}
+  local t=$1 dir="$run_root/$1" rc=0
+  rm -rf "$dir"
+  mkdir -p "$dir/corpus" "$dir/artifacts"
+  cp "$corpus/$t"/* "$dir/corpus/"
+  "$build/tests/fuzz/$t" "$dir/corpus" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/artifacts/" \
+    >"$dir/log" 2>&1 || rc=$?
+  echo "$rc" >"$dir/rc"
+}
+
+echo "==== fuzzing ${#targets[@]} targets, ${seconds}s each, $jobs at a time"
+t_start=$(date +%s)
+running=0
+for t in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  run_one "$t" &
+  running=$((running + 1))
+done
+wait
+
+failed=0
+printf '%-18s %12s %9s %8s %8s  %s\n' target execs exec/s cov ft result
+for t in "${targets[@]}"; do
+  rc=$(cat "$run_root/$t/rc")
+  log="$run_root/$t/log"
+  # A run that crashes early prints no stats: those fields show as "?".
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' "$log" | tail -1)
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' "$log" | tail -1)
+  mapfile -t found < <(find "$run_root/$t/artifacts" -type f 2>/dev/null)
+  if [ "$rc" -ne 0 ] || [ ${#found[@]} -gt 0 ]; then
+    failed=1
+    printf '%-18s %12s %9s %8s %8s  %s\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" \
+      "FAILED (exit $rc, log $log)"
+    grep -m1 -E 'invariant violated|runtime error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)' \
+      "$log" | sed 's/^/    /' || true
+    for f in "${found[@]}"; do echo "    reproducer: $f"; done
+  else
+    printf '%-18s %12s %9s %8s %8s  %s\n' "$t" "$execs" "$rate" "$cov" "$ft" ok
+  fi
+done
+echo "fuzzing took $(($(date +%s) - t_start))s"
+if [ "$failed" = 1 ]; then
+  echo "fuzz: a target failed; reproduce with build-fuzz/tests/fuzz/<target> <reproducer>" >&2
+  exit 1
+fi

@@ -1,0 +1,250 @@
+// Writes the seed corpora of the fuzz targets: real envelopes from the device
+// path, signed model bundles, codebook files and saved states, all made with
+// the fixed keys and configuration of fuzz_fixture.hpp. Every seed is checked
+// to be accepted before it is written, so a fixture that drifted from the
+// library fails here instead of silently seeding the fuzzers with rejects.
+//
+//   make_corpus OUT_DIR    writes OUT_DIR/<target>/seed-<name>
+//
+// The output is deterministic (seeded agents, fixed randombytes), so
+// regenerating only changes files whose format changed.
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "../model_support.hpp"
+#include "fuzz_fixture.hpp"
+#include "p2b/codebook_format.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<uint8_t>;
+using p2b_fuzz::require;
+
+fs::path g_out;
+
+// `mode` is the targets' first byte; negative for targets without modes.
+void write_seed(const char* target, const std::string& name, int mode, const uint8_t* p, size_t n) {
+  const fs::path dir = g_out / target;
+  fs::create_directories(dir);
+  std::ofstream f(dir / ("seed-" + name), std::ios::binary | std::ios::trunc);
+  if (mode >= 0) f.put(static_cast<char>(mode));
+  f.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n));
+  require(f.good(), "writing a seed");
+}
+void write_seed(const char* target, const std::string& name, int mode, const Bytes& b) {
+  write_seed(target, name, mode, b.data(), b.size());
+}
+
+std::vector<float> context(std::mt19937_64& rng) {
+  return p2b_test::simplex_point(rng, p2b_fuzz::kDim);
+}
+
+// Decides and rewards once per reward, polling an envelope after each.
+std::vector<Bytes> envelopes_from(p2b_agent* ag, std::mt19937_64& rng,
+                                  std::initializer_list<float> rewards) {
+  std::vector<Bytes> out;
+  for (float r : rewards) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      const std::vector<float> x = context(rng);
+      uint32_t action = 0;
+      uint64_t id = 0;
+      require(p2b_agent_decide(ag, x.data(), x.size(), &action, &id) == P2B_OK, "decide");
+      require(p2b_agent_reward(ag, id, r) == P2B_OK, "reward");
+      Bytes env(P2B_ENVELOPE_BYTES);
+      size_t written = 0;
+      if (p2b_agent_poll_report(ag, env.data(), env.size(), &written) == P2B_OK) {
+        out.push_back(env);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+Bytes bundle_for(const p2b_agent* source, uint64_t version) {
+  p2b_test::BundleOptions opt;
+  opt.version = version;
+  opt.sign_sk = p2b_fuzz::keys().sign_sk;
+  return p2b_test::bundle_from(source, p2b_fuzz::kDim, p2b_fuzz::kActions, opt);
+}
+
+Bytes seal_open(const uint8_t* layer, size_t len, const p2b::server::BoxKey& key) {
+  Bytes plain(len - p2b::kFingerprintBytes - crypto_box_SEALBYTES);
+  require(crypto_box_seal_open(plain.data(), layer + p2b::kFingerprintBytes,
+                               len - p2b::kFingerprintBytes, key.pk, key.sk) == 0,
+          "crypto_box_seal_open");
+  return plain;
+}
+
+void envelope_seeds() {
+  const p2b_fuzz::Keys& k = p2b_fuzz::keys();
+  p2b_config cfg = p2b_fuzz::agent_config();
+  cfg.window = 1;            // every interaction closes a window...
+  cfg.participation = 0.99;  // ...and nearly every window reports
+  p2b_fuzz::FixedAgent fixture(cfg);
+  p2b_agent* ag = fixture.init();
+  std::mt19937_64 rng(1);
+  std::vector<Bytes> envs = envelopes_from(ag, rng, {1.0F, 0.0F, 0.25F});
+  // Reports made under a warm-start model carry its version.
+  const Bytes model = bundle_for(ag, 1ULL << 40);
+  require(p2b_agent_apply_model(ag, model.data(), model.size()) == P2B_OK,
+          "apply model to the reporting agent");
+  for (const Bytes& e : envelopes_from(ag, rng, {0.75F})) envs.push_back(e);
+  require(envs.size() == 4, "the device path gave fewer envelopes than asked");
+
+  for (size_t i = 0; i < envs.size(); ++i) {
+    const std::string n = std::to_string(i);
+    p2b::server::OuterOpened outer{};
+    require(p2b::server::open_outer(envs[i].data(), envs[i].size(), k.shuffler, 2, &outer) ==
+                p2b::server::OpenStatus::ok,
+            "open_outer refuses a device envelope");
+    p2b::server::InnerOpened inner{};
+    require(p2b::server::open_inner(outer.inner, sizeof outer.inner, k.analyzer, 2, &inner) ==
+                p2b::server::OpenStatus::ok,
+            "open_inner refuses a device inner layer");
+    const Bytes outer_plain = seal_open(envs[i].data(), envs[i].size(), k.shuffler[1]);
+    const Bytes inner_plain = seal_open(outer.inner, sizeof outer.inner, k.analyzer[1]);
+    write_seed("fuzz_outer_open", "envelope-" + n, 0, envs[i]);
+    write_seed("fuzz_outer_open", "plain-" + n, 1, outer_plain);
+    write_seed("fuzz_inner_open", "inner-" + n, 0, outer.inner, sizeof outer.inner);
+    write_seed("fuzz_inner_open", "plain-" + n, 1, inner_plain);
+    if (i == 0) {  // the retired keys: the same plaintexts, now naming the wrong key
+      write_seed("fuzz_outer_open", "plain-retired-key", 2, outer_plain);
+      write_seed("fuzz_inner_open", "plain-retired-key", 2, inner_plain);
+    }
+  }
+}
+
+// An agent with history: learned arms, pending decisions, a closed window
+// and queued reports.
+void add_history(p2b_agent* ag, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (uint32_t i = 0; i < 12; ++i) {
+    const std::vector<float> x = context(rng);
+    require(p2b_agent_learn(ag, x.data(), x.size(), i % p2b_fuzz::kActions,
+                            static_cast<float>(i % 3) / 2.0F) == P2B_OK,
+            "learn");
+  }
+  for (uint32_t i = 0; i < 7; ++i) {
+    const std::vector<float> x = context(rng);
+    uint32_t action = 0;
+    uint64_t id = 0;
+    require(p2b_agent_decide(ag, x.data(), x.size(), &action, &id) == P2B_OK, "decide");
+    if (i % 3 != 2) require(p2b_agent_reward(ag, id, i % 2 == 0 ? 1.0F : 0.0F) == P2B_OK, "reward");
+  }
+}
+
+void model_seeds() {
+  p2b_fuzz::FixedAgent source_arena(p2b_fuzz::agent_config());
+  p2b_agent* source = source_arena.init();
+  add_history(source, 2);
+  p2b_fuzz::FixedAgent target_arena(p2b_fuzz::agent_config());
+  const struct {
+    const char* name;
+    uint64_t version;
+  } seeds[] = {{"v1", 1}, {"v-large", 0xFEDCBA9876543210ULL}};
+  for (const auto& s : seeds) {
+    const Bytes bundle = bundle_for(source, s.version);
+    require(p2b_agent_apply_model(target_arena.init(), bundle.data(), bundle.size()) == P2B_OK,
+            "a fresh agent refuses a bundle");
+    if (s.version == 1) write_seed("fuzz_model_bundle", "bundle-v1", 0, bundle);
+    write_seed("fuzz_model_bundle", std::string("body-") + s.name, 1, bundle.data(),
+               bundle.size() - crypto_sign_BYTES);
+  }
+}
+
+void codebook_seeds() {
+  const p2b::CryptoPort crypto = p2b_test::sodium_port();
+  const struct {
+    const char* name;
+    uint32_t k, dim, digits;
+  } shapes[] = {{"agent", p2b_fuzz::kCodes, p2b_fuzz::kDim, 1},
+                {"k1-d1-q6", 1, 1, 6},
+                {"k3-d64-q2", 3, 64, 2}};
+  for (const auto& s : shapes) {
+    const std::vector<float> c =
+        s.k == p2b_fuzz::kCodes ? p2b_fuzz::codebook() : p2b_test::random_codebook(s.k, s.dim, 3);
+    size_t need = 0;
+    require(p2b::encoded_codebook_size(c.data(), s.k, s.dim, s.digits, &need) == p2b::Status::ok,
+            "codebook size");
+    Bytes file(need);
+    size_t written = 0;
+    require(p2b::encode_codebook(crypto, c.data(), s.k, s.dim, s.digits, file.data(), file.size(),
+                                 &written) == p2b::Status::ok,
+            "encode_codebook");
+    std::vector<float> back(c.size());
+    p2b_codebook_info info{};
+    require(p2b_codebook_parse(file.data(), file.size(), back.data(), back.size(), &info) == P2B_OK,
+            "the parser refuses an encoded codebook");
+    write_seed("fuzz_codebook", s.name, -1, file);
+  }
+}
+
+void state_seeds() {
+  constexpr size_t kTrailer = 32;  // BLAKE2b-256 of everything before it
+  p2b_fuzz::FixedAgent arena(p2b_fuzz::agent_config());
+  p2b_fuzz::FixedAgent check(p2b_fuzz::agent_config());
+  p2b_agent* busy = arena.init();
+  add_history(busy, 4);
+  const Bytes with_history = p2b_test::saved(busy);
+  const Bytes model = bundle_for(busy, 3);
+  require(p2b_agent_apply_model(busy, model.data(), model.size()) == P2B_OK,
+          "apply model before saving");
+  add_history(busy, 5);
+  const Bytes with_model = p2b_test::saved(busy);
+
+  // The encrypted form of the busiest state, as p2b_agent_save_encrypted writes it.
+  Bytes box(with_model.size() + P2B_STATE_ENCRYPTION_OVERHEAD);
+  size_t written = 0;
+  require(p2b_agent_save_encrypted(busy, p2b_fuzz::keys().state_key, box.data(), box.size(),
+                                   &written) == P2B_OK &&
+              written == box.size(),
+          "save_encrypted");
+  write_seed("fuzz_state", "encrypted-model", 2, box);  // before restore decrypts it in place
+  require(p2b_agent_restore_encrypted(check.init(), p2b_fuzz::keys().state_key, box.data(),
+                                      box.size()) == P2B_OK,
+          "a fresh agent refuses an encrypted state");
+
+  // Mode 0 needs one seed (its hash blocks mutation); the hash-appending
+  // modes get the states worth mutating.
+  require(p2b_agent_restore(check.init(), with_model.data(), with_model.size()) == P2B_OK,
+          "a fresh agent refuses a saved state");
+  write_seed("fuzz_state", "saved-model", 0, with_model);
+  const struct {
+    const char* name;
+    const Bytes* state;
+    int mode;
+  } bodies[] = {{"body-history", &with_history, 1},
+                {"body-model", &with_model, 1},
+                {"body-boxed-history", &with_history, 3}};
+  for (const auto& b : bodies) {
+    require(p2b_agent_restore(check.init(), b.state->data(), b.state->size()) == P2B_OK,
+            "a fresh agent refuses a saved state");
+    const size_t body = b.state->size() - kTrailer;
+    uint8_t hash[kTrailer];
+    crypto_generichash(hash, sizeof hash, b.state->data(), body, nullptr, 0);
+    require(std::memcmp(hash, b.state->data() + body, kTrailer) == 0,
+            "saved state does not end in a BLAKE2b-256 of the rest: update fuzz_state and here");
+    write_seed("fuzz_state", b.name, b.mode, b.state->data(), body);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+    return 2;
+  }
+  g_out = argv[1];
+  (void)p2b_fuzz::keys();  // installs the fixed randombytes before anything seals
+  envelope_seeds();
+  model_seeds();
+  codebook_seeds();
+  state_seeds();
+  std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
+  return 0;
+}
