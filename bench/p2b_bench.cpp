@@ -9,9 +9,26 @@
 #include <random>
 #include <vector>
 
+#include <sodium.h>
+
 #include "p2b.h"
 
 namespace {
+
+// Deployment keys; the decide/reward/encode paths never use them, but an
+// agent cannot be set up without them.
+struct BenchKeys {
+  uint8_t shuffler[crypto_box_PUBLICKEYBYTES], analyzer[crypto_box_PUBLICKEYBYTES];
+  uint8_t verify[crypto_sign_PUBLICKEYBYTES];
+  BenchKeys() {
+    uint8_t box_sk[crypto_box_SECRETKEYBYTES], sign_sk[crypto_sign_SECRETKEYBYTES];
+    if (sodium_init() < 0) std::abort();
+    crypto_box_keypair(shuffler, box_sk);
+    crypto_box_keypair(analyzer, box_sk);
+    crypto_sign_keypair(verify, sign_sk);
+  }
+};
+const BenchKeys kKeys;
 
 // Fixed seeds, so every run times the same codebook, contexts and decisions.
 constexpr uint64_t kDataSeed = 20200302;
@@ -77,6 +94,9 @@ class BenchAgent {
     cfg.n_codes = shape.k;
     cfg.rng_mode = P2B_RNG_SEEDED;
     cfg.seed = kAgentSeed;
+    cfg.shuffler_public_key = kKeys.shuffler;
+    cfg.analyzer_public_key = kKeys.analyzer;
+    cfg.analyzer_verify_key = kKeys.verify;
     pending_capacity_ = cfg.pending_capacity;
 
     status_ = p2b_agent_footprint(&cfg, &footprint_);
