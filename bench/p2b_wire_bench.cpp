@@ -81,7 +81,8 @@ class Agent {
     p2b_fingerprints fp;
     p2b_agent_fingerprints(agent_, &fp);
     std::memcpy(spec.codebook_fp, fp.codebook, sizeof spec.codebook_fp);
-    std::vector<double> a(static_cast<size_t>(k_arms_) * d_ * d_), b(static_cast<size_t>(k_arms_) * d_);
+    std::vector<double> a(static_cast<size_t>(k_arms_) * d_ * d_),
+        b(static_cast<size_t>(k_arms_) * d_);
     p2b_agent_export(agent_, a.data(), b.data(), k_arms_, d_);
     std::vector<uint8_t> out;
     std::string err;
@@ -200,7 +201,8 @@ void BM_SaveRestore(benchmark::State& state) {
     }
     if (st != P2B_OK) state.SkipWithError(p2b_status_str(st));
   }
-  state.counters["state_bytes"] = static_cast<double>(encrypted ? n + P2B_STATE_ENCRYPTION_OVERHEAD : n);
+  state.counters["state_bytes"] =
+      static_cast<double>(encrypted ? n + P2B_STATE_ENCRYPTION_OVERHEAD : n);
 }
 
 BENCHMARK(BM_PollSealedEnvelope);

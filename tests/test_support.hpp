@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <sodium.h>
 
 #include "p2b.h"
@@ -194,6 +195,26 @@ constexpr size_t kHeaderWindowLenAt = 5 + 5 + 9 * 6 + 1;
 // Recomputes the BLAKE2b-256 trailer so only the deliberate change remains.
 inline void reseal_state(std::vector<uint8_t>* b) {
   crypto_generichash(b->data() + b->size() - 32, 32, b->data(), b->size() - 32, nullptr, 0);
+}
+
+// Per-arm means and widths of two agents agree within a relative `tol` on
+// `n` random contexts.
+inline void expect_same_scores(p2b_agent* x_agent, p2b_agent* y_agent, uint32_t d, uint32_t k_arms,
+                               double tol, int n = 30) {
+  std::mt19937_64 env(8);
+  std::vector<float> m1(k_arms), w1(k_arms), m2(k_arms), w2(k_arms);
+  for (int i = 0; i < n; ++i) {
+    const std::vector<float> x = simplex_point(env, d);
+    if (p2b_agent_scores(x_agent, x.data(), d, m1.data(), w1.data(), k_arms) != P2B_OK ||
+        p2b_agent_scores(y_agent, x.data(), d, m2.data(), w2.data(), k_arms) != P2B_OK) {
+      ADD_FAILURE() << "p2b_agent_scores failed";
+      return;
+    }
+    for (uint32_t a = 0; a < k_arms; ++a) {
+      EXPECT_NEAR(m1[a], m2[a], tol * (1 + std::fabs(m1[a])));
+      EXPECT_NEAR(w1[a], w2[a], tol * (1 + std::fabs(w1[a])));
+    }
+  }
 }
 
 // Normalisation exactly as the agent does it (double sum, rounded to real).

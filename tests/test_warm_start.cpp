@@ -32,17 +32,7 @@ Stats exported(const p2b_agent* agent) {
 }
 
 void expect_same_scores(p2b_agent* x_agent, p2b_agent* y_agent, double tol) {
-  std::mt19937_64 env(8);
-  for (int i = 0; i < 50; ++i) {
-    const std::vector<float> x = p2b_test::simplex_point(env, kDim);
-    float m1[kArms], w1[kArms], m2[kArms], w2[kArms];
-    ASSERT_EQ(p2b_agent_scores(x_agent, x.data(), kDim, m1, w1, kArms), P2B_OK);
-    ASSERT_EQ(p2b_agent_scores(y_agent, x.data(), kDim, m2, w2, kArms), P2B_OK);
-    for (uint32_t a = 0; a < kArms; ++a) {
-      EXPECT_NEAR(m1[a], m2[a], tol * (1 + std::fabs(m1[a])));
-      EXPECT_NEAR(w1[a], w2[a], tol * (1 + std::fabs(w1[a])));
-    }
-  }
+  p2b_test::expect_same_scores(x_agent, y_agent, kDim, kArms, tol, 50);
 }
 
 TEST(WarmStart, ImportedGramReproducesTheSourceModel) {
