@@ -18,8 +18,8 @@ namespace {
 // Deployment keys; the decide/reward/encode paths never use them, but an
 // agent cannot be set up without them.
 struct BenchKeys {
-  uint8_t shuffler[crypto_box_PUBLICKEYBYTES], analyzer[crypto_box_PUBLICKEYBYTES];
-  uint8_t verify[crypto_sign_PUBLICKEYBYTES];
+  uint8_t shuffler[crypto_box_PUBLICKEYBYTES]{}, analyzer[crypto_box_PUBLICKEYBYTES]{};
+  uint8_t verify[crypto_sign_PUBLICKEYBYTES]{};
   BenchKeys() {
     uint8_t box_sk[crypto_box_SECRETKEYBYTES], sign_sk[crypto_sign_SECRETKEYBYTES];
     if (sodium_init() < 0) std::abort();
