@@ -20,6 +20,8 @@
 #include <array>
 
 #include "sim/c_agent.hpp"
+#include "sim/late_cohort.hpp"
+#include "sim/progress.hpp"
 #include "sim/simplex_codebook.hpp"
 #include "sim/synthetic_env.hpp"
 #include "wire/envelope_open.hpp"
@@ -29,6 +31,10 @@ namespace {
 
 using p2b::sim::CAgent;
 using p2b::sim::check;
+using p2b::sim::Estimate;
+using p2b::sim::Late;
+using p2b::sim::Model;
+using p2b::sim::progress;
 
 struct Options {
   uint32_t users = 50000;  // early (sharing) users; the late cohort is users * 3/7
@@ -105,16 +111,6 @@ bool parse(int argc, char** argv, Options* o) {
   return true;
 }
 
-// One-line progress bar on stderr, redrawn in place.
-void progress(const char* stage, double done, double total) {
-  const int width = 30;
-  const int filled = static_cast<int>(width * done / total);
-  std::fprintf(stderr, "\r  %-26s [%.*s%*s] %5.1f%%", stage, filled,
-               "##############################", width - filled, "", 100.0 * done / total);
-  if (done >= total) std::fputc('\n', stderr);
-  std::fflush(stderr);
-}
-
 // What the shuffler keeps of an envelope: the crowd id and the still-sealed
 // inner layer. Nothing about the sender.
 struct Shuffled {
@@ -143,14 +139,6 @@ struct DemoKeys {
   DemoKeys& operator=(const DemoKeys&) = delete;
 };
 
-// A warm-start model: raw statistics (the non-private baseline is handed over
-// with p2b_agent_import) or a signed bundle (the P2B path, verified on the
-// device with p2b_agent_apply_model).
-struct Model {
-  std::vector<double> a, b;
-  std::vector<uint8_t> signed_bundle;
-};
-
 Model export_model(const CAgent& server, const Options& o) {
   Model m{std::vector<double>(static_cast<size_t>(o.actions) * o.dim * o.dim),
           std::vector<double>(static_cast<size_t>(o.actions) * o.dim)};
@@ -174,55 +162,6 @@ std::vector<Shuffled> shuffle_and_threshold(std::vector<Shuffled> batch, uint32_
     if (count[r.crowd_id] >= l) kept.push_back(r);
   }
   return kept;
-}
-
-// Mean reward of the late cohort with its standard error.
-struct Estimate {
-  double mean;
-  double stderr_;
-};
-
-enum class Late { agent, oracle };
-
-// Average reward of the late cohort; `warm` is imported into each fresh agent.
-// The oracle instead always plays the best arm in expectation: the ceiling.
-Estimate evaluate_late(CAgent& agent, const p2b::sim::SyntheticEnv& env, const Options& o,
-                       uint32_t late_users, const Model* warm, Late who = Late::agent) {
-  std::vector<float> x(o.dim);
-  std::vector<double> rbar(o.actions);
-  double total = 0.0;
-  for (uint32_t u = 0; u < late_users; ++u) {
-    agent.reseed(o.seed * 1000003 + 500000 + u);
-    if (warm != nullptr && !warm->signed_bundle.empty()) {
-      check(p2b_agent_apply_model(agent.get(), warm->signed_bundle.data(),
-                                  warm->signed_bundle.size()),
-            "apply signed model");
-    } else if (warm != nullptr) {
-      check(p2b_agent_import(agent.get(), warm->a.data(), warm->b.data(), o.actions, o.dim,
-                             P2B_STATS_GRAM),
-            "import");
-    }
-    // Same user, same contexts and draws in every setting: common random numbers.
-    p2b::sim::Draws draws(o.seed * 7919 + u);
-    for (uint32_t s = 0; s < o.window; ++s) {
-      env.context(draws, x.data());
-      env.expected_rewards(draws, x.data(), rbar.data());
-      const double coin = draws.uniform();
-      uint32_t action = 0;
-      uint64_t id = 0;
-      if (who == Late::oracle) {
-        total += coin < rbar[env.best_action(x.data())] ? 1.0 : 0.0;
-        continue;
-      }
-      check(p2b_agent_decide(agent.get(), x.data(), o.dim, &action, &id), "decide");
-      const float r = coin < rbar[action] ? 1.0F : 0.0F;
-      check(p2b_agent_reward(agent.get(), id, r), "reward");
-      total += r;
-    }
-  }
-  const double n = static_cast<double>(late_users) * o.window;
-  const double mean = total / n;
-  return {mean, std::sqrt(mean * (1.0 - mean) / n)};
 }
 
 // The analyzer's last step: the global model as a signed bundle, version
@@ -299,8 +238,9 @@ int main(int argc, char** argv) {
 
     const p2b::sim::SyntheticEnv env({o.dim, o.actions, o.beta, 0.01, o.seed});
     const uint32_t late_users = std::max<uint32_t>(1, o.users * 3 / 7);
-    const Estimate cold = evaluate_late(device, env, o, late_users, nullptr);
-    const Estimate oracle = evaluate_late(device, env, o, late_users, nullptr, Late::oracle);
+    const p2b::sim::CohortSpec cohort{o.dim, o.actions, o.window, o.seed, late_users};
+    const Estimate cold = evaluate_late(device, env, cohort, nullptr);
+    const Estimate oracle = evaluate_late(device, env, cohort, nullptr, Late::oracle);
 
     // 3. Early users: cold agents, raw data pooled, P2B reports collected.
     std::vector<Shuffled> reports;  // what the shuffler has received so far
@@ -371,8 +311,8 @@ int main(int argc, char** argv) {
       Model priv = export_model(private_server, o);
       priv.signed_bundle = sign_model(priv, o, device, keys, next_mark);
       last_bundle_bytes = priv.signed_bundle.size();
-      const Estimate warm_np = evaluate_late(device, env, o, late_users, &pooled);
-      const Estimate warm_p = evaluate_late(device, env, o, late_users, &priv);
+      const Estimate warm_np = evaluate_late(device, env, cohort, &pooled);
+      const Estimate warm_p = evaluate_late(device, env, cohort, &priv);
       std::fprintf(stderr, "\r%*s\r", 70, "");
       std::printf("%9u %8.4f %17.4f %14.4f %8.4f %9zu %9zu\n", u, cold.mean, warm_np.mean,
                   warm_p.mean, oracle.mean, reports.size(), reports.size() - kept.size());
