@@ -8,8 +8,7 @@ namespace {
 
 void load_warm(const CAgent& agent, const CohortSpec& c, const Model& warm) {
   if (!warm.signed_bundle.empty()) {
-    check(p2b_agent_apply_model(agent.get(), warm.signed_bundle.data(),
-                                warm.signed_bundle.size()),
+    check(p2b_agent_apply_model(agent.get(), warm.signed_bundle.data(), warm.signed_bundle.size()),
           "apply signed model");
   } else {
     check(p2b_agent_import(agent.get(), warm.a.data(), warm.b.data(), c.actions, c.dim,

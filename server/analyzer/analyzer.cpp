@@ -1,0 +1,180 @@
+#include "analyzer.hpp"
+
+#include <sodium.h>
+
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "batch_opener.hpp"
+#include "wire/model_bundle.hpp"
+
+namespace p2b::analyzer {
+
+namespace {
+
+uint64_t system_unix_seconds() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+std::string hex(const uint8_t* p, std::size_t n) {
+  std::string s(2 * n + 1, '\0');
+  sodium_bin2hex(s.data(), s.size(), p, n);
+  s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+Analyzer::Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing keys,
+                   ModelStore* store, Metrics* metrics, Logger* log)
+    : settings_(std::move(settings)),
+      features_(settings_.mode, codebook),
+      raw_dim_(codebook.info.dim),
+      keys_(std::move(keys)),
+      store_(store),
+      metrics_(metrics),
+      log_(log) {
+  if (!settings_.clock) settings_.clock = system_unix_seconds;
+  std::memcpy(codebook_fp_, codebook.info.fingerprint, sizeof codebook_fp_);
+  store_->bind(StoreIdentity{features_.dim(), raw_dim_, settings_.n_actions,
+                             mode_name(settings_.mode), hex(codebook_fp_, sizeof codebook_fp_)});
+  for (const ModelKind kind : {ModelKind::private_reports, ModelKind::raw_baseline}) {
+    ModelState& s = state(kind);
+    const uint32_t d = kind == ModelKind::raw_baseline ? raw_dim_ : features_.dim();
+    s.stats = Statistics(d, settings_.n_actions);
+    SignedModel m;
+    store_->load(kind, &s.stats, &m);
+    if (m.version > 0) s.signed_model = std::make_shared<const SignedModel>(std::move(m));
+  }
+  metrics_->set_model_version(private_.signed_model ? private_.signed_model->version : 0);
+  metrics_->set_raw_model_version(raw_.signed_model ? raw_.signed_model->version : 0);
+}
+
+uint64_t Analyzer::publish(ModelKind kind, Statistics next, Commit commit) {
+  ModelState& s = state(kind);
+  auto model = std::make_shared<SignedModel>();
+  model->version = (s.signed_model ? s.signed_model->version : 0) + 1;
+  model->created_unix = settings_.clock();
+
+  server::ModelSpec spec;
+  spec.dim = next.dim();
+  spec.n_actions = next.n_actions();
+  spec.ridge_lambda = settings_.lambda;
+  std::memcpy(spec.codebook_fp, codebook_fp_, sizeof spec.codebook_fp);
+  spec.version = model->version;
+  spec.created_unix = model->created_unix;
+  std::vector<double> a, b;
+  next.model_arrays(settings_.lambda, &a, &b);
+  std::string err;
+  if (!server::build_model_bundle(spec, a.data(), b.data(), keys_.sign_sk(), &model->bundle,
+                                  &err)) {
+    throw std::runtime_error("signing the model failed: " + err);
+  }
+
+  commit.kind = kind;
+  commit.stats = &next;
+  commit.model = model.get();
+  store_->commit(commit);
+  // Only a committed state becomes the served one.
+  s.stats = std::move(next);
+  s.signed_model = std::move(model);
+  return s.signed_model->version;
+}
+
+BatchOutcome Analyzer::apply_batch(const server::Batch& batch) {
+  BatchOutcome out;
+  const std::string id = server::batch_id_hex(batch.id);
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    out.duplicate = store_->batch_applied(batch.id);
+  }
+  if (out.duplicate) {
+    metrics_->batch_duplicate();
+    log_->info("batch_duplicate", {{"batch", id}});
+    return out;
+  }
+  // Decryption is the expensive part and needs no state: it runs unlocked.
+  const OpenedBatch opened = open_batch(batch, keys_, features_.n_codes(), settings_.n_actions);
+
+  const std::lock_guard<std::mutex> lock(mu_);
+  // Another request may have applied the same id while this one decrypted.
+  if (store_->batch_applied(batch.id)) {
+    out.duplicate = true;
+    metrics_->batch_duplicate();
+    log_->info("batch_duplicate", {{"batch", id}});
+    return out;
+  }
+  Statistics next = private_.stats;
+  std::set<uint32_t> touched;
+  std::vector<double> x(features_.dim());
+  for (const ValidReport& r : opened.valid) {
+    features_.features(r.code, x.data());
+    next.add(r.action, x.data(), r.reward);
+    touched.insert(r.action);
+  }
+  Commit commit;
+  commit.batch_id = batch.id;
+  commit.records_applied = opened.valid.size();
+  commit.records_rejected = opened.rejected_total();
+  commit.touched_arms.assign(touched.begin(), touched.end());
+  out.version = publish(ModelKind::private_reports, std::move(next), std::move(commit));
+  out.applied = opened.valid.size();
+  out.rejected = opened.rejected_total();
+  out.by_reason = opened.rejected;
+  metrics_->batch_applied(out.applied, out.by_reason);
+  metrics_->set_model_version(out.version);
+
+  std::vector<LogField> fields{{"batch", id},
+                               {"records", static_cast<uint64_t>(batch.records.size())},
+                               {"applied", out.applied},
+                               {"rejected", out.rejected},
+                               {"version", out.version}};
+  for (int i = 0; i < kRejectReasons; ++i) {
+    if (out.by_reason[i] > 0) {
+      fields.emplace_back(
+          std::string("rejected_") + reject_reason_name(static_cast<RejectReason>(i)),
+          out.by_reason[i]);
+    }
+  }
+  log_->info("batch_applied", fields);
+  return out;
+}
+
+RawOutcome Analyzer::apply_raw(const RawBatch& raw) {
+  if (!settings_.raw_enabled) throw std::logic_error("raw baseline disabled");
+  if (raw.dim != raw_dim_) throw std::invalid_argument("raw context dimension mismatch");
+  const std::lock_guard<std::mutex> lock(mu_);
+  Statistics next = raw_.stats;
+  std::set<uint32_t> touched;
+  for (std::size_t r = 0; r < raw.size(); ++r) {
+    next.add(raw.actions[r], raw.contexts.data() + r * raw.dim, raw.rewards[r]);
+    touched.insert(raw.actions[r]);
+  }
+  Commit commit;
+  commit.records_applied = raw.size();
+  commit.touched_arms.assign(touched.begin(), touched.end());
+  RawOutcome out;
+  out.version = publish(ModelKind::raw_baseline, std::move(next), std::move(commit));
+  out.applied = raw.size();
+  metrics_->raw_applied(out.applied);
+  metrics_->set_raw_model_version(out.version);
+  log_->info("raw_applied", {{"applied", out.applied}, {"version", out.version}});
+  return out;
+}
+
+std::shared_ptr<const SignedModel> Analyzer::model(ModelKind kind) const {
+  const std::lock_guard<std::mutex> lock(mu_);
+  return state(kind).signed_model;
+}
+
+Statistics Analyzer::statistics(ModelKind kind) const {
+  const std::lock_guard<std::mutex> lock(mu_);
+  return state(kind).stats;
+}
+
+}  // namespace p2b::analyzer

@@ -1,0 +1,95 @@
+// The analyzer's state machine, independent of HTTP: applies batches (once
+// per batch id) and raw-baseline requests, signs a new model after each, and
+// keeps the served models equal to the stored ones. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "codebook_file.hpp"
+#include "features.hpp"
+#include "json_log.hpp"
+#include "key_ring.hpp"
+#include "metrics.hpp"
+#include "model_store.hpp"
+#include "raw_format.hpp"
+#include "statistics.hpp"
+#include "wire/batch_format.hpp"
+
+namespace p2b::analyzer {
+
+struct AnalyzerSettings {
+  AggregationMode mode = AggregationMode::centroid;
+  uint32_t n_actions = 0;
+  double lambda = 1.0;
+  bool raw_enabled = false;
+  // Unix seconds for created_unix; the system clock unless a test sets it.
+  std::function<uint64_t()> clock;
+};
+
+struct BatchOutcome {
+  bool duplicate = false;
+  uint64_t applied = 0;
+  uint64_t rejected = 0;
+  RejectCounts by_reason{};
+  uint64_t version = 0;
+};
+
+struct RawOutcome {
+  uint64_t applied = 0;
+  uint64_t version = 0;
+};
+
+class Analyzer {
+ public:
+  // Binds `store` to this configuration and loads both models from it.
+  // Throws StoreError. `store`, `metrics` and `log` must outlive this.
+  Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing keys, ModelStore* store,
+           Metrics* metrics, Logger* log);
+
+  // Throws StoreError (nothing changed) or std::runtime_error on a signing
+  // failure (nothing changed either).
+  BatchOutcome apply_batch(const server::Batch& batch);
+  RawOutcome apply_raw(const RawBatch& raw);
+
+  // The latest signed model of `kind`, or nullptr before the first one.
+  std::shared_ptr<const SignedModel> model(ModelKind kind) const;
+  // A copy of the statistics behind it (tests, diagnostics).
+  Statistics statistics(ModelKind kind) const;
+
+  uint32_t dim() const { return features_.dim(); }
+  uint32_t raw_dim() const { return raw_dim_; }
+  uint32_t n_actions() const { return settings_.n_actions; }
+  bool raw_enabled() const { return settings_.raw_enabled; }
+
+ private:
+  struct ModelState {
+    Statistics stats;
+    std::shared_ptr<const SignedModel> signed_model;
+  };
+
+  ModelState& state(ModelKind kind) { return kind == ModelKind::raw_baseline ? raw_ : private_; }
+  const ModelState& state(ModelKind kind) const {
+    return kind == ModelKind::raw_baseline ? raw_ : private_;
+  }
+  // Signs `next`, commits it with `commit` and makes it current; the caller
+  // holds mu_. Returns the new version.
+  uint64_t publish(ModelKind kind, Statistics next, Commit commit);
+
+  AnalyzerSettings settings_;
+  FeatureMap features_;
+  uint32_t raw_dim_;
+  uint8_t codebook_fp_[kFingerprintBytes] = {};
+  KeyRing keys_;
+  ModelStore* store_;
+  Metrics* metrics_;
+  Logger* log_;
+
+  mutable std::mutex mu_;  // guards the states and serialises store commits
+  ModelState private_;
+  ModelState raw_;
+};
+
+}  // namespace p2b::analyzer

@@ -1,0 +1,27 @@
+// The analyzer's HTTP contract (docs/analyzer.md), on cpp-httplib:
+//   POST /v1/batches   apply a shuffler batch, once per batch id
+//   GET  /v1/model     the latest signed bundle (?kind=raw: the raw baseline)
+//   POST /v1/raw       the non-private baseline, only when enabled
+//   GET  /healthz, GET /metrics
+#pragma once
+
+#include <cstddef>
+
+#include "analyzer.hpp"
+#include "json_log.hpp"
+#include "metrics.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace p2b::analyzer {
+
+// The largest body accepted: a batch of kMaxBatchRecords records.
+std::size_t max_request_bytes();
+
+// Registers every route and the error, exception and access-log handlers.
+// The three objects must outlive the server.
+void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log);
+
+}  // namespace p2b::analyzer

@@ -1,0 +1,47 @@
+// The analyzer's secret keys, loaded from p2b-keygen directories
+// (docs/keys.md). Several directories may be given while a box key rotates:
+// reports sealed to any of them open. The signing key comes from the last
+// directory only, the newest, since a model is signed by exactly one key.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "wire/envelope_open.hpp"
+
+namespace p2b::analyzer {
+
+constexpr std::size_t kSignSecretBytes = 64;
+
+class KeyRing {
+ public:
+  KeyRing() = default;
+  ~KeyRing();
+  KeyRing(const KeyRing&) = delete;
+  KeyRing& operator=(const KeyRing&) = delete;
+  KeyRing(KeyRing&& o) noexcept;
+  KeyRing& operator=(KeyRing&& o) noexcept;
+
+  // Reads DIR/analyzer.box.{pk,sk} of every dir and DIR/analyzer.sign.sk of
+  // the last one. Throws std::runtime_error naming the file; `warnings` gets
+  // a line for each secret file that others can read.
+  static KeyRing load(const std::vector<std::string>& dirs, std::vector<std::string>* warnings);
+  // From keys already in memory (tests).
+  static KeyRing from_keys(const std::vector<server::BoxKey>& box, const uint8_t* sign_sk);
+
+  const server::BoxKey* box_keys() const { return box_.data(); }
+  std::size_t n_box_keys() const { return box_.size(); }
+  const uint8_t* sign_sk() const { return sign_sk_; }
+  // Lowercase hex fingerprints of the public halves, for the startup log.
+  std::vector<std::string> box_fingerprints() const;
+  std::string verify_key_fingerprint() const;
+
+ private:
+  void wipe();
+
+  std::vector<server::BoxKey> box_;
+  uint8_t sign_sk_[kSignSecretBytes] = {};
+};
+
+}  // namespace p2b::analyzer

@@ -1,0 +1,48 @@
+// Process counters for GET /metrics (Prometheus text format 0.0.4). They
+// count since this process started, as Prometheus counters do; the model
+// version gauges come from the store, so they survive restarts.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace p2b::analyzer {
+
+// Why an opened record was not applied; the label of the rejected counter.
+enum class RejectReason : int {
+  wrong_length,
+  unknown_key,
+  decrypt_failed,
+  malformed,
+  code_out_of_range,
+  action_out_of_range,
+};
+constexpr int kRejectReasons = 6;
+const char* reject_reason_name(RejectReason r);
+
+using RejectCounts = std::array<uint64_t, kRejectReasons>;
+
+class Metrics {
+ public:
+  void batch_applied(uint64_t records, const RejectCounts& rejected);
+  void batch_duplicate() { ++batches_duplicate_; }
+  void raw_applied(uint64_t records);
+  void set_model_version(uint64_t v) { model_version_ = v; }
+  void set_raw_model_version(uint64_t v) { raw_model_version_ = v; }
+
+  std::string prometheus_text() const;
+
+ private:
+  std::atomic<uint64_t> batches_applied_{0};
+  std::atomic<uint64_t> batches_duplicate_{0};
+  std::atomic<uint64_t> records_applied_{0};
+  std::array<std::atomic<uint64_t>, kRejectReasons> rejected_{};
+  std::atomic<uint64_t> raw_requests_applied_{0};
+  std::atomic<uint64_t> raw_records_applied_{0};
+  std::atomic<uint64_t> model_version_{0};
+  std::atomic<uint64_t> raw_model_version_{0};
+};
+
+}  // namespace p2b::analyzer

@@ -1,0 +1,75 @@
+// Where the analyzer's state lives: applied batch ids, per-arm statistics and
+// the latest signed bundle, for the private model and the raw baseline. The
+// interface is what a second backend (PostgreSQL) would implement; the
+// analyzer's only requirement is that commit() is all-or-nothing.
+//
+// Statistics are sums (statistics.hpp), so backends could also merge the
+// contributions of several analyzers by adding them; this one analyzer
+// writes the new totals of the arms a batch touched.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "statistics.hpp"
+#include "wire/batch_format.hpp"
+
+namespace p2b::analyzer {
+
+enum class ModelKind { private_reports, raw_baseline };
+
+// A signed bundle as served.
+struct SignedModel {
+  uint64_t version = 0;
+  uint64_t created_unix = 0;
+  std::vector<uint8_t> bundle;
+};
+
+// What a store was created for. Statistics of another shape, aggregation
+// mode or codebook must never be mixed in, so reopening checks it.
+struct StoreIdentity {
+  uint32_t dim = 0;      // private model
+  uint32_t raw_dim = 0;  // raw baseline
+  uint32_t n_actions = 0;
+  std::string mode;
+  std::string codebook_fp_hex;
+};
+
+// Failures of the backend itself (I/O, corruption, mismatch).
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One commit: the new state of one model, and for private batches the id
+// that makes a retried batch a duplicate.
+struct Commit {
+  ModelKind kind = ModelKind::private_reports;
+  std::optional<server::BatchId> batch_id;
+  uint64_t records_applied = 0;
+  uint64_t records_rejected = 0;
+  const Statistics* stats = nullptr;
+  std::vector<uint32_t> touched_arms;  // only these arms' rows are rewritten
+  const SignedModel* model = nullptr;
+};
+
+class ModelStore {
+ public:
+  virtual ~ModelStore() = default;
+
+  // Records `id` in a new store, or throws StoreError if it differs from the
+  // one recorded.
+  virtual void bind(const StoreIdentity& id) = 0;
+  // Loads one model's statistics (shaped by the caller) and latest bundle;
+  // the bundle is empty (version 0) before the first commit.
+  virtual void load(ModelKind kind, Statistics* stats, SignedModel* model) = 0;
+  virtual bool batch_applied(const server::BatchId& id) = 0;
+  // Atomically: the batch id (if any), the touched arms and the model.
+  virtual void commit(const Commit& c) = 0;
+};
+
+}  // namespace p2b::analyzer

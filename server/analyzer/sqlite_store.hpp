@@ -1,0 +1,33 @@
+// The SQLite backend: one file, WAL journal, synchronous=FULL, so a commit
+// that returned survives power loss and a kill at any instant leaves either
+// the state before a batch or the state after it.
+#pragma once
+
+#include <string>
+
+#include "model_store.hpp"
+
+struct sqlite3;
+
+namespace p2b::analyzer {
+
+class SqliteModelStore : public ModelStore {
+ public:
+  // Opens or creates the database; throws StoreError.
+  explicit SqliteModelStore(const std::string& path);
+  ~SqliteModelStore() override;
+  SqliteModelStore(const SqliteModelStore&) = delete;
+  SqliteModelStore& operator=(const SqliteModelStore&) = delete;
+
+  void bind(const StoreIdentity& id) override;
+  void load(ModelKind kind, Statistics* stats, SignedModel* model) override;
+  bool batch_applied(const server::BatchId& id) override;
+  void commit(const Commit& c) override;
+
+ private:
+  void exec(const char* sql);
+
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace p2b::analyzer

@@ -1,0 +1,179 @@
+// Shared fixtures for the analyzer's tests: a deployment (codebook and keys
+// as a device would have them), sealed inner records, batches and an
+// analyzer over a throw-away SQLite file.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sodium.h>
+#include <stdlib.h>
+
+#include <array>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyzer.hpp"
+#include "batch_opener.hpp"
+#include "p2b/codebook_format.hpp"
+#include "p2b/envelope.hpp"
+#include "sqlite_store.hpp"
+#include "test_support.hpp"
+#include "wire/envelope_open.hpp"
+
+namespace analyzer_test {
+
+namespace an = p2b::analyzer;
+
+// A directory removed with everything in it when the test ends.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "p2b-analyzer-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) std::abort();
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// The codebook and keys one test deployment shares with its devices. The
+// codebook equals the one p2b_test::make_agent gives an agent (seed 7, q = 1),
+// so such an agent accepts this analyzer's models.
+struct Deployment {
+  uint32_t dim, n_codes;
+  std::vector<float> centroids;
+  std::vector<uint8_t> codebook_file;
+  an::Codebook codebook;
+  p2b::server::BoxKey shuffler{}, analyzer{};
+
+  Deployment(uint32_t d, uint32_t k) : dim(d), n_codes(k) {
+    const auto& keys = p2b_test::test_keys();  // also starts libsodium
+    centroids = p2b_test::random_codebook(k, d, 7);
+    const p2b::CryptoPort port = p2b_test::sodium_port();
+    std::size_t size = 0;
+    if (p2b::encoded_codebook_size(centroids.data(), k, d, 1, &size) != p2b::Status::ok) {
+      std::abort();
+    }
+    codebook_file.resize(size);
+    std::size_t written = 0;
+    if (p2b::encode_codebook(port, centroids.data(), k, d, 1, codebook_file.data(), size,
+                             &written) != p2b::Status::ok) {
+      std::abort();
+    }
+    codebook = an::parse_codebook_bytes(codebook_file.data(), codebook_file.size());
+    p2b::server::make_box_key(keys.shuffler_pk, keys.shuffler_sk, &shuffler);
+    p2b::server::make_box_key(keys.analyzer_pk, keys.analyzer_sk, &analyzer);
+  }
+
+  an::KeyRing key_ring() const {
+    return an::KeyRing::from_keys({analyzer}, p2b_test::test_keys().sign_sk);
+  }
+
+  // What the shuffler forwards for one report: the device's own sealing,
+  // then the outer layer opened. `to` is the analyzer key sealed to.
+  p2b::server::InnerCiphertext inner(uint32_t code, uint32_t action, float reward,
+                                     const p2b::server::BoxKey* to = nullptr) const {
+    const p2b::server::BoxKey& a = to != nullptr ? *to : analyzer;
+    const p2b::SealingKeys keys{shuffler.pk, shuffler.fp, a.pk, a.fp};
+    uint8_t env[p2b::kEnvelopeBytes];
+    const p2b::CryptoPort port = p2b_test::sodium_port();
+    if (p2b::seal_envelope(port, keys, {code, action, reward, 0}, env) != p2b::Status::ok) {
+      std::abort();
+    }
+    p2b::server::OuterOpened outer{};
+    if (p2b::server::open_outer(env, sizeof env, &shuffler, 1, &outer) !=
+        p2b::server::OpenStatus::ok) {
+      std::abort();
+    }
+    p2b::server::InnerCiphertext out{};
+    std::copy(outer.inner, outer.inner + sizeof outer.inner, out.begin());
+    return out;
+  }
+};
+
+struct Tuple {
+  uint32_t code;
+  uint32_t action;
+  float reward;
+};
+
+inline p2b::server::Batch make_batch(const Deployment& dep, const std::vector<Tuple>& tuples) {
+  p2b::server::Batch b;
+  randombytes_buf(b.id.data(), b.id.size());
+  b.records.reserve(tuples.size());
+  for (const Tuple& t : tuples) b.records.push_back(dep.inner(t.code, t.action, t.reward));
+  return b;
+}
+
+inline std::vector<Tuple> random_tuples(std::mt19937_64& rng, int n, uint32_t codes,
+                                        uint32_t actions) {
+  std::vector<Tuple> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    // Rewards on a quarter grid: exact in float, and not only 0 and 1.
+    out.push_back({static_cast<uint32_t>(rng() % codes), static_cast<uint32_t>(rng() % actions),
+                   static_cast<float>(rng() % 5) / 4.0F});
+  }
+  return out;
+}
+
+// An analyzer with its store, metrics and a captured log.
+struct Harness {
+  std::ostringstream log_text;
+  an::Logger log{&log_text};
+  an::Metrics metrics;
+  std::unique_ptr<an::SqliteModelStore> store;
+  std::unique_ptr<an::Analyzer> analyzer;
+
+  Harness(const Deployment& dep, const std::string& db, uint32_t actions,
+          an::AggregationMode mode = an::AggregationMode::centroid, bool raw = false,
+          double lambda = 1.0) {
+    store = std::make_unique<an::SqliteModelStore>(db);
+    an::AnalyzerSettings s;
+    s.mode = mode;
+    s.n_actions = actions;
+    s.lambda = lambda;
+    s.raw_enabled = raw;
+    s.clock = [] { return uint64_t{1795000000}; };
+    analyzer = std::make_unique<an::Analyzer>(std::move(s), dep.codebook, dep.key_ring(),
+                                              store.get(), &metrics, &log);
+  }
+};
+
+// A = lambda I + sum x x^T and b = sum r x, straight from the definition.
+struct Direct {
+  uint32_t dim, actions;
+  std::vector<double> a, b;
+  Direct(uint32_t d, uint32_t k, double lambda)
+      : dim(d), actions(k), a(static_cast<size_t>(k) * d * d, 0.0), b(static_cast<size_t>(k) * d) {
+    for (uint32_t arm = 0; arm < k; ++arm) {
+      for (uint32_t i = 0; i < d; ++i) a[(static_cast<size_t>(arm) * d + i) * d + i] = lambda;
+    }
+  }
+  void add(uint32_t arm, const std::vector<double>& x, double r) {
+    for (uint32_t i = 0; i < dim; ++i) {
+      for (uint32_t j = 0; j < dim; ++j)
+        a[(static_cast<size_t>(arm) * dim + j) * dim + i] += x[i] * x[j];
+      b[static_cast<size_t>(arm) * dim + i] += r * x[i];
+    }
+  }
+};
+
+inline std::vector<double> centroid(const Deployment& dep, uint32_t code) {
+  std::vector<double> x(dep.dim);
+  for (uint32_t i = 0; i < dep.dim; ++i)
+    x[i] = dep.centroids[static_cast<size_t>(code) * dep.dim + i];
+  return x;
+}
+
+}  // namespace analyzer_test

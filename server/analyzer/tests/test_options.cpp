@@ -1,0 +1,118 @@
+// Command line and config file: defaults, overrides, and refusals (which
+// main() turns into exit status 2).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "analyzer_test_support.hpp"
+#include "options.hpp"
+
+namespace {
+
+using analyzer_test::TempDir;
+namespace an = p2b::analyzer;
+
+an::ParseOutcome parse(std::vector<const char*> args, an::Options* o, std::string* err) {
+  args.insert(args.begin(), "p2b-analyzer");
+  return an::parse_options(static_cast<int>(args.size()), args.data(), o, err);
+}
+
+TEST(AnalyzerOptions, RequiredOnlyGivesTheDefaults) {
+  an::Options o;
+  std::string err;
+  ASSERT_EQ(parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "10"}, &o, &err),
+            an::ParseOutcome::ok)
+      << err;
+  EXPECT_EQ(o.host, "127.0.0.1");
+  EXPECT_EQ(o.port, 8720);
+  EXPECT_EQ(o.key_dirs, std::vector<std::string>{"k"});
+  EXPECT_EQ(o.n_actions, 10u);
+  EXPECT_EQ(o.lambda, 1.0);
+  EXPECT_EQ(o.mode, an::AggregationMode::centroid);
+  EXPECT_FALSE(o.raw_enabled);
+}
+
+TEST(AnalyzerOptions, EveryFlag) {
+  an::Options o;
+  std::string err;
+  ASSERT_EQ(
+      parse({"--listen", "0.0.0.0:0", "--keys", "old", "--keys=new", "--codebook", "c", "--store",
+             "s", "--actions", "3", "--lambda", "0.25", "--mode", "paper", "--enable-raw-baseline"},
+            &o, &err),
+      an::ParseOutcome::ok)
+      << err;
+  EXPECT_EQ(o.host, "0.0.0.0");
+  EXPECT_EQ(o.port, 0);
+  EXPECT_EQ(o.key_dirs, (std::vector<std::string>{"old", "new"}));
+  EXPECT_EQ(o.lambda, 0.25);
+  EXPECT_EQ(o.mode, an::AggregationMode::paper);
+  EXPECT_TRUE(o.raw_enabled);
+}
+
+TEST(AnalyzerOptions, ConfigFileWithFlagsOverriding) {
+  const TempDir tmp;
+  const std::string path = tmp.file("analyzer.conf");
+  std::ofstream(path) << "# analyzer\n"
+                         "listen = 127.0.0.1:9000\n"
+                         "keys = a\n"
+                         "keys = b\n"
+                         "codebook = cb.p2bc\n"
+                         "store = /var/lib/p2b/analyzer.db\n"
+                         "actions = 5\n"
+                         "\n"
+                         "mode = paper\n"
+                         "enable-raw-baseline = true\n";
+  an::Options o;
+  std::string err;
+  ASSERT_EQ(parse({"--config", path.c_str(), "--actions", "7", "--mode", "default"}, &o, &err),
+            an::ParseOutcome::ok)
+      << err;
+  EXPECT_EQ(o.port, 9000);
+  EXPECT_EQ(o.key_dirs, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(o.codebook, "cb.p2bc");
+  EXPECT_EQ(o.store, "/var/lib/p2b/analyzer.db");
+  EXPECT_EQ(o.n_actions, 7u);
+  EXPECT_EQ(o.mode, an::AggregationMode::centroid);
+  EXPECT_TRUE(o.raw_enabled);
+  // A --keys flag replaces the file's whole list.
+  ASSERT_EQ(parse({"--config", path.c_str(), "--keys", "c"}, &o, &err), an::ParseOutcome::ok);
+  EXPECT_EQ(o.key_dirs, std::vector<std::string>{"c"});
+}
+
+TEST(AnalyzerOptions, Refusals) {
+  const TempDir tmp;
+  const std::string bad_conf = tmp.file("bad.conf");
+  std::ofstream(bad_conf) << "colour = blue\n";
+  const std::vector<std::vector<const char*>> cases = {
+      {},                                                     // nothing
+      {"--codebook", "c", "--store", "s", "--actions", "3"},  // no keys
+      {"--keys", "k", "--store", "s", "--actions", "3"},      // no codebook
+      {"--keys", "k", "--codebook", "c", "--actions", "3"},   // no store
+      {"--keys", "k", "--codebook", "c", "--store", "s"},     // no actions
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "0"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "1025"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3x"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "-3"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--lambda", "0"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--lambda", "nan"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--mode", "fast"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--listen", "8720"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--listen", "h:65536"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--frobnicate"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "stray"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions"},
+      {"--config", "/nonexistent/analyzer.conf"},
+      {"--config", bad_conf.c_str()},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    an::Options o;
+    std::string err;
+    EXPECT_EQ(parse(cases[i], &o, &err), an::ParseOutcome::error) << "case " << i;
+    EXPECT_FALSE(err.empty()) << "case " << i;
+  }
+  an::Options o;
+  std::string err;
+  EXPECT_EQ(parse({"--help"}, &o, &err), an::ParseOutcome::help);
+}
+
+}  // namespace

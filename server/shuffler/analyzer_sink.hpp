@@ -1,0 +1,27 @@
+// Where closed batches go. An interface so that the batcher can be tested
+// without a network, and so that delivery stays separate from batching.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace p2b::shuffler {
+
+class AnalyzerSink {
+ public:
+  virtual ~AnalyzerSink() = default;
+  // Delivers one encoded batch. Returns the HTTP status, or -1 if no answer
+  // came; `detail` then says why. Only 200 is an acknowledgement.
+  virtual int deliver(const std::vector<uint8_t>& encoded_batch, std::string* detail) = 0;
+};
+
+// POSTs to <base_url>/v1/batches. Throws std::invalid_argument for a URL
+// that is not http(s)://host[:port][/prefix].
+std::unique_ptr<AnalyzerSink> make_http_sink(const std::string& base_url);
+
+// True if make_http_sink would accept `base_url`.
+bool valid_analyzer_url(const std::string& base_url);
+
+}  // namespace p2b::shuffler

@@ -1,0 +1,157 @@
+#include "shuffler/batcher.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "shuffler/json_log.hpp"
+#include "wire/batch_format.hpp"
+
+namespace p2b::shuffler {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+server::BatchId random_batch_id() {
+  server::BatchId id{};
+  randombytes_buf(id.data(), id.size());
+  return id;
+}
+
+}  // namespace
+
+Batcher::Batcher(Spool& spool, AnalyzerSink& sink, Metrics& metrics, BatchingPolicy policy)
+    : spool_(spool), sink_(sink), metrics_(metrics), policy_(policy) {}
+
+Batcher::~Batcher() {
+  stop();
+}
+
+void Batcher::start() {
+  pending_ = static_cast<int64_t>(spool_.unbatched());
+  thread_ = std::thread([this] { run(); });
+}
+
+void Batcher::stop() {
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Batcher::notify_stored(std::size_t n) {
+  bool full = false;
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    pending_ += static_cast<int64_t>(n);
+    full = pending_ >= static_cast<int64_t>(policy_.batch_size);
+  }
+  if (full) wake_.notify_all();
+}
+
+ClosedBatch Batcher::close_batch() {
+  const ThresholdPolicy threshold = policy_.threshold;
+  const server::BatchId id = random_batch_id();
+  const ClosedBatch closed =
+      spool_.close_batch(id, server::kMaxBatchRecords, [&](const std::vector<uint32_t>& crowds) {
+        return shuffle_and_threshold(crowds, threshold);
+      });
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    pending_ -= static_cast<int64_t>(closed.taken);
+  }
+  metrics_.thresholded.fetch_add(closed.thresholded);
+  if (closed.taken > 0) {
+    log_event("info", "batch_closed",
+              {{"batch_id", closed.kept > 0 ? server::batch_id_hex(id) : std::string()},
+               {"records", closed.taken},
+               {"kept", closed.kept},
+               {"thresholded", closed.thresholded}});
+  }
+  return closed;
+}
+
+bool Batcher::deliver_pending() {
+  while (std::optional<server::Batch> batch = spool_.oldest_unacknowledged()) {
+    const std::string id_hex = server::batch_id_hex(batch->id);
+    std::string detail;
+    const int status = sink_.deliver(server::encode_batch(*batch), &detail);
+    if (status != 200) {
+      metrics_.forward_failures.fetch_add(1);
+      log_event("warn", "batch_delivery_failed",
+                {{"batch_id", id_hex},
+                 {"records", batch->records.size()},
+                 {"status", status},
+                 {"error", detail}});
+      return false;
+    }
+    const std::size_t deleted = spool_.acknowledge(batch->id);
+    metrics_.forwarded.fetch_add(deleted);
+    metrics_.batches.fetch_add(1);
+    log_event("info", "batch_forwarded", {{"batch_id", id_hex}, {"records", deleted}});
+  }
+  return true;
+}
+
+void Batcher::run() {
+  auto backoff = policy_.min_retry;
+  auto next_retry = Clock::now();
+  bool undelivered = true;
+  // One delivery round; on failure (or a spool error) the next waits for a
+  // growing pause, so a down analyzer is not hammered.
+  const auto attempt = [&](const auto& step) {
+    try {
+      step();
+      return;
+    } catch (const std::exception& e) {
+      log_event("error", "batcher_step_failed", {{"error", e.what()}});
+      undelivered = true;
+    }
+    next_retry = Clock::now() + backoff;
+    backoff = std::min(backoff * 2, policy_.max_retry);
+  };
+  const auto deliver = [&] {
+    attempt([&] {
+      undelivered = !deliver_pending();
+      if (!undelivered) {
+        backoff = policy_.min_retry;
+      } else {
+        next_retry = Clock::now() + backoff;
+        backoff = std::min(backoff * 2, policy_.max_retry);
+      }
+    });
+  };
+
+  // Recovery comes first: batches an earlier run assigned but never saw
+  // acknowledged go out, under their old ids, before anything new closes.
+  deliver();
+  auto next_close = Clock::now() + policy_.interval;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    const auto now = Clock::now();
+    const bool due_close =
+        pending_ >= static_cast<int64_t>(policy_.batch_size) || now >= next_close;
+    const bool due_retry = undelivered && now >= next_retry;
+    if (!due_close && !due_retry) {
+      wake_.wait_until(lock, undelivered ? std::min(next_close, next_retry) : next_close);
+      continue;
+    }
+    lock.unlock();
+    if (due_close) {
+      next_close = Clock::now() + policy_.interval;
+      attempt([&] {
+        if (close_batch().kept > 0) undelivered = true;
+      });
+    }
+    if (undelivered && Clock::now() >= next_retry) deliver();
+    lock.lock();
+  }
+}
+
+}  // namespace p2b::shuffler

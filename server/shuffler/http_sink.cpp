@@ -1,0 +1,61 @@
+#include <httplib.h>
+
+#include <regex>
+#include <stdexcept>
+#include <utility>
+
+#include "shuffler/analyzer_sink.hpp"
+
+namespace p2b::shuffler {
+
+namespace {
+
+const std::regex& url_pattern() {
+  static const std::regex re(R"(^(https?://[^/?#]+)(/[^?#]*)?$)");
+  return re;
+}
+
+class HttpSink final : public AnalyzerSink {
+ public:
+  HttpSink(const std::string& origin, std::string path) : client_(origin), path_(std::move(path)) {
+    // Bounded, so a hung analyzer delays the next retry and shutdown by
+    // seconds, not forever.
+    client_.set_connection_timeout(3, 0);
+    client_.set_read_timeout(10, 0);
+    client_.set_write_timeout(10, 0);
+  }
+
+  int deliver(const std::vector<uint8_t>& encoded_batch, std::string* detail) override {
+    const httplib::Result res =
+        client_.Post(path_, reinterpret_cast<const char*>(encoded_batch.data()),
+                     encoded_batch.size(), "application/octet-stream");
+    if (!res) {
+      *detail = httplib::to_string(res.error());
+      return -1;
+    }
+    detail->clear();
+    return res->status;
+  }
+
+ private:
+  httplib::Client client_;
+  std::string path_;
+};
+
+}  // namespace
+
+bool valid_analyzer_url(const std::string& base_url) {
+  return std::regex_match(base_url, url_pattern());
+}
+
+std::unique_ptr<AnalyzerSink> make_http_sink(const std::string& base_url) {
+  std::smatch m;
+  if (!std::regex_match(base_url, m, url_pattern())) {
+    throw std::invalid_argument("not an http(s) URL: " + base_url);
+  }
+  std::string prefix = m[2].str();
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  return std::make_unique<HttpSink>(m[1].str(), prefix + "/v1/batches");
+}
+
+}  // namespace p2b::shuffler

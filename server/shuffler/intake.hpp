@@ -1,0 +1,48 @@
+// POST /v1/reports without the HTTP: a body of concatenated envelopes is
+// accepted or refused as a whole. Every envelope is opened before anything
+// is stored, so a request with one bad envelope leaves no trace, and a
+// client can simply retry a refused request after fixing it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "shuffler/metrics.hpp"
+#include "shuffler/spool.hpp"
+#include "wire/envelope_open.hpp"
+
+namespace p2b::shuffler {
+
+struct IntakeReply {
+  int status = 0;
+  std::string json;
+};
+
+class ReportIntake {
+ public:
+  // `on_stored` is told how many new records were committed (the batcher
+  // counts towards its size trigger with it).
+  ReportIntake(std::vector<server::BoxKey> keys, Spool& spool, Metrics& metrics,
+               std::size_t max_body, std::function<void(std::size_t)> on_stored = {});
+  ~ReportIntake();
+  ReportIntake(const ReportIntake&) = delete;
+  ReportIntake& operator=(const ReportIntake&) = delete;
+
+  IntakeReply handle(const std::string& body);
+
+  // The reply for a body refused before it was read (httplib's own 413).
+  IntakeReply refuse_too_large();
+
+ private:
+  IntakeReply refuse(Rejection why);
+
+  std::vector<server::BoxKey> keys_;
+  Spool& spool_;
+  Metrics& metrics_;
+  std::size_t max_body_;
+  std::function<void(std::size_t)> on_stored_;
+};
+
+}  // namespace p2b::shuffler

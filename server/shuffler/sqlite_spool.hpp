@@ -1,0 +1,38 @@
+// The SQLite backend of the spool: one file in WAL mode with
+// synchronous=FULL, so a committed insert survives a power cut, and one
+// connection serialised by a mutex, which is plenty for a shuffler whose
+// cost is the fsync per request anyway.
+#pragma once
+
+#include <mutex>
+#include <string>
+
+#include "shuffler/spool.hpp"
+
+struct sqlite3;
+
+namespace p2b::shuffler {
+
+class SqliteSpool final : public Spool {
+ public:
+  // Creates the file and the schema if missing; throws SpoolError if the
+  // file cannot be opened or is not a spool.
+  explicit SqliteSpool(const std::string& path);
+  ~SqliteSpool() override;
+
+  InsertCounts insert(const std::vector<SpoolRecord>& records) override;
+  ClosedBatch close_batch(const server::BatchId& id, std::size_t max_records,
+                          const BatchSelector& select) override;
+  std::optional<server::Batch> oldest_unacknowledged() override;
+  std::size_t acknowledge(const server::BatchId& id) override;
+  std::size_t depth() override;
+  std::size_t unbatched() override;
+
+ private:
+  std::size_t count(const char* sql);
+
+  std::mutex mu_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace p2b::shuffler

@@ -1,0 +1,91 @@
+// POST /v1/reports semantics without HTTP: each refusal has its status and
+// label, any bad envelope refuses the whole request, and accepted reports
+// are spooled with replays dropped.
+#include <gtest/gtest.h>
+
+#include "shuffler/intake.hpp"
+#include "shuffler/sqlite_spool.hpp"
+#include "shuffler_test_support.hpp"
+
+namespace {
+
+using p2b::shuffler::Rejection;
+using shuffler_test::body_of;
+using shuffler_test::Envelope;
+
+class ShufflerIntake : public ::testing::Test {
+ protected:
+  ShufflerIntake()
+      : spool(dir.file("spool.db")),
+        intake({ours.shuffler}, spool, metrics, 20 * p2b::kEnvelopeBytes,
+               [this](std::size_t n) { stored += n; }) {}
+
+  uint64_t rejected(Rejection r) const { return metrics.rejected[static_cast<int>(r)].load(); }
+
+  shuffler_test::TempDir dir;
+  shuffler_test::Deployment ours;
+  p2b::shuffler::SqliteSpool spool;
+  p2b::shuffler::Metrics metrics;
+  std::size_t stored = 0;
+  p2b::shuffler::ReportIntake intake;
+};
+
+TEST_F(ShufflerIntake, AcceptsConcatenatedEnvelopesAndDropsReplays) {
+  const Envelope a = ours.seal(3);
+  const Envelope b = ours.seal(3);
+  auto reply = intake.handle(body_of({a, b}));
+  EXPECT_EQ(reply.status, 202);
+  EXPECT_EQ(reply.json, R"({"accepted":2,"duplicates":0})");
+  reply = intake.handle(body_of({b, ours.seal(4), b}));
+  EXPECT_EQ(reply.status, 202);
+  EXPECT_EQ(reply.json, R"({"accepted":1,"duplicates":2})");
+  EXPECT_EQ(spool.depth(), 3U);
+  EXPECT_EQ(stored, 3U);
+  EXPECT_EQ(metrics.received.load(), 3U);
+  EXPECT_EQ(metrics.duplicates.load(), 2U);
+}
+
+TEST_F(ShufflerIntake, EachRefusalHasItsStatusAndStoresNothing) {
+  const Envelope good = ours.seal(1);
+  Envelope tampered = ours.seal(1);
+  tampered[100] ^= 1;
+  const shuffler_test::Deployment other;
+  const std::string truncated = body_of({good}).substr(0, p2b::kEnvelopeBytes - 1);
+
+  struct Case {
+    std::string body;
+    int status;
+    Rejection why;
+  };
+  const std::vector<Case> cases = {
+      {"", 400, Rejection::wrong_length},
+      {truncated, 400, Rejection::wrong_length},
+      {body_of({good}) + "x", 400, Rejection::wrong_length},
+      {std::string(21 * p2b::kEnvelopeBytes, '\0'), 413, Rejection::too_large},
+      {body_of({good, other.seal(1)}), 421, Rejection::unknown_key},
+      {body_of({good, tampered}), 422, Rejection::decrypt_failed},
+      {body_of({ours.seal_garbage(), good}), 422, Rejection::malformed},
+  };
+  for (const Case& c : cases) {
+    const auto before = rejected(c.why);
+    const auto reply = intake.handle(c.body);
+    EXPECT_EQ(reply.status, c.status) << p2b::shuffler::rejection_label(c.why);
+    EXPECT_EQ(reply.json,
+              std::string("{\"error\":\"") + p2b::shuffler::rejection_label(c.why) + "\"}");
+    EXPECT_EQ(rejected(c.why), before + 1);
+  }
+  EXPECT_EQ(spool.depth(), 0U);
+  EXPECT_EQ(stored, 0U);
+  // `good` was in refused requests only, so it is new now.
+  EXPECT_EQ(intake.handle(body_of({good})).json, R"({"accepted":1,"duplicates":0})");
+}
+
+TEST_F(ShufflerIntake, AcceptsEveryKeyOfARotation) {
+  const shuffler_test::Deployment next;
+  p2b::shuffler::ReportIntake rotating({ours.shuffler, next.shuffler}, spool, metrics, 1 << 16);
+  const auto reply = rotating.handle(body_of({ours.seal(1), next.seal(2)}));
+  EXPECT_EQ(reply.status, 202);
+  EXPECT_EQ(spool.depth(), 2U);
+}
+
+}  // namespace

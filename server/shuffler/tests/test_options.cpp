@@ -1,0 +1,103 @@
+// The command line and the config file: defaults, overrides, and the exit
+// class of every mistake.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "shuffler/options.hpp"
+#include "shuffler_test_support.hpp"
+
+namespace {
+
+using p2b::shuffler::Options;
+using p2b::shuffler::ParseOutcome;
+
+ParseOutcome parse(const std::vector<std::string>& args, Options* o, std::string* err = nullptr) {
+  std::vector<const char*> argv = {"p2b-shuffler"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::string ignored;
+  return p2b::shuffler::parse_options(static_cast<int>(argv.size()), argv.data(), o,
+                                      err != nullptr ? err : &ignored);
+}
+
+const std::vector<std::string> kRequired = {"--keys", "k1",         "--spool",
+                                            "s.db",   "--analyzer", "http://127.0.0.1:8720"};
+
+TEST(ShufflerOptions, Defaults) {
+  Options o;
+  ASSERT_EQ(parse(kRequired, &o), ParseOutcome::ok);
+  EXPECT_EQ(o.listen_host, "127.0.0.1");
+  EXPECT_EQ(o.listen_port, 8710);
+  EXPECT_EQ(o.key_dirs, std::vector<std::string>{"k1"});
+  EXPECT_EQ(o.batch_size, 1000U);
+  EXPECT_EQ(o.batch_seconds, 10);
+  EXPECT_EQ(o.threshold, 10U);
+  EXPECT_EQ(o.noisy_threshold, 0);
+  EXPECT_EQ(o.max_body, 262144U);
+}
+
+TEST(ShufflerOptions, EveryFlag) {
+  Options o;
+  std::vector<std::string> args = kRequired;
+  for (const char* a :
+       {"--listen", "0.0.0.0:0", "--keys", "k2", "--batch-size", "5", "--batch-seconds=0.25",
+        "--threshold", "3", "--noisy-threshold", "1.5", "--max-body", "4160"}) {
+    args.emplace_back(a);
+  }
+  ASSERT_EQ(parse(args, &o), ParseOutcome::ok);
+  EXPECT_EQ(o.listen_host, "0.0.0.0");
+  EXPECT_EQ(o.listen_port, 0);
+  EXPECT_EQ(o.key_dirs, (std::vector<std::string>{"k1", "k2"}));
+  EXPECT_EQ(o.batch_size, 5U);
+  EXPECT_EQ(o.batch_seconds, 0.25);
+  EXPECT_EQ(o.threshold, 3U);
+  EXPECT_EQ(o.noisy_threshold, 1.5);
+  EXPECT_EQ(o.max_body, 4160U);
+}
+
+TEST(ShufflerOptions, FlagsOverrideTheConfigFile) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("shuffler.conf");
+  std::ofstream(path) << "# comment\n\nkeys = a\nkeys = b\nspool = file.db\n"
+                         "analyzer = http://h:1/\nbatch_size = 7\nthreshold = 4\n";
+  Options o;
+  ASSERT_EQ(parse({"--config", path, "--threshold", "6"}, &o), ParseOutcome::ok);
+  EXPECT_EQ(o.key_dirs, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(o.spool, "file.db");
+  EXPECT_EQ(o.batch_size, 7U);
+  EXPECT_EQ(o.threshold, 6U);
+  ASSERT_EQ(parse({"--config", path, "--keys", "c"}, &o), ParseOutcome::ok);
+  EXPECT_EQ(o.key_dirs, std::vector<std::string>{"c"});
+}
+
+TEST(ShufflerOptions, MistakesAreUsageErrors) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--bogus", "1"},      {"--listen", "nohost"},      {"--listen", "h:70000"},
+      {"--batch-size", "0"}, {"--batch-size", "-3"},      {"--batch-seconds", "0"},
+      {"--threshold", "x"},  {"--noisy-threshold", "-1"}, {"--noisy-threshold", "nan"},
+      {"--max-body", "100"}, {"--analyzer", "ftp://x"},   {"stray"},
+      {"--threshold"},
+  };
+  for (const auto& extra : bad) {
+    std::vector<std::string> args = kRequired;
+    args.insert(args.end(), extra.begin(), extra.end());
+    Options o;
+    std::string err;
+    EXPECT_EQ(parse(args, &o, &err), ParseOutcome::usage_error) << extra[0];
+    EXPECT_FALSE(err.empty());
+  }
+  Options o;
+  EXPECT_EQ(parse({"--spool", "s", "--analyzer", "http://h:1"}, &o), ParseOutcome::usage_error);
+  EXPECT_EQ(parse({"--help"}, &o), ParseOutcome::help);
+}
+
+TEST(ShufflerOptions, AnUnreadableConfigIsAnIoErrorAndABadLineAUsageError) {
+  shuffler_test::TempDir dir;
+  Options o;
+  EXPECT_EQ(parse({"--config", dir.file("missing.conf")}, &o), ParseOutcome::io_error);
+  const std::string path = dir.file("bad.conf");
+  std::ofstream(path) << "colour = blue\n";
+  EXPECT_EQ(parse({"--config", path}, &o), ParseOutcome::usage_error);
+}
+
+}  // namespace

@@ -1,0 +1,208 @@
+// The SQLite spool: replays count once forever, inserts are all or nothing,
+// batches are assigned atomically and survive a reopen with their id and
+// order, and only an acknowledgement deletes them.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <numeric>
+#include <set>
+
+#include "shuffler/shuffle.hpp"
+#include "shuffler/sqlite_spool.hpp"
+#include "shuffler_test_support.hpp"
+
+namespace {
+
+using p2b::server::BatchId;
+using p2b::shuffler::SpoolRecord;
+using p2b::shuffler::SqliteSpool;
+using shuffler_test::record;
+
+// Keeps everything, in the order taken.
+std::vector<std::size_t> keep_all(const std::vector<uint32_t>& crowds) {
+  std::vector<std::size_t> all(crowds.size());
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
+BatchId id_of(uint8_t b) {
+  BatchId id{};
+  id.fill(b);
+  return id;
+}
+
+TEST(ShufflerSpool, StoresNewRecordsAndCountsReplaysWithinARequest) {
+  shuffler_test::TempDir dir;
+  SqliteSpool spool(dir.file("spool.db"));
+  const SpoolRecord a = record(1, 1);
+  const SpoolRecord b = record(1, 2);
+  const auto counts = spool.insert({a, b, a});
+  EXPECT_EQ(counts.accepted, 2U);
+  EXPECT_EQ(counts.duplicates, 1U);
+  EXPECT_EQ(spool.depth(), 2U);
+  EXPECT_EQ(spool.unbatched(), 2U);
+}
+
+TEST(ShufflerSpool, AReplayIsCaughtEvenAfterItsBatchWasDeleted) {
+  shuffler_test::TempDir dir;
+  SqliteSpool spool(dir.file("spool.db"));
+  const SpoolRecord a = record(7, 1);
+  ASSERT_EQ(spool.insert({a}).accepted, 1U);
+  ASSERT_EQ(spool.close_batch(id_of(1), 100, keep_all).kept, 1U);
+  ASSERT_EQ(spool.acknowledge(id_of(1)), 1U);
+  ASSERT_EQ(spool.depth(), 0U);
+
+  const auto again = spool.insert({a});
+  EXPECT_EQ(again.accepted, 0U);
+  EXPECT_EQ(again.duplicates, 1U);
+  EXPECT_EQ(spool.depth(), 0U);
+
+  // Also when the record was thresholded away instead of forwarded, and
+  // after a reopen.
+  const SpoolRecord b = record(8, 1);
+  ASSERT_EQ(spool.insert({b}).accepted, 1U);
+  ASSERT_EQ(spool.close_batch(id_of(2), 100, [](const auto&) { return std::vector<std::size_t>{}; })
+                .thresholded,
+            1U);
+  SqliteSpool reopened(dir.file("spool.db"));
+  EXPECT_EQ(reopened.insert({a, b}).duplicates, 2U);
+}
+
+TEST(ShufflerSpool, AnInsertThatFailsPartwayStoresNothing) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  SqliteSpool spool(path);
+  // A trigger on a second connection makes the third row of any insert fail.
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other,
+                         "CREATE TRIGGER third_fails BEFORE INSERT ON records "
+                         "WHEN (SELECT COUNT(*) FROM records) >= 2 "
+                         "BEGIN SELECT RAISE(ABORT, 'injected'); END",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  const std::vector<SpoolRecord> three = {record(1, 1), record(1, 2), record(1, 3)};
+  EXPECT_THROW(spool.insert(three), p2b::shuffler::SpoolError);
+  EXPECT_EQ(spool.depth(), 0U);
+
+  ASSERT_EQ(sqlite3_exec(other, "DROP TRIGGER third_fails", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(other);
+  // Not even the replay table kept them: nothing counts as a duplicate.
+  const auto counts = spool.insert(three);
+  EXPECT_EQ(counts.accepted, 3U);
+  EXPECT_EQ(counts.duplicates, 0U);
+}
+
+TEST(ShufflerSpool, ACrowdBelowTheThresholdNeverReachesABatch) {
+  shuffler_test::TempDir dir;
+  SqliteSpool spool(dir.file("spool.db"));
+  std::vector<SpoolRecord> records;
+  for (uint32_t i = 0; i < 12; ++i) records.push_back(record(100, i));  // at L
+  for (uint32_t i = 0; i < 9; ++i) records.push_back(record(200, i));   // L - 1
+  for (uint32_t i = 0; i < 1; ++i) records.push_back(record(300, i));
+  ASSERT_EQ(spool.insert(records).accepted, records.size());
+
+  const p2b::shuffler::ThresholdPolicy policy{10, 0};
+  const auto closed = spool.close_batch(id_of(9), 1000, [&](const std::vector<uint32_t>& crowds) {
+    return p2b::shuffler::shuffle_and_threshold(crowds, policy);
+  });
+  EXPECT_EQ(closed.taken, 22U);
+  EXPECT_EQ(closed.kept, 12U);
+  EXPECT_EQ(closed.thresholded, 10U);
+  EXPECT_EQ(spool.depth(), 12U);  // the thresholded records are gone
+  EXPECT_EQ(spool.unbatched(), 0U);
+
+  const auto batch = spool.oldest_unacknowledged();
+  ASSERT_TRUE(batch.has_value());
+  EXPECT_EQ(batch->id, id_of(9));
+  ASSERT_EQ(batch->records.size(), 12U);
+  for (const auto& inner : batch->records) EXPECT_EQ(shuffler_test::crowd_of(inner), 100U);
+}
+
+TEST(ShufflerSpool, NothingSurvivingMakesNoBatch) {
+  shuffler_test::TempDir dir;
+  SqliteSpool spool(dir.file("spool.db"));
+  EXPECT_EQ(spool.close_batch(id_of(1), 10, keep_all).taken, 0U);
+  ASSERT_EQ(spool.insert({record(1, 1), record(2, 1)}).accepted, 2U);
+  const auto closed =
+      spool.close_batch(id_of(1), 10, [](const auto&) { return std::vector<std::size_t>{}; });
+  EXPECT_EQ(closed.thresholded, 2U);
+  EXPECT_FALSE(spool.oldest_unacknowledged().has_value());
+  EXPECT_EQ(spool.depth(), 0U);
+}
+
+TEST(ShufflerSpool, OnlyAnAcknowledgementDeletesABatch) {
+  shuffler_test::TempDir dir;
+  SqliteSpool spool(dir.file("spool.db"));
+  ASSERT_EQ(spool.insert({record(1, 1), record(1, 2)}).accepted, 2U);
+  ASSERT_EQ(spool.close_batch(id_of(1), 10, keep_all).kept, 2U);
+  ASSERT_EQ(spool.insert({record(1, 3)}).accepted, 1U);
+  ASSERT_EQ(spool.close_batch(id_of(2), 10, keep_all).kept, 1U);
+
+  // Oldest first, and asking again does not consume it.
+  EXPECT_EQ(spool.oldest_unacknowledged()->id, id_of(1));
+  EXPECT_EQ(spool.oldest_unacknowledged()->id, id_of(1));
+  EXPECT_EQ(spool.depth(), 3U);
+  EXPECT_EQ(spool.acknowledge(id_of(1)), 2U);
+  EXPECT_EQ(spool.depth(), 1U);
+  EXPECT_EQ(spool.oldest_unacknowledged()->id, id_of(2));
+  EXPECT_EQ(spool.acknowledge(id_of(1)), 0U);  // a second ack is harmless
+  EXPECT_EQ(spool.acknowledge(id_of(2)), 1U);
+  EXPECT_FALSE(spool.oldest_unacknowledged().has_value());
+}
+
+TEST(ShufflerSpool, AnAssignedBatchSurvivesAReopenWithItsIdAndOrder) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  std::vector<SpoolRecord> records;
+  for (uint32_t i = 0; i < 50; ++i) records.push_back(record(5, i));
+  p2b::server::Batch before;
+  {
+    SqliteSpool spool(path);
+    ASSERT_EQ(spool.insert(records).accepted, 50U);
+    const p2b::shuffler::ThresholdPolicy policy{1, 0};
+    ASSERT_EQ(spool
+                  .close_batch(id_of(0x42), 1000,
+                               [&](const std::vector<uint32_t>& crowds) {
+                                 return p2b::shuffler::shuffle_and_threshold(crowds, policy);
+                               })
+                  .kept,
+              50U);
+    before = *spool.oldest_unacknowledged();
+    // Records added after the batch closed stay out of it.
+    ASSERT_EQ(spool.insert({record(6, 0)}).accepted, 1U);
+  }
+  SqliteSpool reopened(path);
+  const auto after = reopened.oldest_unacknowledged();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->id, id_of(0x42));
+  EXPECT_EQ(after->records, before.records);
+  EXPECT_EQ(reopened.unbatched(), 1U);
+  EXPECT_EQ(reopened.depth(), 51U);
+}
+
+TEST(ShufflerSpool, TakesAtMostTheRequestedNumberOfRecords) {
+  shuffler_test::TempDir dir;
+  SqliteSpool spool(dir.file("spool.db"));
+  std::vector<SpoolRecord> records;
+  for (uint32_t i = 0; i < 10; ++i) records.push_back(record(1, i));
+  ASSERT_EQ(spool.insert(records).accepted, 10U);
+  EXPECT_EQ(spool.close_batch(id_of(1), 4, keep_all).kept, 4U);
+  EXPECT_EQ(spool.unbatched(), 6U);
+}
+
+TEST(ShufflerSpool, RefusesAFileThatIsNotASpool) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("not-a-db");
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    const std::string junk(4096, 'x');
+    std::fwrite(junk.data(), 1, junk.size(), f);
+    std::fclose(f);
+  }
+  EXPECT_THROW(SqliteSpool spool(path), p2b::shuffler::SpoolError);
+  EXPECT_THROW(SqliteSpool spool(dir.file("no/such/dir/spool.db")), p2b::shuffler::SpoolError);
+}
+
+}  // namespace

@@ -1,0 +1,367 @@
+// p2b-demo: the whole P2B loop through real processes on loopback.
+//
+// Keys (p2b-keygen) and a codebook file are made if missing; p2b-analyzer and
+// p2b-shuffler start as child processes; early users run the device library
+// through its C API and POST their sealed envelopes to the shuffler; the
+// analyzer's signed model is fetched over HTTP; late users then start cold,
+// warm from the private (P2B) model, or warm from a non-private baseline
+// model built from raw tuples; the services are stopped with SIGTERM.
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../ports/posix/sodium_port.hpp"
+#include "keyfiles.hpp"
+#include "p2b/codebook_format.hpp"
+#include "proc/metrics.hpp"
+#include "proc/service_process.hpp"
+#include "sim/c_agent.hpp"
+#include "sim/late_cohort.hpp"
+#include "sim/progress.hpp"
+#include "sim/simplex_codebook.hpp"
+#include "sim/synthetic_env.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using p2b::sim::CAgent;
+using p2b::sim::check;
+using p2b::sim::Estimate;
+using p2b::sim::Late;
+using p2b::sim::Model;
+using p2b::sim::progress;
+
+constexpr uint32_t kDim = 10;
+constexpr uint32_t kActions = 10;
+constexpr uint32_t kWindow = 10;
+constexpr double kParticipation = 0.5;
+constexpr std::size_t kEnvelopesPerPost = 256;
+constexpr std::size_t kRawPerPost = 4096;
+
+struct Options {
+  uint32_t users = 50000;  // early (sharing) users; the late cohort is 3/7 of it
+  uint32_t threshold = 10;
+  uint32_t codes = 1024;
+  uint64_t seed = 1;
+  std::string out = "out/demo";
+};
+
+[[noreturn]] void usage(int code) {
+  std::printf(
+      "usage: p2b-demo [--users N] [--threshold L] [--codes k] [--seed S] [--out DIR]\n"
+      "Runs P2B end to end: keys, codebook, p2b-shuffler and p2b-analyzer on loopback,\n"
+      "devices through the C API, a signed model, cold vs warm late users.\n");
+  std::exit(code);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") usage(0);
+    if (i + 1 >= argc) usage(2);
+    const std::string v = argv[++i];
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    const bool number = end != v.c_str() && *end == '\0' && x >= 1 && x <= 1e7;
+    if (a == "--out") {
+      o.out = v;
+    } else if (!number) {
+      std::fprintf(stderr, "p2b-demo: %s needs a number in [1, 1e7], got %s\n", a.c_str(),
+                   v.c_str());
+      usage(2);
+    } else if (a == "--users") {
+      o.users = static_cast<uint32_t>(x);
+    } else if (a == "--threshold") {
+      o.threshold = static_cast<uint32_t>(x);
+    } else if (a == "--codes") {
+      o.codes = static_cast<uint32_t>(x);
+    } else if (a == "--seed") {
+      o.seed = static_cast<uint64_t>(x);
+    } else {
+      std::fprintf(stderr, "p2b-demo: unknown option %s\n", a.c_str());
+      usage(2);
+    }
+  }
+  return o;
+}
+
+void check_core(p2b::Status s, const char* what) {
+  check(static_cast<p2b_status>(static_cast<int32_t>(s)), what);
+}
+
+void run_or_throw(const std::string& what, const std::vector<std::string>& argv) {
+  std::string cmd;
+  for (const std::string& a : argv) cmd += "'" + a + "' ";
+  if (std::system((cmd + ">/dev/null").c_str()) != 0) throw std::runtime_error(what + " failed");
+}
+
+std::vector<uint8_t> read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), {});
+}
+
+// The deployment's public keys, as a device embeds them.
+struct DeviceKeys {
+  uint8_t shuffler[P2B_KEY_BYTES], analyzer[P2B_KEY_BYTES], verify[P2B_KEY_BYTES];
+};
+
+DeviceKeys load_or_make_keys(const fs::path& dir) {
+  if (!fs::exists(dir / "shuffler.box.pk")) {
+    std::printf("keys: none in %s, running p2b-keygen\n", dir.c_str());
+    run_or_throw("p2b-keygen", {P2B_KEYGEN_BIN, "--out", dir.string()});
+  }
+  DeviceKeys k{};
+  std::string err;
+  if (!p2b::keyfiles::read_key_file((dir / "shuffler.box.pk").string(), k.shuffler,
+                                    sizeof k.shuffler, &err) ||
+      !p2b::keyfiles::read_key_file((dir / "analyzer.box.pk").string(), k.analyzer,
+                                    sizeof k.analyzer, &err) ||
+      !p2b::keyfiles::read_key_file((dir / "analyzer.sign.pk").string(), k.verify, sizeof k.verify,
+                                    &err)) {
+    throw std::runtime_error("keys: " + err);
+  }
+  return k;
+}
+
+// The codebook file, trained on the d=10, q=1 simplex grid when missing.
+std::vector<float> load_or_make_codebook(const fs::path& file, uint32_t k, uint64_t seed) {
+  if (!fs::exists(file)) {
+    const std::vector<float> grid = p2b::sim::simplex_grid(kDim, 1, 1'000'000);
+    const int iterations = 15;
+    const auto km = p2b::sim::kmeans(
+        grid, kDim, k, iterations, seed, std::max(1U, std::thread::hardware_concurrency()),
+        [&](int it, double) { progress("training codebook", it, iterations); });
+    if (km.iterations < iterations) progress("training codebook", 1, 1);
+    const p2b::CryptoPort crypto = p2b::port::sodium_crypto();
+    std::size_t n = 0;
+    check_core(p2b::encoded_codebook_size(km.centroids.data(), k, kDim, 1, &n), "codebook size");
+    std::vector<uint8_t> bytes(n);
+    std::size_t written = 0;
+    check_core(
+        p2b::encode_codebook(crypto, km.centroids.data(), k, kDim, 1, bytes.data(), n, &written),
+        "codebook encode");
+    std::ofstream(file, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(n));
+    std::printf("codebook: trained k=%u (inertia %.1f), wrote %s\n", k, km.inertia, file.c_str());
+  }
+  const std::vector<uint8_t> bytes = read_file(file);
+  std::vector<float> centroids(static_cast<std::size_t>(p2b::kMaxCodes) * kDim);
+  p2b_codebook_info info{};
+  check(p2b_codebook_parse(bytes.data(), bytes.size(), centroids.data(), centroids.size(), &info),
+        "codebook file");
+  if (info.dim != kDim) throw std::runtime_error("codebook has another dimension");
+  centroids.resize(static_cast<std::size_t>(info.k) * kDim);
+  return centroids;
+}
+
+void post_or_throw(httplib::Client& cli, const std::string& path, const std::string& body,
+                   int want) {
+  const auto res = cli.Post(path, body, "application/octet-stream");
+  if (!res || res->status != want) {
+    throw std::runtime_error(
+        "POST " + path + " answered " +
+        (res ? std::to_string(res->status) + " " + res->body : std::string("nothing")));
+  }
+}
+
+double scrape(httplib::Client& cli, const std::string& metric) {
+  const auto res = cli.Get("/metrics");
+  return res && res->status == 200 ? p2b::proc::metric_value(res->body, metric) : -1.0;
+}
+
+// The signed model the analyzer serves, or an empty one before its first batch.
+Model fetch_model(httplib::Client& cli, const char* path) {
+  const auto res = cli.Get(path);
+  Model m;
+  if (res && res->status == 200) m.signed_bundle.assign(res->body.begin(), res->body.end());
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  const auto t0 = std::chrono::steady_clock::now();
+  p2b::proc::ServiceProcess analyzer, shuffler;
+  try {
+    const fs::path out = o.out;
+    fs::create_directories(out);
+    std::printf("p2b-demo %s: d=%u |A|=%u k=%u t=%u p=%.2f l=%u, %u early users\n",
+                p2b_version_string(), kDim, kActions, o.codes, kWindow, kParticipation, o.threshold,
+                o.users);
+    const DeviceKeys keys = load_or_make_keys(out / "keys");
+    const fs::path codebook_file = out / ("codebook-k" + std::to_string(o.codes) + ".p2bc");
+    const std::vector<float> centroids = load_or_make_codebook(codebook_file, o.codes, o.seed);
+
+    // Fresh stores: every run starts at model version 1.
+    for (const char* f : {"shuffler.db", "shuffler.db-wal", "shuffler.db-shm", "analyzer.db",
+                          "analyzer.db-wal", "analyzer.db-shm"}) {
+      fs::remove(out / f);
+    }
+    analyzer.start(P2B_ANALYZER_BIN,
+                   {"--listen", "127.0.0.1:0", "--keys", (out / "keys").string(), "--codebook",
+                    codebook_file.string(), "--store", (out / "analyzer.db").string(), "--actions",
+                    std::to_string(kActions), "--enable-raw-baseline"},
+                   (out / "analyzer.log").string());
+    std::printf("analyzer: %s (log %s)\n", analyzer.url().c_str(), (out / "analyzer.log").c_str());
+    httplib::Client to_analyzer("127.0.0.1", analyzer.port());
+
+    p2b_config cfg;
+    check(p2b_config_default(&cfg), "config");
+    cfg.dim = kDim;
+    cfg.n_actions = kActions;
+    cfg.window = kWindow;
+    cfg.participation = kParticipation;
+    cfg.centroids = centroids.data();
+    cfg.n_codes = static_cast<uint32_t>(centroids.size() / kDim);
+    cfg.rng_mode = P2B_RNG_SEEDED;
+    cfg.shuffler_public_key = keys.shuffler;
+    cfg.analyzer_public_key = keys.analyzer;
+    cfg.analyzer_verify_key = keys.verify;
+    CAgent device(cfg);
+    const p2b::sim::SyntheticEnv env({kDim, kActions, 0.1, 0.01, o.seed});
+
+    // Early users: devices report through the shuffler; every raw interaction
+    // also goes to the analyzer's non-private baseline (experiments only).
+    std::vector<std::string> envelopes;  // uploaded once the early phase ends
+    std::string raw;
+    std::size_t n_raw = 0;
+    auto flush_raw = [&] {
+      if (n_raw == 0) return;
+      std::string body = "P2BR";
+      for (uint32_t v : {kDim, static_cast<uint32_t>(n_raw)}) {
+        body.append(reinterpret_cast<const char*>(&v), 4);
+      }
+      post_or_throw(to_analyzer, "/v1/raw", body + raw, 200);
+      raw.clear();
+      n_raw = 0;
+    };
+    std::vector<float> x(kDim);
+    std::vector<double> rbar(kActions);
+    uint8_t env_bytes[P2B_ENVELOPE_BYTES];
+    for (uint32_t u = 1; u <= o.users; ++u) {
+      device.reseed(o.seed * 1000003 + u);
+      p2b::sim::Draws draws(o.seed * 104729 + u);
+      for (uint32_t s = 0; s < kWindow; ++s) {
+        env.context(draws, x.data());
+        env.expected_rewards(draws, x.data(), rbar.data());
+        uint32_t action = 0;
+        uint64_t id = 0;
+        check(p2b_agent_decide(device.get(), x.data(), kDim, &action, &id), "decide");
+        const float r = draws.uniform() < rbar[action] ? 1.0F : 0.0F;
+        check(p2b_agent_reward(device.get(), id, r), "reward");
+        raw.append(reinterpret_cast<const char*>(x.data()), kDim * sizeof(float));
+        raw.append(reinterpret_cast<const char*>(&action), 4);
+        raw.append(reinterpret_cast<const char*>(&r), 4);
+        if (++n_raw == kRawPerPost) flush_raw();
+      }
+      std::size_t len = 0;
+      while (p2b_agent_poll_report(device.get(), env_bytes, sizeof env_bytes, &len) == P2B_OK) {
+        envelopes.emplace_back(reinterpret_cast<const char*>(env_bytes), len);
+      }
+      if (u % 500 == 0 || u == o.users) progress("early users", u, o.users);
+    }
+    flush_raw();
+    const std::size_t sent = envelopes.size();
+
+    // The paper's setting is one shuffler batch over the whole early
+    // population, so the batch closes when the last of them has arrived.
+    shuffler.start(P2B_SHUFFLER_BIN,
+                   {"--listen", "127.0.0.1:0", "--keys", (out / "keys").string(), "--spool",
+                    (out / "shuffler.db").string(), "--analyzer", analyzer.url(), "--threshold",
+                    std::to_string(o.threshold), "--batch-size",
+                    std::to_string(std::max<std::size_t>(sent, 1)), "--batch-seconds", "600"},
+                   (out / "shuffler.log").string());
+    std::printf("shuffler: %s (log %s)\n", shuffler.url().c_str(), (out / "shuffler.log").c_str());
+    httplib::Client to_shuffler("127.0.0.1", shuffler.port());
+    for (std::size_t i = 0; i < sent; i += kEnvelopesPerPost) {
+      std::string body;
+      for (std::size_t j = i; j < std::min(sent, i + kEnvelopesPerPost); ++j) body += envelopes[j];
+      post_or_throw(to_shuffler, "/v1/reports", body, 202);
+      progress("envelopes -> shuffler", static_cast<double>(std::min(sent, i + kEnvelopesPerPost)),
+               static_cast<double>(sent));
+    }
+
+    // The batch closes with its last envelope; wait until it is forwarded.
+    std::printf("waiting for the shuffler to threshold and forward its batch\n");
+    const auto wait_until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (scrape(to_shuffler, "p2b_shuffler_spool_depth") != 0.0 ||
+           scrape(to_shuffler, "p2b_shuffler_batches_total") < 1.0) {
+      if (std::chrono::steady_clock::now() > wait_until) {
+        throw std::runtime_error("the shuffler did not forward within 60 s");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    const double received = scrape(to_shuffler, "p2b_shuffler_received_total");
+    const double thresholded = scrape(to_shuffler, "p2b_shuffler_thresholded_total");
+    const double forwarded = scrape(to_shuffler, "p2b_shuffler_forwarded_total");
+    const double applied = scrape(to_analyzer, "p2b_analyzer_records_applied_total");
+    const Model private_model = fetch_model(to_analyzer, "/v1/model");
+    const Model raw_model = fetch_model(to_analyzer, "/v1/model?kind=raw");
+
+    // Late users on fresh agents.
+    const uint32_t late_users = std::max<uint32_t>(1, o.users * 3 / 7);
+    const p2b::sim::CohortSpec cohort{kDim, kActions, kWindow, o.seed, late_users};
+    progress("late users", 0, 4);
+    const Estimate cold = p2b::sim::evaluate_late(device, env, cohort, nullptr);
+    progress("late users", 1, 4);
+    const Estimate warm_p = private_model.signed_bundle.empty()
+                                ? cold
+                                : p2b::sim::evaluate_late(device, env, cohort, &private_model);
+    progress("late users", 2, 4);
+    const Estimate warm_np = raw_model.signed_bundle.empty()
+                                 ? cold
+                                 : p2b::sim::evaluate_late(device, env, cohort, &raw_model);
+    progress("late users", 3, 4);
+    const Estimate oracle = p2b::sim::evaluate_late(device, env, cohort, nullptr, Late::oracle);
+    progress("late users", 4, 4);
+
+    const int shuffler_exit = shuffler.stop();
+    const int analyzer_exit = analyzer.stop();
+    double eps = 0.0;
+    check(p2b_epsilon_per_report(kParticipation, &eps), "epsilon");
+
+    std::printf(
+        "\nreports: %zu sent, %.0f accepted by the shuffler, %.0f dropped below l=%u, "
+        "%.0f forwarded, %.0f applied by the analyzer\n",
+        sent, received, thresholded, o.threshold, forwarded, applied);
+    std::printf("model: %zu-byte signed bundle fetched over HTTP, verified by every late device\n",
+                private_model.signed_bundle.size());
+    std::printf(
+        "privacy: epsilon %.4f per report; each user closes one window, so <= %.4f per "
+        "user\n\n",
+        eps, eps);
+    const std::string header = "late users (" + std::to_string(late_users) + ")";
+    std::printf("%-34s %10s %10s\n", header.c_str(), "reward", "+- s.e.");
+    const std::pair<const char*, Estimate> rows[] = {{"cold (local only)", cold},
+                                                     {"warm, private (P2B)", warm_p},
+                                                     {"warm, non-private (raw tuples)", warm_np},
+                                                     {"oracle (best arm in expectation)", oracle}};
+    std::string csv = "setting,reward,stderr\n";
+    for (const auto& [name, e] : rows) {
+      std::printf("%-34s %10.4f %10.4f\n", name, e.mean, e.stderr_);
+      // Names hold commas: quote them.
+      csv += "\"" + std::string(name) + "\"," + std::to_string(e.mean) + "," +
+             std::to_string(e.stderr_) + "\n";
+    }
+    std::ofstream(out / "results.csv") << csv;
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("\nservices stopped (shuffler exit %d, analyzer exit %d); results: %s; %.1f s\n",
+                shuffler_exit, analyzer_exit, (out / "results.csv").c_str(), secs);
+    return shuffler_exit == 0 && analyzer_exit == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "\np2b-demo: error: %s\n", e.what());
+    shuffler.stop(2.0);
+    analyzer.stop(2.0);
+    return 1;
+  }
+}
