@@ -1,0 +1,149 @@
+// Load benchmark for p2b-shuffler (not a test): sustained envelopes per
+// second on loopback with durability on (SQLite WAL, synchronous=FULL, a
+// commit before every 202), and the p50/p99 latency of a request.
+//
+//   shuffler_load [--seconds S] [--clients C] [--per-request N]
+//
+// Each client thread posts requests of N distinct, valid envelopes as fast as
+// it gets answers. The analyzer URL points at a closed port, so batches stay
+// in the spool: ingest is measured alone.
+#include <httplib.h>
+#include <sodium.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../ports/posix/sodium_port.hpp"
+#include "p2b/envelope.hpp"
+#include "proc/service_process.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Keys {
+  uint8_t shuffler_pk[32], shuffler_sk[32], analyzer_pk[32], analyzer_sk[32];
+  uint8_t shuffler_fp[16], analyzer_fp[16];
+};
+
+void write_file(const fs::path& p, const uint8_t* d, std::size_t n, fs::perms mode) {
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(d),
+                                           static_cast<std::streamsize>(n));
+  fs::permissions(p, mode);
+}
+
+// Pre-seals `n` distinct envelopes: sealing is the device's cost, not the
+// shuffler's, so it stays out of the measurement.
+std::vector<std::string> make_envelopes(const Keys& k, std::size_t n) {
+  const p2b::CryptoPort port = p2b::port::sodium_crypto();
+  const p2b::SealingKeys keys{k.shuffler_pk, k.shuffler_fp, k.analyzer_pk, k.analyzer_fp};
+  std::vector<std::string> out;
+  out.reserve(n);
+  std::array<uint8_t, p2b::kEnvelopeBytes> e{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const p2b::TupleToSeal t{static_cast<uint32_t>(i % 1024), static_cast<uint32_t>(i % 10),
+                             1.0F, 0};
+    if (p2b::seal_envelope(port, keys, t, e.data()) != p2b::Status::ok) std::abort();
+    out.emplace_back(reinterpret_cast<const char*>(e.data()), e.size());
+  }
+  return out;
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double seconds = 10;
+  int clients = 4;
+  std::size_t per_request = 50;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--seconds") seconds = std::atof(argv[i + 1]);
+    if (a == "--clients") clients = std::atoi(argv[i + 1]);
+    if (a == "--per-request") per_request = static_cast<std::size_t>(std::atoi(argv[i + 1]));
+  }
+  if (sodium_init() < 0 || seconds <= 0 || clients <= 0 || per_request == 0) return 2;
+
+  const fs::path dir = fs::temp_directory_path() / "p2b-shuffler-load";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "keys");
+  Keys k{};
+  crypto_box_keypair(k.shuffler_pk, k.shuffler_sk);
+  crypto_box_keypair(k.analyzer_pk, k.analyzer_sk);
+  crypto_generichash(k.shuffler_fp, 16, k.shuffler_pk, 32, nullptr, 0);
+  crypto_generichash(k.analyzer_fp, 16, k.analyzer_pk, 32, nullptr, 0);
+  write_file(dir / "keys/shuffler.box.pk", k.shuffler_pk, 32, fs::perms(0644));
+  write_file(dir / "keys/shuffler.box.sk", k.shuffler_sk, 32, fs::perms(0600));
+
+  // Enough distinct envelopes that no request is a replay.
+  const std::size_t pool = 60000;
+  std::printf("sealing %zu envelopes...\n", pool);
+  const std::vector<std::string> envelopes = make_envelopes(k, pool);
+
+  p2b::proc::ServiceProcess shuffler;
+  shuffler.start(P2B_SHUFFLER_BIN,
+                 {"--listen", "127.0.0.1:0", "--keys", (dir / "keys").string(), "--spool",
+                  (dir / "spool.db").string(), "--analyzer", "http://127.0.0.1:9",
+                  "--batch-size", "1048576", "--batch-seconds", "86400"},
+                 (dir / "shuffler.log").string());
+
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::vector<std::vector<double>> latencies(static_cast<std::size_t>(clients));
+  std::vector<std::size_t> accepted(static_cast<std::size_t>(clients), 0);
+  std::vector<std::thread> threads;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      httplib::Client cli("127.0.0.1", shuffler.port());
+      cli.set_keep_alive(true);
+      while (!stop) {
+        const std::size_t first = next.fetch_add(per_request);
+        if (first + per_request > envelopes.size()) break;
+        std::string body;
+        for (std::size_t i = first; i < first + per_request; ++i) body += envelopes[i];
+        const auto s = std::chrono::steady_clock::now();
+        const auto res = cli.Post("/v1/reports", body, "application/octet-stream");
+        const auto e = std::chrono::steady_clock::now();
+        if (!res || res->status != 202) break;
+        latencies[static_cast<std::size_t>(c)].push_back(
+            std::chrono::duration<double, std::milli>(e - s).count());
+        accepted[static_cast<std::size_t>(c)] += per_request;
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop = true;
+  for (auto& t : threads) t.join();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  shuffler.stop();
+
+  std::vector<double> all;
+  std::size_t total = 0;
+  for (int c = 0; c < clients; ++c) {
+    all.insert(all.end(), latencies[static_cast<std::size_t>(c)].begin(),
+               latencies[static_cast<std::size_t>(c)].end());
+    total += accepted[static_cast<std::size_t>(c)];
+  }
+  std::printf("clients %d, %zu envelopes per request, %.1f s\n", clients, per_request, elapsed);
+  std::printf("accepted %zu envelopes: %.0f envelopes/s (%.0f requests/s)\n", total,
+              static_cast<double>(total) / elapsed, static_cast<double>(all.size()) / elapsed);
+  std::printf("request latency: p50 %.2f ms, p99 %.2f ms\n", percentile(all, 0.50),
+              percentile(all, 0.99));
+  fs::remove_all(dir);
+  return total > 0 ? 0 : 1;
+}
