@@ -35,8 +35,8 @@ struct Keys {
 };
 
 void write_file(const fs::path& p, const uint8_t* d, std::size_t n, fs::perms mode) {
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(d),
-                                           static_cast<std::streamsize>(n));
+  std::ofstream(p, std::ios::binary)
+      .write(reinterpret_cast<const char*>(d), static_cast<std::streamsize>(n));
   fs::permissions(p, mode);
 }
 
@@ -49,8 +49,8 @@ std::vector<std::string> make_envelopes(const Keys& k, std::size_t n) {
   out.reserve(n);
   std::array<uint8_t, p2b::kEnvelopeBytes> e{};
   for (std::size_t i = 0; i < n; ++i) {
-    const p2b::TupleToSeal t{static_cast<uint32_t>(i % 1024), static_cast<uint32_t>(i % 10),
-                             1.0F, 0};
+    const p2b::TupleToSeal t{static_cast<uint32_t>(i % 1024), static_cast<uint32_t>(i % 10), 1.0F,
+                             0};
     if (p2b::seal_envelope(port, keys, t, e.data()) != p2b::Status::ok) std::abort();
     out.emplace_back(reinterpret_cast<const char*>(e.data()), e.size());
   }
@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
   p2b::proc::ServiceProcess shuffler;
   shuffler.start(P2B_SHUFFLER_BIN,
                  {"--listen", "127.0.0.1:0", "--keys", (dir / "keys").string(), "--spool",
-                  (dir / "spool.db").string(), "--analyzer", "http://127.0.0.1:9",
-                  "--batch-size", "1048576", "--batch-seconds", "86400"},
+                  (dir / "spool.db").string(), "--analyzer", "http://127.0.0.1:9", "--batch-size",
+                  "1048576", "--batch-seconds", "86400"},
                  (dir / "shuffler.log").string());
 
   std::atomic<std::size_t> next{0};

@@ -17,7 +17,7 @@ static_assert(P2B_ARENA_ALIGN == p2b::kArenaAlign, "alignment macro out of sync"
 static_assert(P2B_MAX_DIM == p2b::kMaxDim, "limit macro out of sync");
 static_assert(P2B_MAX_ACTIONS == p2b::kMaxActions, "limit macro out of sync");
 static_assert(P2B_MAX_CODES == p2b::kMaxCodes, "limit macro out of sync");
-static_assert(P2B_ERR_MODEL_ROLLBACK == p2b::kLowestStatus, "status list out of sync");
+static_assert(P2B_ERR_NUMERIC_RANGE == p2b::kLowestStatus, "status list out of sync");
 static_assert(sizeof(p2b_report) == sizeof(p2b::Report), "report layout out of sync");
 static_assert(P2B_ENVELOPE_BYTES == p2b::kEnvelopeBytes, "envelope size out of sync");
 static_assert(P2B_KEY_BYTES == p2b::kPublicKeyBytes, "key size out of sync");

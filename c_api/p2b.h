@@ -120,7 +120,8 @@ typedef enum p2b_status {
   P2B_ERR_BAD_SIGNATURE = -24,         /* model signature fails the pinned key */
   P2B_ERR_MODEL_SHAPE_MISMATCH = -25,  /* model's dim or n_actions differ */
   P2B_ERR_CODEBOOK_MISMATCH = -26,     /* model built for another codebook */
-  P2B_ERR_MODEL_ROLLBACK = -27         /* model version <= the applied one */
+  P2B_ERR_MODEL_ROLLBACK = -27,        /* model version <= the applied one */
+  P2B_ERR_NUMERIC_RANGE = -28          /* update would leave the savable range */
 } p2b_status;
 
 /* Static English description of `s`; never NULL, also for unknown values. */
@@ -224,7 +225,10 @@ P2B_API p2b_status p2b_agent_decide(p2b_agent* agent, const float* x, size_t len
                                     uint64_t* decision_id);
 
 /* Rewards an earlier decision with `reward` in [0, 1]. Rewards may come in
-   any order while the decision is among the last pending_capacity ones. */
+   any order while the decision is among the last pending_capacity ones.
+   P2B_ERR_NUMERIC_RANGE (also from p2b_agent_learn) means the update would
+   push the statistics out of the range a saved state may hold; it is refused
+   and nothing changes. Honest statistics never get near it. */
 P2B_API p2b_status p2b_agent_reward(p2b_agent* agent, uint64_t decision_id, float reward);
 
 /* Learns from a logged (x, action, reward) without making a decision. Such

@@ -278,16 +278,19 @@ Status Agent::reward(uint64_t decision_id, float r) {
   if (slot.id != decision_id) return Status::expired_decision;
   if (slot.state == kSlotRewarded) return Status::already_rewarded;
 
-  // Draw the window's randomness before touching the model, so a failing
-  // random source leaves the agent exactly as it was.
+  // Everything that can fail comes before the first change: the staged
+  // update, then the window's randomness.
+  real* staging = block<real>(off_scratch_);
+  if (!arm_stage_update(arm(slot.action), pending_x(slot_index), static_cast<real>(r), staging)) {
+    return Status::numeric_range;
+  }
   const bool closes_window = window_len_ + 1 == window_;
   double u[3] = {0, 0, 0};
   if (closes_window) {
     const Status st = draw_window_randomness(u);
     if (st != Status::ok) return st;
   }
-  arm_update(arm(slot.action), pending_x(slot_index), static_cast<real>(r),
-             block<real>(off_scratch_));
+  arm_commit_update(arm(slot.action), staging);
   slot.state = kSlotRewarded;
   record_interaction(slot.code, slot.action, r);
   if (closes_window) close_window(u);
@@ -303,7 +306,11 @@ Status Agent::learn(const float* x, std::size_t len, uint32_t action, float r) {
   if (!(r >= 0.0F && r <= 1.0F)) return Status::reward_out_of_range;
   real xn[kMaxDim];
   normalise_context(x, dim_, xn);
-  arm_update(arm(action), xn, static_cast<real>(r), block<real>(off_scratch_));
+  real* staging = block<real>(off_scratch_);
+  if (!arm_stage_update(arm(action), xn, static_cast<real>(r), staging)) {
+    return Status::numeric_range;
+  }
+  arm_commit_update(arm(action), staging);
   return Status::ok;
 }
 

@@ -51,14 +51,21 @@ void arm_unwhiten(ArmView arm, const real* y, real* out) {
   }
 }
 
-void arm_update(ArmView arm, const real* x, real r, real* work) {
+bool arm_stage_update(ArmView arm, const real* x, real r, real* staging) {
   const uint32_t d = arm.d;
-  real* w = work;
-  for (uint32_t i = 0; i < d; ++i) w[i] = x[i];
+  const std::size_t dd = static_cast<std::size_t>(d) * d;
+  real* l2 = staging;
+  real* b2 = staging + dd;
+  real* w = b2 + d;
+  for (std::size_t i = 0; i < dd; ++i) l2[i] = arm.L[i];
+  for (uint32_t i = 0; i < d; ++i) {
+    b2[i] = arm.b[i] + r * x[i];
+    w[i] = x[i];
+  }
   // Rank-1 Cholesky update by Givens-style rotations; LLT::rankUpdate would
   // heap-allocate, this keeps its one vector in the caller's memory.
   for (uint32_t k = 0; k < d; ++k) {
-    real* col = arm.L + static_cast<std::size_t>(k) * d;
+    real* col = l2 + static_cast<std::size_t>(k) * d;
     const real lkk = col[k];
     const real rr = std::sqrt(lkk * lkk + w[k] * w[k]);
     const real c = rr / lkk;
@@ -69,8 +76,25 @@ void arm_update(ArmView arm, const real* x, real r, real* work) {
       w[i] = c * w[i] - s * col[i];
     }
   }
-  VecMap(arm.b, d) += r * ConstVecMap(x, d);
-  arm_refresh_theta(arm, work + d);
+  // The result must stay inside the bounds restore accepts, or the agent
+  // would save a state it can never load again.
+  for (uint32_t j = 0; j < d; ++j) {
+    for (uint32_t i = j; i < d; ++i) {
+      if (!factor_entry_ok(static_cast<double>(l2[static_cast<std::size_t>(j) * d + i]), i == j)) {
+        return false;
+      }
+    }
+    if (!vector_entry_ok(static_cast<double>(b2[j]))) return false;
+  }
+  return true;
+}
+
+void arm_commit_update(ArmView arm, real* staging) {
+  const uint32_t d = arm.d;
+  const std::size_t dd = static_cast<std::size_t>(d) * d;
+  for (std::size_t i = 0; i < dd; ++i) arm.L[i] = staging[i];
+  for (uint32_t i = 0; i < d; ++i) arm.b[i] = staging[dd + i];
+  arm_refresh_theta(arm, staging + dd + d);
 }
 
 void arm_refresh_theta(ArmView arm, real* work) {

@@ -26,12 +26,16 @@ constexpr double kMaxFactorEntry = 1e15;
 constexpr double kMinFactorDiagonal = 1e-4;
 constexpr double kMaxVectorEntry = 1e30;
 
+// Both checks judge the value as it will be stored, rounded to `real`: the
+// same value must pass at import, at every update, and again at restore.
 inline bool factor_entry_ok(double v, bool diagonal) {
-  return std::isfinite(v) && std::fabs(v) <= kMaxFactorEntry &&
-         (!diagonal || v >= kMinFactorDiagonal);
+  if (!fits_real(v)) return false;
+  const double stored = static_cast<double>(static_cast<real>(v));
+  return std::fabs(stored) <= kMaxFactorEntry && (!diagonal || stored >= kMinFactorDiagonal);
 }
 inline bool vector_entry_ok(double v) {
-  return std::isfinite(v) && std::fabs(v) <= kMaxVectorEntry && fits_real(v);
+  if (!fits_real(v)) return false;
+  return std::fabs(static_cast<double>(static_cast<real>(v))) <= kMaxVectorEntry;
 }
 
 struct ArmView {
@@ -49,8 +53,12 @@ void arm_whiten(ArmView arm, const real* x, real* z);
 // out = L^-T y  (back substitution, d^2/2 multiply-adds).
 void arm_unwhiten(ArmView arm, const real* y, real* out);
 
-// A += x x^T and b += r x, then theta refreshed. `work` holds 2*d scalars.
-void arm_update(ArmView arm, const real* x, real r, real* work);
+// Computes A + x x^T and b + r x into `staging` (d*d + 2*d scalars) without
+// touching the arm. Returns false, and the arm must stay as it is, if the
+// result would leave the bounds above.
+bool arm_stage_update(ArmView arm, const real* x, real r, real* staging);
+// Copies a staged update into the arm and refreshes theta.
+void arm_commit_update(ArmView arm, real* staging);
 
 // theta = A^-1 b through two triangular solves. `work` holds d scalars.
 void arm_refresh_theta(ArmView arm, real* work);

@@ -64,6 +64,8 @@ const char* status_str(Status s) {
       return "model was built for another codebook";
     case Status::model_rollback:
       return "model version is not newer than the current one";
+    case Status::numeric_range:
+      return "update would leave the range the agent can save and restore; nothing changed";
   }
   return "unknown status";
 }

@@ -292,6 +292,23 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   expect(P2B_ERR_NULL_POINTER, "model bytes",
          [&] { return p2b_agent_apply_model(ag, nullptr, 5); });
 
+  expect(P2B_ERR_NUMERIC_RANGE, "update leaving the savable range", [&] {
+    // An agent whose arm 0 is a valid but extreme factor (see test_warm_start).
+    auto other = p2b_test::make_agent(cfg());
+    std::vector<double> l(kArms * kDim * kDim, 0.0), b(kArms * kDim, 0.0);
+    for (uint32_t i = 0; i < kArms * kDim; ++i)
+      l[(i / kDim) * kDim * kDim + (i % kDim) * (kDim + 1)] = 1.0;
+    for (uint32_t i = 0; i < kDim; ++i) l[i * (kDim + 1)] = 2e-4;
+    for (uint32_t j = 0; j + 1 < kDim; ++j) l[j * kDim + (kDim - 1)] = 9e14;
+    EXPECT_EQ(p2b_agent_import(other.agent, l.data(), b.data(), kArms, kDim, P2B_STATS_CHOLESKY),
+              P2B_OK);
+    const std::vector<uint8_t> before = p2b_test::saved(other.agent);
+    const float ones[kDim] = {1, 1, 1, 1};
+    const p2b_status s = p2b_agent_learn(other.agent, ones, kDim, 0, 1.0F);
+    EXPECT_EQ(p2b_test::saved(other.agent), before);
+    return s;
+  });
+
   // Sealing: a full report queue, then a buffer too small and a failing port.
   p2b_crypto broken_seal{failing_seal,
                          p2b_test::sodium_hash,
@@ -348,7 +365,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   });
 
   std::set<int> all_errors;
-  for (int s = -1; s >= P2B_ERR_MODEL_ROLLBACK; --s) all_errors.insert(s);
+  for (int s = -1; s >= P2B_ERR_NUMERIC_RANGE; --s) all_errors.insert(s);
   std::set<int> missing;
   for (int s : all_errors) {
     if (reached_.count(s) == 0) missing.insert(s);
@@ -361,7 +378,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
 
 TEST(CApiStatus, EveryStatusHasItsOwnDescription) {
   std::set<std::string> seen;
-  for (int s = P2B_ERR_MODEL_ROLLBACK; s <= P2B_BUDGET_EXHAUSTED; ++s) {
+  for (int s = P2B_ERR_NUMERIC_RANGE; s <= P2B_BUDGET_EXHAUSTED; ++s) {
     const char* text = p2b_status_str(static_cast<p2b_status>(s));
     ASSERT_NE(text, nullptr);
     EXPECT_TRUE(seen.insert(text).second) << "duplicate description for " << s;

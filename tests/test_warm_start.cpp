@@ -148,3 +148,41 @@ TEST_F(WarmStartRejection, WrongShapesAndFormsAreRejected) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by fuzz_state: a factor inside the accepted bounds could be pushed
+// out of them by one update, leaving a state the agent's own restore refuses.
+// Such an update is refused instead, and nothing changes.
+TEST(WarmStart, UpdatesThatWouldLeaveTheSavableRangeAreRefused) {
+  auto t = p2b_test::make_agent(p2b_test::base_config(kDim, kArms, 16, 4));
+  std::vector<double> l(kArms * kDim * kDim, 0.0), b(kArms * kDim, 0.0);
+  for (uint32_t arm = 0; arm < kArms; ++arm) {
+    for (uint32_t i = 0; i < kDim; ++i) l[(arm * kDim + i) * kDim + i] = 1.0;
+  }
+  // Arm 0: a tiny diagonal and a last row of huge entries, each within the
+  // bounds; one update pushes the last row's norm past them.
+  for (uint32_t i = 0; i < kDim; ++i) l[i * kDim + i] = 2e-4;
+  for (uint32_t j = 0; j + 1 < kDim; ++j) l[j * kDim + (kDim - 1)] = 9e14;
+  ASSERT_EQ(p2b_agent_import(t.agent, l.data(), b.data(), kArms, kDim, P2B_STATS_CHOLESKY), P2B_OK);
+  const std::vector<uint8_t> before = p2b_test::saved(t.agent);
+  const std::vector<float> x(kDim, 1.0F);
+  EXPECT_EQ(p2b_agent_learn(t.agent, x.data(), kDim, 0, 1.0F), P2B_ERR_NUMERIC_RANGE);
+  uint32_t action = 0;
+  uint64_t id = 0;
+  int refused = 0;
+  for (int i = 0; i < 3 * static_cast<int>(kArms); ++i) {
+    ASSERT_EQ(p2b_agent_decide(t.agent, x.data(), kDim, &action, &id), P2B_OK);
+    const p2b_status s = p2b_agent_reward(t.agent, id, 1.0F);
+    ASSERT_TRUE(s == P2B_OK || (s == P2B_ERR_NUMERIC_RANGE && action == 0)) << s;
+    refused += s == P2B_ERR_NUMERIC_RANGE ? 1 : 0;
+  }
+  EXPECT_GT(refused, 0);
+  // Whatever happened, the agent's state still restores.
+  const std::vector<uint8_t> after = p2b_test::saved(t.agent);
+  auto other = p2b_test::make_agent(p2b_test::base_config(kDim, kArms, 16, 4));
+  EXPECT_EQ(p2b_agent_restore(other.agent, after.data(), after.size()), P2B_OK);
+  EXPECT_NE(before, after);  // the other arms did learn
+}
+
+}  // namespace

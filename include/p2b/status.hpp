@@ -38,10 +38,11 @@ enum class Status : int32_t {
   model_shape_mismatch = -25,
   codebook_mismatch = -26,
   model_rollback = -27,
+  numeric_range = -28,
 };
 
 // Lowest (most negative) status value; tests walk [kLowestStatus, 2].
-constexpr int32_t kLowestStatus = -27;
+constexpr int32_t kLowestStatus = -28;
 
 constexpr bool is_error(Status s) {
   return static_cast<int32_t>(s) < 0;
