@@ -104,12 +104,16 @@ int main(int argc, char** argv) {
   std::atomic<bool> stop{false};
   std::vector<std::vector<double>> latencies(static_cast<std::size_t>(clients));
   std::vector<std::size_t> accepted(static_cast<std::size_t>(clients), 0);
+  // When each client stopped: the pool may run out before --seconds.
+  std::vector<std::chrono::steady_clock::time_point> finished(static_cast<std::size_t>(clients));
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(clients));
   const auto t0 = std::chrono::steady_clock::now();
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
       httplib::Client cli("127.0.0.1", shuffler.port());
       cli.set_keep_alive(true);
+      cli.set_tcp_nodelay(true);  // no Nagle stall between headers and body
       while (!stop) {
         const std::size_t first = next.fetch_add(per_request);
         if (first + per_request > envelopes.size()) break;
@@ -123,13 +127,19 @@ int main(int argc, char** argv) {
             std::chrono::duration<double, std::milli>(e - s).count());
         accepted[static_cast<std::size_t>(c)] += per_request;
       }
+      finished[static_cast<std::size_t>(c)] = std::chrono::steady_clock::now();
     });
   }
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  const auto deadline = t0 + std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::duration<double>(seconds));
+  while (std::chrono::steady_clock::now() < deadline && next < envelopes.size()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   stop = true;
   for (auto& t : threads) t.join();
   const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::chrono::duration<double>(*std::max_element(finished.begin(), finished.end()) - t0)
+          .count();
   shuffler.stop();
 
   std::vector<double> all;

@@ -21,6 +21,7 @@ class HttpSink final : public AnalyzerSink {
     // Bounded, so a hung analyzer delays the next retry and shutdown by
     // seconds, not forever.
     client_.set_connection_timeout(3, 0);
+    client_.set_tcp_nodelay(true);
     client_.set_read_timeout(10, 0);
     client_.set_write_timeout(10, 0);
   }
