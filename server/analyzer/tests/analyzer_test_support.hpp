@@ -19,6 +19,7 @@
 #include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
 #include "sqlite_store.hpp"
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 #include "wire/envelope_open.hpp"
 
@@ -26,25 +27,7 @@ namespace analyzer_test {
 
 namespace an = p2b::analyzer;
 
-// A directory removed with everything in it when the test ends.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "p2b-analyzer-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = p2b_test::TempDir;
 
 // The codebook and keys one test deployment shares with its devices. The
 // codebook equals the one p2b_test::make_agent gives an agent (seed 7, q = 1),

@@ -16,6 +16,7 @@
 #include "shuffler/analyzer_sink.hpp"
 #include "shuffler/spool.hpp"
 #include "sodium_port.hpp"
+#include "temp_dir.hpp"
 #include "wire/envelope_open.hpp"
 
 namespace shuffler_test {
@@ -81,25 +82,7 @@ inline uint32_t crowd_of(const p2b::server::InnerCiphertext& inner) {
          static_cast<uint32_t>(inner[2]) << 16 | static_cast<uint32_t>(inner[3]) << 24;
 }
 
-// A fresh directory, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "p2b-shuffler-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = p2b_test::TempDir;
 
 // Answers with a scripted status and remembers every batch it was given.
 class FakeAnalyzer final : public p2b::shuffler::AnalyzerSink {
