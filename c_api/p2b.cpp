@@ -168,6 +168,11 @@ p2b_status p2b_agent_learn(p2b_agent* agent, const float* x, size_t len, uint32_
   return out(ag->learn(x, len, action, reward));
 }
 
+p2b_status p2b_agent_forget(p2b_agent* agent) {
+  P2B_RESOLVE(agent);
+  return out(ag->forget());
+}
+
 p2b_status p2b_agent_scores(p2b_agent* agent, const float* x, size_t len, float* mean, float* width,
                             size_t cap) {
   P2B_RESOLVE(agent);

@@ -236,6 +236,16 @@ P2B_API p2b_status p2b_agent_reward(p2b_agent* agent, uint64_t decision_id, floa
 P2B_API p2b_status p2b_agent_learn(p2b_agent* agent, const float* x, size_t len, uint32_t action,
                                    float reward);
 
+/* Erases what the agent has learned about its user: every arm back to the
+   prior lambda*I, pending decisions (their ids become P2B_ERR_EXPIRED_DECISION), the
+   open window and any unsent reports. Keeps the configuration, keys,
+   codebook, the random stream, the privacy ledger (epsilon spent stays
+   spent) and the model-version floor of p2b_agent_apply_model. Use it when a
+   user asks to erase their personalisation. No hashing or copying of the
+   codebook, so it is far cheaper than a fresh p2b_agent_init (simulators
+   call it once per simulated user). */
+P2B_API p2b_status p2b_agent_forget(p2b_agent* agent);
+
 /* Per-action estimate theta_a.x into `mean` and confidence width
    sqrt(x^T A_a^-1 x) into `width`; both of capacity `cap` >= n_actions.
    The LinUCB score is mean + alpha * width. */

@@ -314,6 +314,20 @@ Status Agent::learn(const float* x, std::size_t len, uint32_t action, float r) {
   return Status::ok;
 }
 
+Status Agent::forget() {
+  for (uint32_t a = 0; a < n_actions_; ++a) arm_reset(arm(a), static_cast<real>(ridge_lambda_));
+  // Zeroed as init leaves them, so a saved state still depends only on the
+  // history since the last forget; unsent reports describe forgotten data.
+  std::memset(block<char>(off_pending_), 0, pending_capacity_ * sizeof(PendingSlot));
+  std::memset(pending_x(0), 0, static_cast<std::size_t>(pending_capacity_) * dim_ * sizeof(real));
+  std::memset(block<char>(off_window_), 0, window_ * sizeof(WindowEntry));
+  std::memset(block<char>(off_outbox_), 0, outbox_capacity_ * sizeof(Report));
+  window_len_ = 0;
+  outbox_head_ = 0;
+  outbox_len_ = 0;
+  return Status::ok;
+}
+
 Status Agent::scores(const float* x, std::size_t len, float* mean, float* width, std::size_t cap) {
   if (x == nullptr || mean == nullptr || width == nullptr) return Status::null_pointer;
   Status st = check_input_context(x, len);

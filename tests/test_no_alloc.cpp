@@ -156,6 +156,7 @@ void exercise(uint32_t policy) {
   ASSERT_EQ(p2b_agent_export(t.agent, a.data(), b.data(), k_arms, d), P2B_OK);
   ASSERT_EQ(p2b_agent_import(fresh.agent, a.data(), b.data(), k_arms, d, P2B_STATS_GRAM), P2B_OK);
   ASSERT_EQ(p2b_agent_apply_model(t.agent, bundle.data(), bundle.size()), P2B_OK);
+  ASSERT_EQ(p2b_agent_forget(fresh.agent), P2B_OK);
   EXPECT_EQ(g_allocations.load(), 0) << "heap touched after init";
   EXPECT_GT(ledger.reports, 0U);
   EXPECT_GT(sealed, 0) << "the sealing path must have run";

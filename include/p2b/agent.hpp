@@ -58,6 +58,9 @@ class Agent {
   Status reward(uint64_t decision_id, float r);
   // Learn from a logged interaction; it is not a candidate for reporting.
   Status learn(const float* x, std::size_t len, uint32_t action, float r);
+  // Erases what was learned about the user; keeps config, keys, codebook,
+  // the random stream, the privacy ledger and the model-version floor.
+  Status forget();
   Status scores(const float* x, std::size_t len, float* mean, float* width, std::size_t cap);
   // The next report as a sealed, fixed-length envelope (kEnvelopeBytes).
   Status poll_envelope(uint8_t* out, std::size_t cap, std::size_t* written);
