@@ -21,7 +21,7 @@ class ShufflerShuffle : public ::testing::Test {
 
 TEST_F(ShufflerShuffle, APermutationHoldsEveryIndexOnce) {
   for (std::size_t n : {0U, 1U, 2U, 17U, 1000U}) {
-    std::vector<std::size_t> p = p2b::shuffler::csprng_permutation(n);
+    std::vector<std::size_t> p = p2b::shuffler::random_permutation(n);
     std::sort(p.begin(), p.end());
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(p[i], i);
     ASSERT_EQ(p.size(), n);
@@ -32,7 +32,7 @@ TEST_F(ShufflerShuffle, EveryPositionIsEquallyLikely) {
   // 6000 permutations of 4: each element lands at position 0 about 1500
   // times; the bounds are over 8 standard deviations wide.
   std::map<std::size_t, int> first;
-  for (int t = 0; t < 6000; ++t) ++first[p2b::shuffler::csprng_permutation(4)[0]];
+  for (int t = 0; t < 6000; ++t) ++first[p2b::shuffler::random_permutation(4)[0]];
   for (std::size_t i = 0; i < 4; ++i) {
     EXPECT_GT(first[i], 1230) << i;
     EXPECT_LT(first[i], 1770) << i;
@@ -103,6 +103,36 @@ TEST_F(ShufflerShuffle, ACrowdIsReleasedOrDroppedAsAWhole) {
     for (std::size_t i : kept) ++per_crowd[crowds[i]];
     for (const auto& [crowd, n] : per_crowd) ASSERT_EQ(n, 10) << crowd;
   }
+}
+
+// A seeded source (as p2b-sim passes) makes shuffle and noisy threshold repeat
+// exactly; the CSPRNG default does not.
+class CountingSource final : public p2b::shuffler::Randomness {
+ public:
+  explicit CountingSource(uint64_t seed) : state_(seed) {}
+  uint32_t uniform(uint32_t n) override { return static_cast<uint32_t>(next() % n); }
+  double unit_open0() override { return static_cast<double>((next() >> 11) + 1) * 0x1.0p-53; }
+
+ private:
+  uint64_t next() {  // splitmix64
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  uint64_t state_;
+};
+
+TEST_F(ShufflerShuffle, ASeededSourceRepeatsShuffleAndNoise) {
+  std::vector<uint32_t> crowds;
+  for (uint32_t i = 0; i < 400; ++i) crowds.push_back(i % 37);
+  const ThresholdPolicy noisy{10, 3.0};
+  CountingSource a(5), b(5), c(6);
+  const auto first = p2b::shuffler::shuffle_and_threshold(crowds, noisy, a);
+  EXPECT_EQ(first, p2b::shuffler::shuffle_and_threshold(crowds, noisy, b));
+  EXPECT_NE(first, p2b::shuffler::shuffle_and_threshold(crowds, noisy, c));
+  EXPECT_NE(p2b::shuffler::shuffle_and_threshold(crowds, noisy),
+            p2b::shuffler::shuffle_and_threshold(crowds, noisy));
 }
 
 }  // namespace
