@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian package the build, the tests and the demo need, and
-# fetches the nanopb source package into .deps/. Idempotent: a second run on a
-# ready machine makes no network call. P2B_SETUP_NO_CROSS=1 skips the ARM
-# cross toolchains (the demo does not need them).
+# fetches the nanopb source package into .deps/ (and, for the Cortex-M build,
+# libsodium's). Idempotent: a second run on a ready machine makes no network
+# call. P2B_SETUP_NO_CROSS=1 skips the ARM cross toolchains, bare-metal
+# Cortex-M included (the demo does not need them).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -11,11 +12,12 @@ host_pkgs=(
   libeigen3-dev libsodium-dev nanopb protobuf-compiler libcpp-httplib-dev libsqlite3-dev
   googletest libgtest-dev libbenchmark-dev
   clang clang-format clang-tidy
-  python3-numpy python3-matplotlib
+  python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
 )
 cross_pkgs=(
   g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user
   libsodium-dev:arm64 libsodium-dev:armhf
+  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
 )
 
 want_cross=1
@@ -52,9 +54,15 @@ fi
 # libnanopb-dev is built with PB_ENABLE_MALLOC, which the device core refuses.
 # It lands in .deps/ (ignored by git), never in the repository.
 have_nanopb_src() { compgen -G "$repo/.deps/nanopb-*/pb_decode.c" >/dev/null; }
+# The Cortex-M port compiles a libsodium subset from Debian's source package
+# too (ports/cortex-m/libsodium.cmake): there is no arm-none-eabi libsodium.
+have_sodium_src() {
+  [ "$want_cross" = 0 ] ||
+    compgen -G "$repo/.deps/libsodium-*/src/libsodium/crypto_box/crypto_box_seal.c" >/dev/null
+}
 src_list=/etc/apt/sources.list.d/p2b-deb-src.sources
 updated=0
-if ! have_nanopb_src && [ ! -f "$src_list" ]; then
+if { ! have_nanopb_src || ! have_sodium_src; } && [ ! -f "$src_list" ]; then
   "${sudo_cmd[@]}" tee "$src_list" >/dev/null <<'SRC'
 Types: deb-src
 URIs: http://deb.debian.org/debian
@@ -88,6 +96,19 @@ if ! have_nanopb_src; then
     apt_update
     (cd "$repo/.deps" && apt-get source -qq nanopb >/dev/null) || {
       echo "setup: apt-get source nanopb failed" >&2
+      exit 1
+    }
+  fi
+fi
+
+if ! have_sodium_src; then
+  updated=1
+  echo "setup: fetching Debian's libsodium source package into .deps/"
+  mkdir -p "$repo/.deps"
+  if ! (cd "$repo/.deps" && apt-get source -qq libsodium >/dev/null 2>&1); then
+    apt_update
+    (cd "$repo/.deps" && apt-get source -qq libsodium >/dev/null) || {
+      echo "setup: apt-get source libsodium failed" >&2
       exit 1
     }
   fi
