@@ -1,0 +1,130 @@
+// Writes the deployment the Java test (P2BAgentTest) runs against: fresh
+// keys, a small codebook with the agent's shape, and two signed warm-start
+// bundles for it, one by the pinned analyzer key and one by a stranger's.
+//
+//   usage: p2b_jni_fixture <dir>
+//
+// Files: shape.bin (dim, n_actions as uint32 LE, then the codebook as
+// float32 LE), {shuffler,analyzer,verify}.pk, model.bundle, foreign.bundle.
+#include <sodium.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "p2b.h"
+#include "wire/model_bundle.hpp"
+
+namespace {
+
+constexpr uint32_t kDim = 4;
+constexpr uint32_t kActions = 3;
+constexpr uint32_t kCodes = 4;
+constexpr uint32_t kPreferred = 1;  // the action the model makes every context choose
+
+bool write_file(const std::string& path, const void* data, size_t len) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(data, 1, len, f) == len;
+  return std::fclose(f) == 0 && ok;
+}
+
+template <typename T>
+void append_le(std::vector<uint8_t>* out, T value) {
+  uint8_t raw[sizeof(T)];
+  std::memcpy(raw, &value, sizeof raw);  // the test hosts are little-endian
+  out->insert(out->end(), raw, raw + sizeof raw);
+}
+
+// The codebook's fingerprint, as an agent set up with it reports it.
+bool codebook_fingerprint(const float* codebook, const uint8_t* any_key, uint8_t* fp) {
+  p2b_config cfg;
+  p2b_config_default(&cfg);
+  cfg.dim = kDim;
+  cfg.n_actions = kActions;
+  cfg.centroids = codebook;
+  cfg.n_codes = kCodes;
+  cfg.shuffler_public_key = any_key;
+  cfg.analyzer_public_key = any_key;
+  cfg.analyzer_verify_key = any_key;
+  size_t need = 0;
+  if (p2b_agent_footprint(&cfg, &need) != P2B_OK) return false;
+  std::vector<uint8_t> arena(need + P2B_ARENA_ALIGN);
+  void* mem = arena.data() +
+              (P2B_ARENA_ALIGN - reinterpret_cast<uintptr_t>(arena.data()) % P2B_ARENA_ALIGN) %
+                  P2B_ARENA_ALIGN;
+  p2b_agent* agent = nullptr;
+  p2b_fingerprints fps;
+  if (p2b_agent_init(mem, need, &cfg, &agent) != P2B_OK ||
+      p2b_agent_fingerprints(agent, &fps) != P2B_OK) {
+    return false;
+  }
+  std::memcpy(fp, fps.codebook, sizeof fps.codebook);
+  return true;
+}
+
+// Version 1 of a model in which every arm has seen the same amount of data
+// (A = 10 I) and only kPreferred was ever rewarded (theta = all ones).
+bool signed_model(const uint8_t* codebook_fp, const uint8_t* sign_sk, std::vector<uint8_t>* out) {
+  p2b::server::ModelSpec spec;
+  spec.dim = kDim;
+  spec.n_actions = kActions;
+  spec.version = 1;
+  spec.created_unix = 1795000000;
+  std::memcpy(spec.codebook_fp, codebook_fp, sizeof spec.codebook_fp);
+  std::vector<double> a(static_cast<size_t>(kActions) * kDim * kDim, 0.0);
+  std::vector<double> b(static_cast<size_t>(kActions) * kDim, 0.0);
+  for (uint32_t arm = 0; arm < kActions; ++arm) {
+    for (uint32_t i = 0; i < kDim; ++i) a[(arm * kDim + i) * kDim + i] = 10.0;
+  }
+  for (uint32_t i = 0; i < kDim; ++i) b[kPreferred * kDim + i] = 10.0;
+  std::string err;
+  if (!p2b::server::build_model_bundle(spec, a.data(), b.data(), sign_sk, out, &err)) {
+    std::fprintf(stderr, "p2b_jni_fixture: %s\n", err.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: p2b_jni_fixture <dir>\n");
+    return 2;
+  }
+  if (sodium_init() < 0) return 1;
+  const std::string dir = argv[1];
+  static const float kCodebook[kCodes * kDim] = {0.7f, 0.1f, 0.1f, 0.1f, 0.1f, 0.7f, 0.1f, 0.1f,
+                                                 0.1f, 0.1f, 0.7f, 0.1f, 0.1f, 0.1f, 0.1f, 0.7f};
+  uint8_t shuffler_pk[crypto_box_PUBLICKEYBYTES], shuffler_sk[crypto_box_SECRETKEYBYTES];
+  uint8_t analyzer_pk[crypto_box_PUBLICKEYBYTES], analyzer_sk[crypto_box_SECRETKEYBYTES];
+  uint8_t verify_pk[crypto_sign_PUBLICKEYBYTES], sign_sk[crypto_sign_SECRETKEYBYTES];
+  uint8_t stranger_pk[crypto_sign_PUBLICKEYBYTES], stranger_sk[crypto_sign_SECRETKEYBYTES];
+  crypto_box_keypair(shuffler_pk, shuffler_sk);
+  crypto_box_keypair(analyzer_pk, analyzer_sk);
+  crypto_sign_keypair(verify_pk, sign_sk);
+  crypto_sign_keypair(stranger_pk, stranger_sk);
+
+  std::vector<uint8_t> shape;
+  append_le(&shape, kDim);
+  append_le(&shape, kActions);
+  for (float v : kCodebook) append_le(&shape, v);
+
+  uint8_t codebook_fp[P2B_FINGERPRINT_BYTES];
+  std::vector<uint8_t> model, foreign;
+  const bool ok = codebook_fingerprint(kCodebook, verify_pk, codebook_fp) &&
+                  signed_model(codebook_fp, sign_sk, &model) &&
+                  signed_model(codebook_fp, stranger_sk, &foreign) &&
+                  write_file(dir + "/shape.bin", shape.data(), shape.size()) &&
+                  write_file(dir + "/shuffler.pk", shuffler_pk, sizeof shuffler_pk) &&
+                  write_file(dir + "/analyzer.pk", analyzer_pk, sizeof analyzer_pk) &&
+                  write_file(dir + "/verify.pk", verify_pk, sizeof verify_pk) &&
+                  write_file(dir + "/model.bundle", model.data(), model.size()) &&
+                  write_file(dir + "/foreign.bundle", foreign.data(), foreign.size());
+  if (!ok)
+    std::fprintf(stderr, "p2b_jni_fixture: could not write the fixture to %s\n", dir.c_str());
+  return ok ? 0 : 1;
+}

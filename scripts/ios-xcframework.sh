@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds libp2b for iOS devices (arm64) and the simulator (arm64 + x86_64)
+# with toolchains/ios.cmake, and packages both as P2B.xcframework: one static
+# library per platform, p2b.h and the module map that makes `import P2B` work
+# in Swift (docs/mobile.md).
+#
+# UNTESTED on the development machine: it needs macOS with Xcode (xcodebuild,
+# libtool), CMake >= 3.25, protoc and protoc-gen-nanopb on PATH, Eigen, and
+# nanopb 0.4.7 sources (.deps/nanopb-* or P2B_NANOPB_SOURCE_DIR).
+#
+#   SODIUM_INCLUDE_DIR=<dir with sodium.h> \
+#   SODIUM_IOS_LIBRARY=<libsodium.a for iphoneos> \
+#   SODIUM_SIM_LIBRARY=<libsodium.a for iphonesimulator, arm64 + x86_64> \
+#     scripts/ios-xcframework.sh [out-dir]          (default: out/ios)
+#
+# libsodium's own dist-build/apple-xcframework.sh makes those libraries. The
+# app links libsodium itself; it is not merged into P2B.xcframework, so an app
+# that already ships libsodium does not get two copies. With P2B_PORT=none no
+# libsodium is needed and the app supplies p2b_config.random and .crypto.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$root/out/ios}
+port=${P2B_PORT:-posix}
+
+build() {
+  local platform=$1 sodium_lib=$2 dir=$out/build-$1
+  local args=(-DCMAKE_TOOLCHAIN_FILE="$root/toolchains/ios.cmake" -DP2B_IOS_PLATFORM="$platform"
+              -DCMAKE_BUILD_TYPE=Release -DP2B_PORT="$port"
+              -DP2B_BUILD_TESTS=OFF -DP2B_BUILD_BENCH=OFF -DP2B_BUILD_TOOLS=OFF)
+  if [[ $port == posix ]]; then
+    args+=(-DSODIUM_INCLUDE_DIR="$SODIUM_INCLUDE_DIR" -DSODIUM_LIBRARY="$sodium_lib")
+  fi
+  if [[ -n ${P2B_NANOPB_SOURCE_DIR:-} ]]; then
+    args+=(-DP2B_NANOPB_SOURCE_DIR="$P2B_NANOPB_SOURCE_DIR")
+  fi
+  cmake -S "$root" -B "$dir" "${args[@]}"
+  # Only the static libraries: `all` would also link p2b_shared and the
+  # examples, which iOS does not want.
+  cmake --build "$dir" --config Release --target p2b p2b_core p2b_port p2b_proto p2b_nanopb
+  # One archive per platform: the C API together with the libraries it wraps.
+  libtool -static -o "$dir/libp2b-ios.a" "$dir/libp2b.a" "$dir/libp2b_core.a" \
+    "$dir/libp2b_port.a" "$dir/libp2b_proto.a" "$dir/libp2b_nanopb.a"
+}
+
+if [[ $port == posix ]]; then
+  : "${SODIUM_INCLUDE_DIR:?set SODIUM_INCLUDE_DIR (or P2B_PORT=none)}"
+  : "${SODIUM_IOS_LIBRARY:?set SODIUM_IOS_LIBRARY (or P2B_PORT=none)}"
+  : "${SODIUM_SIM_LIBRARY:?set SODIUM_SIM_LIBRARY (or P2B_PORT=none)}"
+fi
+
+build OS "${SODIUM_IOS_LIBRARY:-}"
+build SIMULATOR "${SODIUM_SIM_LIBRARY:-}"
+
+headers=$out/include
+rm -rf "$headers" "$out/P2B.xcframework"
+mkdir -p "$headers"
+cp "$root/c_api/p2b.h" "$root/ports/ios/module.modulemap" "$headers/"
+
+xcodebuild -create-xcframework \
+  -library "$out/build-OS/libp2b-ios.a" -headers "$headers" \
+  -library "$out/build-SIMULATOR/libp2b-ios.a" -headers "$headers" \
+  -output "$out/P2B.xcframework"
+echo "wrote $out/P2B.xcframework"
