@@ -1,0 +1,64 @@
+# Install rules and package files (issue #6): the C and C++ headers, every
+# static archive of the link chain, libp2b.so with its SONAME links, a CMake
+# package (find_package(p2b)) and a pkg-config file (p2b.pc).
+# Included once from the top-level CMakeLists.txt after the library targets.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# Packages are for OS targets; firmware (e.g. the cortex-m port) links the
+# archives from its build tree.
+if(NOT P2B_PORT MATCHES "^(posix|none)$")
+  return()
+endif()
+
+# Exported names match the build tree's aliases (p2b::core, p2b::p2b).
+set_target_properties(p2b_core PROPERTIES EXPORT_NAME core)
+set_target_properties(p2b_port PROPERTIES EXPORT_NAME port)
+set_target_properties(p2b_proto PROPERTIES EXPORT_NAME proto)
+set_target_properties(p2b_nanopb PROPERTIES EXPORT_NAME nanopb)
+
+# The static p2b links core and port privately; the export keeps them as
+# $<LINK_ONLY:...>, so all five archives must be installed and exported.
+set(p2b_install_targets p2b p2b_core p2b_port p2b_proto p2b_nanopb)
+if(TARGET p2b_shared)
+  list(APPEND p2b_install_targets p2b_shared)
+endif()
+install(TARGETS ${p2b_install_targets} EXPORT p2bTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/c_api/p2b.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/p2b DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.hpp")
+
+# ---- CMake package: lib/cmake/p2b ----
+set(p2b_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/p2b)
+install(EXPORT p2bTargets NAMESPACE p2b:: DESTINATION ${p2b_cmake_dir})
+# Where libsodium was found at build time: the config's fallback when the
+# consumer has no pkg-config.
+if(P2B_PORT STREQUAL "posix")
+  get_filename_component(P2B_SODIUM_LIBRARY_DIR "${SODIUM_LIBRARY}" DIRECTORY)
+endif()
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/p2bConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/p2bConfig.cmake INSTALL_DESTINATION ${p2b_cmake_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/p2bConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/p2bConfig.cmake ${PROJECT_BINARY_DIR}/p2bConfigVersion.cmake
+  DESTINATION ${p2b_cmake_dir})
+
+# ---- pkg-config: lib/pkgconfig/p2b.pc ----
+# The prefix is taken relative to the .pc file, so `cmake --install --prefix`
+# anywhere gives a working file.
+set(p2b_pc_dir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH P2B_PC_PREFIX_FROM_PCFILEDIR /${p2b_pc_dir} /)
+string(REGEX REPLACE "/$" "" P2B_PC_PREFIX_FROM_PCFILEDIR "${P2B_PC_PREFIX_FROM_PCFILEDIR}")
+set(P2B_PC_REQUIRES_PRIVATE "")
+if(P2B_PORT STREQUAL "posix")
+  set(P2B_PC_REQUIRES_PRIVATE "libsodium")
+endif()
+set(P2B_PC_CFLAGS "")
+if(P2B_USE_DOUBLE)
+  set(P2B_PC_CFLAGS " -DP2B_USE_DOUBLE")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/p2b.pc.in ${PROJECT_BINARY_DIR}/p2b.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/p2b.pc DESTINATION ${p2b_pc_dir})
