@@ -17,7 +17,8 @@ seconds=${FUZZ_SECONDS:-30}
 jobs=${FUZZ_JOBS:-2}
 build="build-fuzz"
 corpus=tests/fuzz/corpus
-all_targets=(fuzz_outer_open fuzz_inner_open fuzz_model_bundle fuzz_codebook fuzz_state)
+all_targets=(fuzz_outer_open fuzz_inner_open fuzz_model_bundle fuzz_codebook fuzz_state
+  fuzz_arff fuzz_weights_file)
 
 # Largest input worth trying per target: a little above its biggest valid
 # input, so length checks are crossed both ways without wasting executions.
@@ -28,6 +29,8 @@ max_len() {
     fuzz_model_bundle) echo 1024 ;;  # d=4, K=3 bundle: ~580 bytes
     fuzz_codebook) echo 2048 ;;    # largest seed (k=3, d=64) is ~820 bytes
     fuzz_state) echo 1536 ;;       # ~1000 bytes plain, ~1050 encrypted
+    fuzz_arff) echo 6144 ;;        # yeast header + 2 rows is ~4.9 KB
+    fuzz_weights_file) echo 1024 ;;  # largest seed (stored .npz) is 539 bytes
     *) echo "unknown fuzz target: $1" >&2; return 1 ;;
   esac
 }
