@@ -1,6 +1,5 @@
-// A k-means codebook over the grid of q-digit points on the simplex (the P2B
-// encoder's input space). This is the minimal trainer the demo needs; the
-// full trainer (mini-batch, streaming, benchmarks) is tools/p2b-codebook.
+// The demos' codebook trainer: a thin wrapper over the p2b-codebook library
+// (tools/codebook, docs/codebook.md), kept so the demos' calls stay as they are.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +21,9 @@ struct KMeansResult {
   int iterations = 0;
 };
 
-// k-means++ seeding then Lloyd iterations until no point moves or
+// Greedy k-means++ seeding then Lloyd iterations until no point moves or
 // `max_iterations`. Deterministic for a seed, whatever `threads` is.
+// `on_iteration` gets the iteration and the inertia after it.
 KMeansResult kmeans(const std::vector<float>& points, uint32_t d, uint32_t k, int max_iterations,
                     uint64_t seed, unsigned threads,
                     const std::function<void(int, double)>& on_iteration = {});
