@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <utility>
 
 namespace p2b::sim {
 
@@ -27,12 +29,25 @@ SyntheticEnv::SyntheticEnv(const EnvParams& p) : p_(p) {
   for (double& b : b_) b = (2.0 * d.uniform() - 1.0) * sb;
 }
 
+SyntheticEnv::SyntheticEnv(const EnvParams& p, std::vector<double> w, std::vector<double> b)
+    : p_(p), w_(std::move(w)), b_(std::move(b)) {
+  if (w_.size() != static_cast<size_t>(p.n_actions) * p.dim || b_.size() != p.n_actions) {
+    throw std::invalid_argument("SyntheticEnv: W must be |A| x d and b |A|");
+  }
+}
+
 void SyntheticEnv::context(Draws& d, float* x) const {
   double e[64];
   double sum = 0.0;
   for (uint32_t i = 0; i < p_.dim; ++i) {
-    e[i] = -std::log(1.0 - d.uniform());
+    // Exponential spacings give the flat Dirichlet; plain uniforms give the
+    // reference code's normalised histograms.
+    e[i] = p_.contexts == ContextLaw::simplex ? -std::log(1.0 - d.uniform()) : d.uniform();
     sum += e[i];
+  }
+  if (sum <= 0.0) {
+    for (uint32_t i = 0; i < p_.dim; ++i) x[i] = 1.0F / static_cast<float>(p_.dim);
+    return;
   }
   for (uint32_t i = 0; i < p_.dim; ++i) x[i] = static_cast<float>(e[i] / sum);
 }

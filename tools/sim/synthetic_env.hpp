@@ -23,17 +23,25 @@ class Draws {
   std::mt19937_64 gen_;
 };
 
+// How contexts are drawn: uniform on the simplex (flat Dirichlet, the
+// paper's description) or U(0,1)^d divided by its sum (what the reference
+// code's make_hists does; denser near the centre).
+enum class ContextLaw { simplex, normalised_uniform };
+
 struct EnvParams {
   uint32_t dim = 10;
   uint32_t n_actions = 10;
   double beta = 0.1;
-  double noise_variance = 0.01;
-  uint64_t seed = 1;
+  double noise_variance = 0.01;  // of z, added after the beta scaling
+  uint64_t seed = 1;             // of W and b (Glorot uniform)
+  ContextLaw contexts = ContextLaw::simplex;
 };
 
 class SyntheticEnv {
  public:
   explicit SyntheticEnv(const EnvParams& p);
+  // W (n_actions x dim, row-major) and b given, e.g. from --weights.
+  SyntheticEnv(const EnvParams& p, std::vector<double> w, std::vector<double> b);
 
   // Uniform point on the probability simplex.
   void context(Draws& d, float* x) const;

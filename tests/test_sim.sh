@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# p2b-sim end to end at toy size, one case per ctest:
+#   bash tests/test_sim.sh CASE P2B_SIM WORK_DIR [YEAST_ARFF]
+set -euo pipefail
+case_name=$1 sim=$2 work=$3 yeast=${4:-}
+rm -rf "$work" && mkdir -p "$work"
+small=(--users 400 --codes 16 --quiet)
+
+# results.csv without the timing and memory columns (the last two).
+numbers() { cut -d, -f1-30 "$1/results.csv"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+case "$case_name" in
+  threads)  # the same numbers whatever the thread count
+    "$sim" "${small[@]}" --threads 1 --out "$work/t1" >/dev/null
+    "$sim" "${small[@]}" --threads 2 --out "$work/t2" --codebook "$work/t1/codebooks/d10-q1-k16-seed1.p2bc" >/dev/null
+    diff <(numbers "$work/t1") <(numbers "$work/t2") || fail "thread count changed the results"
+    [ "$(wc -l < "$work/t1/results.csv")" = 3 ] || fail "expected a header and two modes" ;;
+  crypto_changes_nothing)  # sealing is transport: the tuples, hence the models, are the same
+    "$sim" "${small[@]}" --out "$work/sealed" >"$work/sealed.log"
+    "$sim" "${small[@]}" --no-crypto --out "$work/plain" \
+      --codebook "$work/sealed/codebooks/d10-q1-k16-seed1.p2bc" >"$work/plain.log"
+    grep -q -- "--no-crypto (reports NOT sealed" "$work/plain.log" || fail "--no-crypto not reported"
+    diff <(numbers "$work/sealed" | cut -d, -f1-14,16-) <(numbers "$work/plain" | cut -d, -f1-14,16-) ||
+      fail "sealing changed the results"
+    cut -d, -f15 "$work/plain/results.csv" | tail -n +2 | grep -qv 0 && fail "crypto column not 0"
+    true ;;
+  seed_matters)  # a different seed gives different users
+    "$sim" "${small[@]}" --mode default --out "$work/s1" >/dev/null
+    "$sim" "${small[@]}" --mode default --seed 2 --out "$work/s2" >/dev/null
+    ! diff -q <(numbers "$work/s1" | cut -d, -f17-) <(numbers "$work/s2" | cut -d, -f17-) >/dev/null ||
+      fail "seed had no effect" ;;
+  grid_and_plots)  # lists make a grid; --plot draws fig4 and fig5
+    "$sim" --users 200,400 --dim 4-5 --actions 3 --codes 8 --quiet --plot --out "$work/g" >"$work/g.log"
+    [ "$(tail -n +2 "$work/g/results.csv" | wc -l)" = 8 ] || fail "expected 2 d x 2 u x 2 modes"
+    [ -s "$work/g/fig4.png" ] && [ -s "$work/g/fig5.png" ] || fail "plots missing"
+    grep -q '"warm_private":' "$work/g/results.json" || fail "JSON lacks fields" ;;
+  weights)  # --weights: W and b from a CSV (|A| rows of d+1 numbers)
+    printf '5,0,0,0\n0,5,0,0\n0,0,5,0\n' > "$work/w.csv"
+    "$sim" --users 300 --dim 3 --actions 3 --codes 8 --quiet --mode default \
+      --weights "$work/w.csv" --beta 1 --out "$work/w" >/dev/null
+    # A strongly contextual W: warm non-private must beat cold clearly.
+    awk -F, 'NR==2 { exit !($19 > $17 + 0.05) }' "$work/w/results.csv" ||
+      fail "warm non-private does not beat cold on a strong signal"
+    printf '1,2\n' > "$work/bad.csv"
+    if "$sim" --users 300 --dim 3 --actions 3 --codes 8 --weights "$work/bad.csv" --out "$work/bad" \
+         >/dev/null 2>"$work/bad.err"; then fail "a malformed weights file was accepted"; fi
+    grep -q "bad.csv" "$work/bad.err" || fail "error does not name the file" ;;
+  multilabel)
+    [ -f "$yeast" ] || { echo "yeast.arff not found: skipped"; exit 0; }
+    "$sim" --env multilabel --data "$yeast" --dim 6 --codes 8 --users 160 --quiet \
+      --out "$work/m" >"$work/m.log"
+    grep -q "14 labels" "$work/m.log" || fail "labels not detected"
+    grep -q "disjoint slices" "$work/m.log" || fail "users should get disjoint rows"
+    [ "$(tail -n +2 "$work/m/results.csv" | wc -l)" = 2 ] || fail "expected two modes" ;;
+  bad_usage)
+    for args in "--users 5" "--mode both2" "--dim 1" "--p 1" "--bogus 1" "--env multilabel"; do
+      # shellcheck disable=SC2086
+      if "$sim" $args --out "$work/x" >/dev/null 2>&1; then fail "accepted: $args"; fi
+      # shellcheck disable=SC2086
+      "$sim" $args --out "$work/x" >/dev/null 2>&1 || [ $? = 2 ] || fail "exit code for: $args"
+    done ;;
+  *) echo "unknown case $case_name" >&2; exit 2 ;;
+esac
+echo "ok: $case_name"

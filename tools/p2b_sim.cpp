@@ -1,0 +1,241 @@
+// p2b-sim: the P2B paper's experiments (section 5) on the library's own code.
+// For every point of a grid (modes x |A| x d x u) it runs early users who
+// share through P2B, then late users cold, warm from a non-private model and
+// warm from the private one, and writes CSV, JSON and (with --plot) PNGs.
+#include <sys/resource.h>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "data/weights_file.hpp"
+#include "p2b.h"
+#include "sim/codebook_source.hpp"
+#include "sim/environment.hpp"
+#include "sim/experiment.hpp"
+#include "sim/multilabel_env.hpp"
+#include "sim/progress.hpp"
+#include "sim/sim_options.hpp"
+#include "sim/synthetic_env.hpp"
+
+namespace {
+
+using p2b::sim::Mode;
+using p2b::sim::PointResult;
+using p2b::sim::PointSpec;
+using p2b::sim::SimOptions;
+
+double peak_rss_mb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+const char* mode_name(Mode m) {
+  return m == Mode::paper ? "paper" : "default";
+}
+
+std::string csv_header() {
+  return "env,mode,users,population,late_users,actions,dim,codes,digits,interactions,p,"
+         "threshold,neg_rate,alpha,crypto,seed,cold,cold_se,warm_nonprivate,warm_nonprivate_se,"
+         "warm_private,warm_private_se,oracle,reports,kept,codes_reported,codes_released,"
+         "smallest_crowd,epsilon_per_user,delta_indicative,seconds,peak_rss_mb\n";
+}
+
+struct Row {
+  std::string env;
+  Mode mode;
+  uint32_t actions, dim, codes;
+  PointSpec spec;
+  PointResult r;
+  double seconds;
+  double rss;
+};
+
+std::string csv_row(const Row& w) {
+  char buf[1024];
+  const PointResult& r = w.r;
+  std::snprintf(
+      buf, sizeof buf,
+      "%s,%s,%llu,%llu,%llu,%u,%u,%u,%u,%u,%.3f,%u,%.3f,%.3f,%d,%llu,%.6f,%.6f,%.6f,%.6f,"
+      "%.6f,%.6f,%.6f,%llu,%llu,%u,%u,%llu,%.4f,%.3g,%.1f,%.0f\n",
+      w.env.c_str(), mode_name(w.mode), static_cast<unsigned long long>(w.spec.early_users),
+      static_cast<unsigned long long>(r.population), static_cast<unsigned long long>(r.late_users),
+      w.actions, w.dim, w.codes, w.spec.digits, w.spec.interactions, w.spec.participation,
+      w.spec.threshold, w.spec.neg_rate, w.spec.alpha, w.spec.crypto ? 1 : 0,
+      static_cast<unsigned long long>(w.spec.seed), r.cold.mean, r.cold.stderr_,
+      r.warm_nonprivate.mean, r.warm_nonprivate.stderr_, r.warm_private.mean,
+      r.warm_private.stderr_, r.oracle, static_cast<unsigned long long>(r.reports),
+      static_cast<unsigned long long>(r.kept), r.codes_reported, r.codes_released,
+      static_cast<unsigned long long>(r.smallest_released_crowd), r.epsilon_per_user,
+      r.delta_indicative, w.seconds, w.rss);
+  return buf;
+}
+
+std::string json_row(const Row& w) {
+  // The CSV's fields, keyed by the header's names.
+  std::istringstream names(csv_header()), values(csv_row(w));
+  std::string name, value, out = "  {";
+  bool first = true;
+  while (std::getline(names, name, ',') && std::getline(values, value, ',')) {
+    while (!name.empty() && name.back() == '\n') name.pop_back();
+    while (!value.empty() && value.back() == '\n') value.pop_back();
+    const bool text = name == "env" || name == "mode";
+    out += (first ? "\"" : ", \"") + name + "\": " + (text ? "\"" + value + "\"" : value);
+    first = false;
+  }
+  return out + "}";
+}
+
+void print_row_header() {
+  std::printf("%-8s %8s %4s %3s %9s %9s %9s %9s %8s %8s %7s %6s\n", "mode", "users", "|A|", "d",
+              "cold", "warm-np", "warm-p", "oracle", "reports", "kept", "eps", "secs");
+}
+
+void print_row(const Row& w) {
+  const PointResult& r = w.r;
+  std::fprintf(stderr, "\r%*s\r", 78, "");
+  std::printf("%-8s %8llu %4u %3u %9.5f %9.5f %9.5f %9.5f %8llu %8llu %7.4f %6.1f\n",
+              mode_name(w.mode), static_cast<unsigned long long>(w.spec.early_users), w.actions,
+              w.dim, r.cold.mean, r.warm_nonprivate.mean, r.warm_private.mean, r.oracle,
+              static_cast<unsigned long long>(r.reports), static_cast<unsigned long long>(r.kept),
+              r.epsilon_per_user, w.seconds);
+  std::fflush(stdout);
+}
+
+std::unique_ptr<p2b::sim::Environment> make_environment(const SimOptions& o, uint32_t actions,
+                                                        uint32_t dim, uint64_t population) {
+  if (o.env == "multilabel") return p2b::sim::make_multilabel_environment(o, dim, population);
+  p2b::sim::EnvParams ep;
+  ep.dim = dim;
+  ep.n_actions = actions;
+  ep.beta = o.beta;
+  ep.noise_variance = o.noise_sd * o.noise_sd;
+  ep.seed = o.seed;
+  ep.contexts = o.contexts;
+  if (o.weights.empty()) {
+    return std::make_unique<p2b::sim::SyntheticEnvironment>(p2b::sim::SyntheticEnv(ep));
+  }
+  p2b::data::Weights w = p2b::data::load_weights(o.weights, p2b::data::WeightsShape{actions, dim});
+  return std::make_unique<p2b::sim::SyntheticEnvironment>(
+      p2b::sim::SyntheticEnv(ep, std::move(w.w), std::move(w.b)));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  SimOptions o;
+  const int parsed = p2b::sim::parse_sim_options(argc, argv, &o);
+  if (parsed >= 0) return parsed;
+  try {
+    const auto t_start = std::chrono::steady_clock::now();
+    std::printf(
+        "p2b-sim %s: env=%s t=%u k=%u q=%u p=%.2f l=%u neg_rate=%.2f alpha=%.2f seed=%llu "
+        "threads=%u%s\n",
+        p2b_version_string(), o.env.c_str(), o.interactions, o.codes, o.digits, o.participation,
+        o.threshold, o.neg_rate, o.alpha, static_cast<unsigned long long>(o.seed), o.threads,
+        o.crypto ? "" : " --no-crypto (reports NOT sealed: plaintext tuples)");
+    if (o.env == "synthetic") {
+      std::printf(
+          "environment: rbar = %.3g*softmax(Wx+b) + N(0, %.3g^2), clipped; contexts %s; %s\n",
+          o.beta, o.noise_sd,
+          o.contexts == p2b::sim::ContextLaw::simplex ? "uniform on the simplex"
+                                                      : "normalised U(0,1)^d",
+          o.weights.empty() ? "W, b Glorot-uniform from the seed"
+                            : ("W, b from " + o.weights).c_str());
+    }
+    std::fflush(stdout);
+    if (std::system(("mkdir -p '" + o.out_dir + "'").c_str()) != 0) {
+      throw std::runtime_error("cannot create " + o.out_dir);
+    }
+    if (!o.weights.empty()) {  // refuse a bad file before any training
+      (void)p2b::data::load_weights(o.weights,
+                                    p2b::data::WeightsShape{o.actions.front(), o.dims.front()});
+    }
+    std::vector<Row> rows;
+    print_row_header();
+    for (uint32_t dim : o.dims) {
+      const p2b::sim::Codebook cb = p2b::sim::codebook_for(o, dim);
+      for (uint32_t actions : o.actions) {
+        for (uint64_t users : o.users) {
+          const auto population =
+              static_cast<uint64_t>(static_cast<double>(users) / o.early_fraction);
+          const auto env = make_environment(o, actions, dim, population);
+          for (Mode mode : o.modes) {
+            PointSpec spec;
+            spec.mode = mode;
+            spec.early_users = users;
+            spec.early_fraction = o.early_fraction;
+            spec.interactions = o.interactions;
+            spec.digits = o.digits;
+            spec.participation = o.participation;
+            spec.neg_rate = o.neg_rate;
+            spec.alpha = o.alpha;
+            spec.threshold = o.threshold;
+            spec.crypto = o.crypto;
+            spec.seed = o.seed;
+            spec.threads = o.threads;
+            const auto t0 = std::chrono::steady_clock::now();
+            char stage[64];
+            std::snprintf(stage, sizeof stage, "%s |A|=%u d=%u u=%llu", mode_name(mode),
+                          env->n_actions(), dim, static_cast<unsigned long long>(users));
+            const PointResult r = p2b::sim::run_point(
+                spec, *env, cb.centroids, cb.k,
+                o.quiet ? p2b::sim::Progress{} : [&](const char*, double done, double total) {
+                  p2b::sim::progress(stage, done, total);
+                });
+            const double secs =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            rows.push_back(
+                Row{o.env, mode, env->n_actions(), dim, cb.k, spec, r, secs, peak_rss_mb()});
+            print_row(rows.back());
+          }
+        }
+        if (o.env == "multilabel") break;  // the labels are the actions: one pass
+      }
+    }
+    {
+      std::ofstream csv(o.out_dir + "/results.csv");
+      csv << csv_header();
+      for (const Row& w : rows) csv << csv_row(w);
+      std::ofstream json(o.out_dir + "/results.json");
+      json << "[\n";
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        json << json_row(rows[i]) << (i + 1 < rows.size() ? ",\n" : "\n");
+      }
+      json << "]\n";
+      csv.close();
+      json.close();
+      if (!csv || !json) throw std::runtime_error("cannot write results to " + o.out_dir);
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    const PointResult& last = rows.back().r;
+    std::printf(
+        "privacy: epsilon %.4f per user (one report at most, p=%.2f); smallest released crowd "
+        "%llu -> delta ~ exp(-l(1-p)^2) = %.3g (Omega-constant taken as 1)\n",
+        last.epsilon_per_user, o.participation,
+        static_cast<unsigned long long>(last.smallest_released_crowd), last.delta_indicative);
+    std::printf(
+        "results: %s/results.csv and results.json (%zu points) in %.1f s, peak RSS %.0f MB\n",
+        o.out_dir.c_str(), rows.size(), secs, peak_rss_mb());
+    if (o.plot) {
+      const std::string cmd = "/usr/bin/python3 '" + o.plot_script + "' '" + o.out_dir + "'";
+      if (std::system(cmd.c_str()) != 0) {
+        std::fprintf(stderr, "p2b-sim: plotting failed (results are written)\n");
+        return 1;
+      }
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "\np2b-sim: error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,381 @@
+#include "experiment.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "analyzer/statistics.hpp"
+#include "c_agent.hpp"
+#include "deployment.hpp"
+#include "parallel.hpp"
+#include "shuffler/shuffle.hpp"
+
+namespace p2b::sim {
+namespace {
+
+constexpr uint64_t kChunkUsers = 1024;
+// Independent random streams, so that e.g. the late users' draws do not
+// depend on how many early users there were.
+enum Stream : uint64_t { kUserDraws = 1, kDeviceRng, kMatch, kShuffle, kLateRng };
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The shuffler's randomness from a seeded stream: a simulation must repeat.
+class SeededRandomness final : public shuffler::Randomness {
+ public:
+  explicit SeededRandomness(uint64_t seed) : draws_(seed) {}
+  uint32_t uniform(uint32_t n) override {
+    // Rejection keeps it unbiased, like randombytes_uniform.
+    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t v = 0;
+    do v = draws_.bits();
+    while (v >= limit);
+    return static_cast<uint32_t>(v % n);
+  }
+  double unit_open0() override { return 1.0 - draws_.uniform(); }
+
+ private:
+  Draws draws_;
+};
+
+struct Shape {
+  uint32_t dim;  // the agent's context length
+  uint32_t actions;
+  const float* centroids;
+  uint32_t n_codes;
+};
+
+p2b_config device_config(const PointSpec& s, const Shape& shape, const Deployment& dep) {
+  p2b_config cfg;
+  check(p2b_config_default(&cfg), "config");
+  cfg.dim = shape.dim;
+  cfg.n_actions = shape.actions;
+  cfg.alpha = s.alpha;
+  cfg.round_digits = s.digits;
+  cfg.window = s.interactions;
+  cfg.participation = s.participation;
+  cfg.neg_rate = s.neg_rate;
+  cfg.centroids = shape.centroids;
+  cfg.n_codes = shape.n_codes;
+  cfg.rng_mode = P2B_RNG_SEEDED;
+  dep.configure(&cfg);
+  return cfg;
+}
+
+// What one user did: contexts, actions and rewards of every step.
+struct History {
+  std::vector<float> x;
+  std::vector<uint32_t> action;
+  std::vector<float> reward;
+};
+
+struct UserOutcome {
+  double reward_sum = 0;
+  double oracle_sum = 0;
+};
+
+// One user's t interactions on `agent`. With `scalar`, the agent sees the
+// 1-D context [1]: the paper mode's scalar code after the device's
+// normalisation to sum 1 (every code, 0 included, becomes [1]).
+UserOutcome play_user(p2b_agent* agent, const Environment& env, const PointSpec& s, uint64_t user,
+                      bool scalar, History* h) {
+  const uint32_t d = env.dim();
+  std::vector<float> x(d);
+  std::vector<double> p(env.n_actions());
+  const float one = 1.0F;
+  Draws draws(mix_seed(s.seed, kUserDraws, user));
+  UserOutcome out;
+  for (uint32_t step = 0; step < s.interactions; ++step) {
+    env.step(user, step, draws, x.data(), p.data());
+    uint32_t action = 0;
+    uint64_t id = 0;
+    check(scalar ? p2b_agent_decide(agent, &one, 1, &action, &id)
+                 : p2b_agent_decide(agent, x.data(), d, &action, &id),
+          "decide");
+    const float r = draws.uniform() < p[action] ? 1.0F : 0.0F;
+    check(p2b_agent_reward(agent, id, r), "reward");
+    out.reward_sum += r;
+    out.oracle_sum += *std::max_element(p.begin(), p.end());
+    if (h != nullptr) {
+      h->x.insert(h->x.end(), x.begin(), x.end());
+      h->action.push_back(action);
+      h->reward.push_back(r);
+    }
+  }
+  return out;
+}
+
+void normalised(const float* x, uint32_t d, double* out) {
+  double sum = 0;
+  for (uint32_t i = 0; i < d; ++i) sum += x[i];
+  for (uint32_t i = 0; i < d; ++i) out[i] = sum > 0 ? x[i] / sum : 1.0 / d;
+}
+
+// The non-private baseline shares the same sampled tuple, but with its raw
+// context: the step of the user's history whose (code, action, reward) the
+// device reported (ties, which the report cannot tell apart, by a draw).
+uint32_t matching_step(p2b_agent* device, const History& h, uint32_t d, const SharedTuple& t,
+                       Draws& draws) {
+  std::vector<uint32_t> hits;
+  for (uint32_t i = 0; i < h.action.size(); ++i) {
+    if (h.action[i] != t.action || h.reward[i] != t.reward) continue;
+    uint32_t code = 0;
+    check(p2b_agent_encode(device, &h.x[static_cast<size_t>(i) * d], d, &code), "encode");
+    if (code == t.code) hits.push_back(i);
+  }
+  if (hits.empty()) throw std::logic_error("a report matches none of its user's interactions");
+  return hits[draws.bits() % hits.size()];
+}
+
+void add_into(analyzer::Statistics* total, const analyzer::Statistics& part) {
+  const std::size_t d = total->dim();
+  for (uint32_t a = 0; a < total->n_actions(); ++a) {
+    for (std::size_t i = 0; i < d * d; ++i) total->gram(a)[i] += part.gram(a)[i];
+    for (std::size_t i = 0; i < d; ++i) total->reward_sum(a)[i] += part.reward_sum(a)[i];
+    total->set_count(a, total->count(a) + part.count(a));
+  }
+}
+
+struct EarlyChunk {
+  std::vector<SharedTuple> tuples;
+  analyzer::Statistics raw;
+};
+
+struct Model {
+  std::vector<double> a, b;
+};
+
+// Sums of per-user mean rewards, merged in chunk order.
+struct Tally {
+  double sum = 0, sum_sq = 0, oracle = 0;
+  uint64_t users = 0;
+  void add(const UserOutcome& u, uint32_t t) {
+    const double m = u.reward_sum / t;
+    sum += m;
+    sum_sq += m * m;
+    oracle += u.oracle_sum / t;
+    ++users;
+  }
+  void add(const Tally& o) {
+    sum += o.sum;
+    sum_sq += o.sum_sq;
+    oracle += o.oracle;
+    users += o.users;
+  }
+  Estimate estimate() const {
+    Estimate e;
+    if (users == 0) return e;
+    e.mean = sum / users;
+    const double var = std::max(0.0, sum_sq / users - e.mean * e.mean);
+    e.stderr_ = users > 1 ? std::sqrt(var / (users - 1)) : 0.0;
+    return e;
+  }
+};
+
+}  // namespace
+
+PointResult run_point(const PointSpec& s, const Environment& env,
+                      const std::vector<float>& codebook, uint32_t n_codes,
+                      const Progress& progress) {
+  const uint32_t d = env.dim();
+  const uint32_t k_arms = env.n_actions();
+  if (codebook.size() != static_cast<size_t>(n_codes) * d) {
+    throw std::invalid_argument("codebook is not n_codes x d");
+  }
+  if (!(s.early_fraction > 0 && s.early_fraction < 1)) {
+    throw std::invalid_argument("early fraction must be in (0, 1)");
+  }
+  PointResult res;
+  res.population = static_cast<uint64_t>(static_cast<double>(s.early_users) / s.early_fraction);
+  res.late_users = res.population - s.early_users;
+  if (res.late_users == 0) throw std::invalid_argument("no late users: raise --users");
+
+  const Deployment dep;
+  std::mutex progress_mutex;
+  uint64_t progress_done = 0;
+  const double progress_total = static_cast<double>(s.early_users + 3 * res.late_users);
+  auto advance = [&](uint64_t n) {
+    if (!progress) return;
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    progress_done += n;
+    progress("users", static_cast<double>(progress_done), progress_total);
+  };
+
+  // ---- early users: cold agents that report through P2B ----
+  auto t0 = Clock::now();
+  const Shape early_shape{d, k_arms, codebook.data(), n_codes};
+  const p2b_config early_cfg = device_config(s, early_shape, dep);
+  const std::size_t n_early_chunks = (s.early_users + kChunkUsers - 1) / kChunkUsers;
+  std::vector<EarlyChunk> early(n_early_chunks);
+  for_each_chunk(n_early_chunks, s.threads, [&](std::size_t c) {
+    p2b_config cfg = early_cfg;
+    cfg.seed = mix_seed(s.seed, kDeviceRng, c);
+    CAgent device(cfg);
+    Draws match(mix_seed(s.seed, kMatch, c));
+    EarlyChunk& out = early[c];
+    out.raw = analyzer::Statistics(d, k_arms);
+    History h;
+    std::vector<double> xd(d);
+    const uint64_t first = c * kChunkUsers;
+    const uint64_t last = std::min<uint64_t>(s.early_users, first + kChunkUsers);
+    for (uint64_t u = first; u < last; ++u) {
+      check(p2b_agent_forget(device.get()), "forget");
+      h = History{};
+      play_user(device.get(), env, s, u, false, &h);
+      const std::size_t before = out.tuples.size();
+      dep.collect(device.get(), s.crypto, &out.tuples);
+      for (std::size_t i = before; i < out.tuples.size(); ++i) {
+        const uint32_t step = matching_step(device.get(), h, d, out.tuples[i], match);
+        normalised(&h.x[static_cast<size_t>(step) * d], d, xd.data());
+        out.raw.add(h.action[step], xd.data(), h.reward[step]);
+      }
+    }
+    advance(last - first);
+  });
+  res.seconds_early = since(t0);
+
+  // ---- server: the non-private pool and the P2B path ----
+  t0 = Clock::now();
+  analyzer::Statistics raw(d, k_arms);
+  std::vector<SharedTuple> tuples;
+  for (EarlyChunk& c : early) {
+    add_into(&raw, c.raw);
+    tuples.insert(tuples.end(), c.tuples.begin(), c.tuples.end());
+    c = EarlyChunk{};
+  }
+  res.reports = tuples.size();
+  std::vector<uint32_t> crowd_ids(tuples.size());
+  for (std::size_t i = 0; i < tuples.size(); ++i) crowd_ids[i] = tuples[i].code;
+  SeededRandomness shuffle_rng(mix_seed(s.seed, kShuffle, 0));
+  const std::vector<std::size_t> kept = shuffler::shuffle_and_threshold(
+      crowd_ids, shuffler::ThresholdPolicy{s.threshold, 0.0}, shuffle_rng);
+  res.kept = kept.size();
+  std::map<uint32_t, uint64_t> reported, released;
+  for (uint32_t c : crowd_ids) ++reported[c];
+  for (std::size_t i : kept) ++released[crowd_ids[i]];
+  res.codes_reported = static_cast<uint32_t>(reported.size());
+  res.codes_released = static_cast<uint32_t>(released.size());
+  for (const auto& [code, n] : released) {
+    if (res.smallest_released_crowd == 0 || n < res.smallest_released_crowd) {
+      res.smallest_released_crowd = n;
+    }
+  }
+  double eps = 0;
+  check(p2b_epsilon_per_report(s.participation, &eps), "epsilon");
+  res.epsilon_per_user = eps;  // one window of t interactions: at most one report
+  res.delta_indicative = res.smallest_released_crowd == 0
+                             ? 0.0
+                             : std::exp(-static_cast<double>(res.smallest_released_crowd) *
+                                        (1 - s.participation) * (1 - s.participation));
+
+  // The analyzer, in shuffled order: decode each code as the device would see
+  // it (centroid, or the 1-D scalar code) and add it to the arm's sums.
+  const bool paper = s.mode == Mode::paper;
+  const uint32_t pd = paper ? 1 : d;
+  analyzer::Statistics priv(pd, k_arms);
+  std::vector<double> feature(pd, 1.0);
+  for (std::size_t i : kept) {
+    const SharedTuple& t = tuples[i];
+    if (!paper) normalised(&codebook[static_cast<size_t>(t.code) * d], d, feature.data());
+    priv.add(t.action, feature.data(), t.reward);
+  }
+  Model raw_model, priv_model;
+  raw.model_arrays(1.0, &raw_model.a, &raw_model.b);
+  priv.model_arrays(1.0, &priv_model.a, &priv_model.b);
+
+  // Late devices do not report, so they carry a one-code codebook (encoding
+  // is then free); models are signed for that codebook.
+  const std::vector<float> flat_d(d, 1.0F / static_cast<float>(d));
+  const float flat_1 = 1.0F;
+  const Shape late_shape{d, k_arms, flat_d.data(), 1};
+  const Shape late_scalar{1, k_arms, &flat_1, 1};
+  const p2b_config late_cfg = device_config(s, late_shape, dep);
+  const p2b_config priv_cfg = device_config(s, paper ? late_scalar : late_shape, dep);
+  if (s.crypto) {
+    // The private model reaches devices as a signed bundle: verify and apply
+    // it once, then hand its statistics to every late device.
+    CAgent verifier(priv_cfg);
+    const std::vector<uint8_t> bundle =
+        dep.sign_model(verifier.get(), priv_model.a, priv_model.b, 1);
+    check(p2b_agent_apply_model(verifier.get(), bundle.data(), bundle.size()), "apply_model");
+    check(p2b_agent_export(verifier.get(), priv_model.a.data(), priv_model.b.data(), k_arms, pd),
+          "export");
+  }
+  res.seconds_server = since(t0);
+
+  // ---- late users: cold, warm non-private, warm private ----
+  t0 = Clock::now();
+  const std::size_t n_late_chunks = (res.late_users + kChunkUsers - 1) / kChunkUsers;
+  // Per-user agents: every late user starts from `model` (null: cold).
+  auto per_user = [&](const p2b_config& base, const Model* model, uint32_t model_dim, bool scalar,
+                      uint64_t stream) {
+    std::vector<Tally> parts(n_late_chunks);
+    for_each_chunk(n_late_chunks, s.threads, [&](std::size_t c) {
+      p2b_config cfg = base;
+      cfg.seed = mix_seed(s.seed, stream, c);
+      CAgent agent(cfg);
+      const uint64_t first = s.early_users + c * kChunkUsers;
+      const uint64_t last = std::min<uint64_t>(res.population, first + kChunkUsers);
+      for (uint64_t u = first; u < last; ++u) {
+        check(p2b_agent_forget(agent.get()), "forget");
+        if (model != nullptr) {
+          check(p2b_agent_import(agent.get(), model->a.data(), model->b.data(), k_arms, model_dim,
+                                 P2B_STATS_GRAM),
+                "import");
+        }
+        parts[c].add(play_user(agent.get(), env, s, u, scalar, nullptr), s.interactions);
+      }
+      advance(last - first);
+    });
+    Tally total;
+    for (const Tally& p : parts) total.add(p);
+    return total;
+  };
+  // The paper's shared warm agent: one agent, every late user in turn.
+  auto shared = [&](const p2b_config& base, const Model& model, uint32_t model_dim, bool scalar,
+                    uint64_t stream) {
+    p2b_config cfg = base;
+    cfg.seed = mix_seed(s.seed, stream, 0);
+    CAgent agent(cfg);
+    check(p2b_agent_import(agent.get(), model.a.data(), model.b.data(), k_arms, model_dim,
+                           P2B_STATS_GRAM),
+          "import");
+    Tally total;
+    for (uint64_t u = s.early_users; u < res.population; ++u) {
+      total.add(play_user(agent.get(), env, s, u, scalar, nullptr), s.interactions);
+      if ((u - s.early_users + 1) % kChunkUsers == 0) advance(kChunkUsers);
+    }
+    advance(res.late_users % kChunkUsers);
+    return total;
+  };
+
+  const Tally cold = per_user(late_cfg, nullptr, d, false, kLateRng);
+  Tally warm_np, warm_p;
+  if (paper) {
+    // Independent agents, so the two shared runs may go side by side.
+    std::vector<Tally> both(2);
+    for_each_chunk(2, s.threads, [&](std::size_t i) {
+      both[i] = i == 0 ? shared(late_cfg, raw_model, d, false, kLateRng + 1)
+                       : shared(priv_cfg, priv_model, 1, true, kLateRng + 2);
+    });
+    warm_np = both[0];
+    warm_p = both[1];
+  } else {
+    warm_np = per_user(late_cfg, &raw_model, d, false, kLateRng + 1);
+    warm_p = per_user(priv_cfg, &priv_model, d, false, kLateRng + 2);
+  }
+  res.seconds_late = since(t0);
+  res.cold = cold.estimate();
+  res.warm_nonprivate = warm_np.estimate();
+  res.warm_private = warm_p.estimate();
+  res.oracle = cold.users ? cold.oracle / cold.users : 0.0;
+  return res;
+}
+
+}  // namespace p2b::sim

@@ -1,0 +1,49 @@
+#include "multilabel_env.hpp"
+
+#include <cstdio>
+#include <numeric>
+#include <utility>
+
+#include "data/arff.hpp"
+
+namespace p2b::sim {
+
+MultiLabelEnvironment::MultiLabelEnvironment(data::MultiLabelSet set, uint64_t population,
+                                             uint32_t interactions, uint64_t seed)
+    : set_(std::move(set)), interactions_(interactions) {
+  if (population * interactions <= set_.rows) {
+    order_.resize(set_.rows);
+    std::iota(order_.begin(), order_.end(), 0U);
+    Draws draws(seed);
+    for (std::size_t i = order_.size(); i > 1; --i) {
+      std::swap(order_[i - 1], order_[draws.bits() % i]);
+    }
+  }
+}
+
+void MultiLabelEnvironment::step(uint64_t user, uint32_t s, Draws& draws, float* x,
+                                 double* p) const {
+  // One draw either way, so every setting consumes the stream alike.
+  const uint64_t r = draws.bits();
+  const std::size_t row = order_.empty() ? r % set_.rows : order_[user * interactions_ + s];
+  for (std::size_t j = 0; j < set_.dim; ++j) x[j] = set_.contexts[row * set_.dim + j];
+  for (std::size_t a = 0; a < set_.n_labels; ++a) p[a] = set_.labels[row * set_.n_labels + a];
+}
+
+std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o, uint32_t dim,
+                                                         uint64_t population) {
+  data::MultiLabelSet set =
+      data::make_multilabel_set(data::load_arff(o.data), data::LabelSpec::parse(o.labels), dim);
+  std::printf("data: %s: %zu rows, %zu labels (cardinality %.2f, %zu rows without a label); %s\n",
+              o.data.c_str(), set.rows, set.n_labels, set.stats.cardinality,
+              set.stats.rows_without_label, set.note.c_str());
+  auto env =
+      std::make_unique<MultiLabelEnvironment>(std::move(set), population, o.interactions, o.seed);
+  std::printf("data: %llu users x %u rows each: %s\n", static_cast<unsigned long long>(population),
+              o.interactions,
+              env->resampling() ? "more than the data set holds, rows drawn with replacement"
+                                : "disjoint slices of a seeded shuffle (as the reference code)");
+  return env;
+}
+
+}  // namespace p2b::sim

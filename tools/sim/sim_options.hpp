@@ -1,0 +1,47 @@
+// p2b-sim's command line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "experiment.hpp"
+#include "synthetic_env.hpp"
+
+namespace p2b::sim {
+
+struct SimOptions {
+  std::string env = "synthetic";  // synthetic | multilabel
+  std::vector<Mode> modes{Mode::paper, Mode::standard};
+  std::vector<uint64_t> users{10000};  // u, early (sharing) users
+  std::vector<uint32_t> actions{10};
+  std::vector<uint32_t> dims{10};
+  uint32_t interactions = 10;
+  uint32_t codes = 1024;
+  uint32_t digits = 1;
+  double participation = 0.5;
+  uint32_t threshold = 10;
+  double neg_rate = 0.05;
+  double alpha = 1.0;
+  double early_fraction = 0.7;
+  double beta = 0.1;
+  double noise_sd = 0.001;
+  ContextLaw contexts = ContextLaw::simplex;
+  std::string weights;  // --weights FILE (.npy, .npz or .csv)
+  std::string data;     // --data FILE.arff (multilabel)
+  std::string labels = "auto";
+  std::string codebook;      // --codebook FILE: use instead of training
+  std::string codebook_bin;  // the p2b-codebook executable
+  std::string plot_script;
+  uint64_t seed = 1;
+  unsigned threads = 2;
+  bool crypto = true;
+  bool plot = false;
+  bool quiet = false;
+  std::string out_dir = "out/sim";
+};
+
+// Returns -1 to go on, else the exit code (0 after --help, 2 on bad usage).
+int parse_sim_options(int argc, char** argv, SimOptions* o);
+
+}  // namespace p2b::sim
