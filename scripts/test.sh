@@ -4,9 +4,13 @@
 #   2. host Debug build (assertions on) + the whole ctest suite, then clang-tidy;
 #   3. the same suite under AddressSanitizer + UBSan;
 #   4. a double-precision build of the core + suite;
-#   5. aarch64 and armhf cross builds, the whole suite under qemu-user;
-#   6. every libFuzzer target for 30 s under ASan + UBSan (scripts/fuzz.sh).
-# Set P2B_TEST_SKIP_CROSS=1 to skip step 5 on a machine without the cross
+#   5. the package: install, then a separate consumer project builds against
+#      it (find_package and pkg-config; scripts/consumer-test.sh);
+#   6. aarch64 and armhf cross builds, the whole suite under qemu-user;
+#   7. Cortex-M4: the test image under qemu-system-arm (scripts/cortex-m-test.sh)
+#      and the footprint budgets (scripts/footprint.sh --check);
+#   8. every libFuzzer target for 30 s under ASan + UBSan (scripts/fuzz.sh).
+# Set P2B_TEST_SKIP_CROSS=1 to skip steps 6-7 on a machine without the cross
 # packages. Build dirs are reused, so a second run only rebuilds changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +40,7 @@ host_suite host
 
 step "lint (clang-tidy, warnings are errors)"
 mapfile -t tidy_files < <(git ls-files -- 'src/*.cpp' 'c_api/*.cpp' 'ports/posix/*.cpp' \
-  'server/*.cpp' 'tools/*.cpp' 'bench/*.cpp' 'tests/*.cpp' ':(exclude)tests/fuzz/*')
+  'ports/android/*.cpp' 'server/*.cpp' 'tools/*.cpp' 'bench/*.cpp' 'tests/*.cpp' ':(exclude)tests/fuzz/*')
 if ! tidy_out=$(clang-tidy -p build-host --quiet --warnings-as-errors='*' "${tidy_files[@]}" 2>&1); then
   printf '%s\n' "$tidy_out" | grep -vE '^[0-9]+ warnings? generated\.$' >&2
   echo "lint: clang-tidy found problems" >&2
@@ -46,11 +50,18 @@ echo "lint: ${#tidy_files[@]} files clean"
 host_suite asan
 host_suite double
 
+step "package: install + consumer project (find_package, pkg-config)"
+bash scripts/consumer-test.sh
+
 if [ "${P2B_TEST_SKIP_CROSS:-0}" != 1 ]; then
   for arch in aarch64 armhf; do
     step "cross build + ctest under qemu: $arch"
     JOBS=$jobs bash scripts/cross-test.sh "$arch"
   done
+  step "cortex-m4: test image under qemu-system-arm"
+  JOBS=$jobs bash scripts/cortex-m-test.sh
+  step "footprint budgets (flash and agent RAM)"
+  bash scripts/footprint.sh --check
 fi
 
 step "fuzzing: every decoder, ${FUZZ_SECONDS:-30} s each, ASan + UBSan"
