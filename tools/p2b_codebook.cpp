@@ -267,9 +267,8 @@ int main(int argc, char** argv) {
       cb::RefineOptions ro;
       ro.threads = o.threads;
       ro.max_lloyd_iterations = o.max_iterations;
-      if (getenv("CAND")) ro.candidates = atoi(getenv("CAND"));
-      ro.on_round = [&](int round, std::size_t moves, int its) {
-        status("Hartigan round %d: %zu moves, then %d Lloyd iterations", round, moves, its);
+      ro.on_round = [&](int round, std::size_t moves) {
+        status("Hartigan round %d: %zu moves", round, moves);
       };
       refined = cb::hartigan_refine(pts.data(), grid, o.dim, &r, ro);
       refine_seconds = seconds_since(t0) - seed_seconds - lloyd_seconds;

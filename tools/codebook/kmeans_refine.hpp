@@ -18,27 +18,27 @@ namespace p2b::codebook {
 struct RefineOptions {
   unsigned threads = 1;
   uint32_t candidates = 8;  // nearest other centroids tried per point
-  int max_rounds = 100;     // rounds of (Hartigan passes, then Lloyd)
+  int max_rounds = 100;     // candidate refreshes
   int max_passes = 100;     // Hartigan passes per round
   int max_lloyd_iterations = 1000;
-  // After each round: its number, the Hartigan moves made, and the Lloyd
-  // iterations run after them.
-  std::function<void(int, std::size_t, int)> on_round;
+  // After each round: its number and the Hartigan moves made.
+  std::function<void(int, std::size_t)> on_round;
 };
 
 struct RefineResult {
   int rounds = 0;            // rounds that made at least one Hartigan move
   std::size_t moves = 0;     // Hartigan moves in all
   int lloyd_iterations = 0;  // Lloyd iterations re-run after the moves
-  bool converged = false;    // the last round found no move (and Lloyd had converged)
+  bool converged = false;    // the last round found no move, and Lloyd converged
 };
 
 // Refines a converged Lloyd result in place. Each round finds every point's
-// nearest `candidates` other centroids (in parallel, per point), then makes
-// sequential Hartigan passes over the points in index order, updating the
-// two centroids of each move exactly (double sums, integer counts), until a
-// pass moves nothing; then Lloyd is re-run from those centroids. Rounds stop
-// when a round finds no move. Deterministic for any thread count.
+// nearest `candidates` other centroids (in parallel, per point, among the 32
+// centroids nearest its own), then makes sequential Hartigan passes over the
+// points in index order, updating the two centroids of each move exactly
+// (double sums, integer counts), until a pass moves nothing. Rounds stop when
+// one finds no move; then Lloyd is re-run from the refined centroids, so the
+// labels are the nearest centroids. Deterministic for any thread count.
 RefineResult hartigan_refine(const float* pts, std::size_t n, uint32_t d, LloydResult* r,
                              const RefineOptions& o);
 

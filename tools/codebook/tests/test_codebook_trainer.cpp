@@ -19,6 +19,7 @@
 #include "codebook/codebook_file.hpp"
 #include "codebook/kmeans_lloyd.hpp"
 #include "codebook/kmeans_minibatch.hpp"
+#include "codebook/kmeans_refine.hpp"
 #include "codebook/kmeans_seed.hpp"
 #include "codebook/simplex_grid.hpp"
 #include "p2b.h"
@@ -183,6 +184,66 @@ TEST(Lloyd, LabelsAreNearestCentroids) {
       cb::stats_from_labels(g.data(), g.size() / 6, 6, r.centroids, r.labels, 2);
   const cb::ClusterStats full = cb::evaluate(g.data(), g.size() / 6, 6, r.centroids, 2);
   EXPECT_NEAR(pruned.inertia, full.inertia, 1e-9 * full.inertia);
+}
+
+TEST(Refine, NeverIncreasesInertiaAndIsThreadIndependent) {
+  // d=6 grid, k=64: Lloyd stops at a lattice fixed point that Hartigan moves
+  // improve on. 1 and 2 threads must agree bit for bit.
+  const std::vector<float> g = cb::enumerate_grid(6, 1);
+  const std::size_t n = g.size() / 6;
+  std::size_t total_moves = 0;
+  for (uint64_t seed : {1, 2, 3}) {
+    cb::LloydResult one = train(g, 6, 64, seed, 1);
+    cb::LloydResult two = train(g, 6, 64, seed, 2);
+    const double before =
+        cb::stats_from_labels(g.data(), n, 6, one.centroids, one.labels, 1).inertia;
+    std::vector<double> trace;
+    cb::RefineOptions ro;
+    ro.threads = 1;
+    ro.on_round = [&](int, std::size_t moves) { trace.push_back(static_cast<double>(moves)); };
+    const cb::RefineResult a = cb::hartigan_refine(g.data(), n, 6, &one, ro);
+    ro.threads = 2;
+    ro.on_round = nullptr;
+    const cb::RefineResult b = cb::hartigan_refine(g.data(), n, 6, &two, ro);
+    EXPECT_TRUE(a.converged);
+    EXPECT_TRUE(one.converged);
+    EXPECT_TRUE(same_bits(one.centroids, two.centroids)) << "seed " << seed;
+    EXPECT_EQ(one.labels, two.labels);
+    EXPECT_EQ(a.moves, b.moves);
+    EXPECT_EQ(a.lloyd_iterations, b.lloyd_iterations);
+    ASSERT_FALSE(trace.empty());
+    EXPECT_EQ(trace.back(), 0.0);  // converged: the last round found no move
+    const double after =
+        cb::stats_from_labels(g.data(), n, 6, one.centroids, one.labels, 1).inertia;
+    EXPECT_LE(after, before * (1.0 + 1e-9)) << "seed " << seed;
+    if (a.moves > 0) EXPECT_LT(after, before) << "seed " << seed;
+    total_moves += a.moves;
+    // The labels are still the nearest centroids.
+    const double full = cb::evaluate(g.data(), n, 6, one.centroids, 2).inertia;
+    EXPECT_NEAR(after, full, 1e-9 * full);
+  }
+  EXPECT_GT(total_moves, 0U);  // the refinement was exercised
+}
+
+TEST(Refine, EveryRoundLowersInertia) {
+  // Round by round on random points (no ties): each round's Hartigan moves
+  // and Lloyd re-run never raise the inertia.
+  cb::Rng rng(21);
+  const uint32_t d = 4, k = 30;
+  std::vector<float> pts(std::size_t{3000} * d);
+  for (float& v : pts) v = static_cast<float>(rng.uniform());
+  cb::LloydResult r = train(pts, d, k, 4, 2);
+  double last = cb::stats_from_labels(pts.data(), 3000, d, r.centroids, r.labels, 1).inertia;
+  for (int round = 0; round < 20; ++round) {
+    cb::RefineOptions ro;
+    ro.threads = 2;
+    ro.max_rounds = 1;
+    const cb::RefineResult rr = cb::hartigan_refine(pts.data(), 3000, d, &r, ro);
+    const double now = cb::stats_from_labels(pts.data(), 3000, d, r.centroids, r.labels, 1).inertia;
+    EXPECT_LE(now, last * (1.0 + 1e-9)) << "round " << round;
+    last = now;
+    if (rr.moves == 0) break;
+  }
 }
 
 TEST(Seeding, GreedyBeatsPlainOnPotential) {
