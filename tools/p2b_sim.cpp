@@ -99,9 +99,9 @@ void print_row_header() {
               "cold", "warm-np", "warm-p", "oracle", "reports", "kept", "eps", "secs");
 }
 
-void print_row(const Row& w) {
+void print_row(const Row& w, bool progress_shown) {
   const PointResult& r = w.r;
-  std::fprintf(stderr, "\r%*s\r", 78, "");
+  if (progress_shown) std::fprintf(stderr, "\r%*s\r", 78, "");
   std::printf("%-8s %8llu %4u %3u %9.5f %9.5f %9.5f %9.5f %8llu %8llu %7.4f %6.1f\n",
               mode_name(w.mode), static_cast<unsigned long long>(w.spec.early_users), w.actions,
               w.dim, r.cold.mean, r.warm_nonprivate.mean, r.warm_private.mean, r.oracle,
@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             rows.push_back(
                 Row{o.env, mode, env->n_actions(), dim, cb.k, spec, r, secs, peak_rss_mb()});
-            print_row(rows.back());
+            print_row(rows.back(), !o.quiet);
           }
         }
         if (o.env == "multilabel") break;  // the labels are the actions: one pass
