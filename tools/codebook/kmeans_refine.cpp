@@ -123,14 +123,16 @@ class Hartigan {
       if (counts_[i] <= 1) continue;  // never empty a cluster
       const float* x = pts_ + p * d_;
       const auto ni = static_cast<double>(counts_[i]);
-      const double remove = ni / (ni - 1.0) * squared_distance_to(x, &means_[i * d_], d_);
+      const double remove =
+          ni / (ni - 1.0) * squared_distance_to(x, &means_[static_cast<std::size_t>(i) * d_], d_);
       double best = remove * (1.0 - kMinGain);
       uint32_t to = k_;
       for (uint32_t s = 0; s < m; ++s) {
         const uint32_t j = cand[p * m + s];
         if (j >= k_ || j == i) continue;
         const auto nj = static_cast<double>(counts_[j]);
-        const double add = nj / (nj + 1.0) * squared_distance_to(x, &means_[j * d_], d_);
+        const double add =
+            nj / (nj + 1.0) * squared_distance_to(x, &means_[static_cast<std::size_t>(j) * d_], d_);
         if (add < best) best = add, to = j;
       }
       if (to == k_) continue;
