@@ -18,6 +18,16 @@ class Environment {
   // Step `s` of user `user`: writes dim() context values (non-negative) and
   // n_actions() reward probabilities in [0, 1]. Draws only from `draws`.
   virtual void step(uint64_t user, uint32_t s, Draws& draws, float* x, double* p) const = 0;
+  // The oracle's pick for that step: the action best in expectation. By
+  // default the highest p; environments with per-step noise override it, so
+  // the oracle does not foresee the noise.
+  virtual uint32_t best_action(const float* /*x*/, const double* p) const {
+    uint32_t best = 0;
+    for (uint32_t a = 1; a < n_actions(); ++a) {
+      if (p[a] > p[best]) best = a;
+    }
+    return best;
+  }
 };
 
 // Paper Eq. 4 (synthetic_env.hpp) as an Environment.
@@ -29,6 +39,9 @@ class SyntheticEnvironment final : public Environment {
   void step(uint64_t /*user*/, uint32_t /*s*/, Draws& draws, float* x, double* p) const override {
     env_.context(draws, x);
     env_.expected_rewards(draws, x, p);
+  }
+  uint32_t best_action(const float* x, const double* /*p*/) const override {
+    return env_.best_action(x);
   }
 
  private:

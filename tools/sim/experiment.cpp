@@ -101,7 +101,7 @@ UserOutcome play_user(p2b_agent* agent, const Environment& env, const PointSpec&
     const float r = draws.uniform() < p[action] ? 1.0F : 0.0F;
     check(p2b_agent_reward(agent, id, r), "reward");
     out.reward_sum += r;
-    out.oracle_sum += *std::max_element(p.begin(), p.end());
+    out.oracle_sum += p[env.best_action(x.data(), p.data())];
     if (h != nullptr) {
       h->x.insert(h->x.end(), x.begin(), x.end());
       h->action.push_back(action);

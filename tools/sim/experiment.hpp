@@ -42,7 +42,7 @@ struct Estimate {
 
 struct PointResult {
   Estimate cold, warm_nonprivate, warm_private;
-  double oracle = 0;  // best action in expectation, same late users
+  double oracle = 0;  // the action best in expectation, same late users
   uint64_t population = 0, late_users = 0;
   uint64_t reports = 0, kept = 0;  // shared tuples; after thresholding
   uint32_t codes_reported = 0, codes_released = 0;
