@@ -6,7 +6,10 @@
 #             it changes no number, see the sim.crypto_changes_nothing test)
 #   bench-*   one u=1e6 point with sealing on, |A|=10 and 50, timed
 #   fig5      d from 6 to 20, u=20000, |A|=20, t=20
-#   readings  u=1e5 under the other readings of the paper's environment
+#   readings  u=1e5 under the other readings of the paper's environment, and
+#             other report sampling (neg_rate)
+#   steep     a steeper mapping (5x Glorot W, zero b, written with numpy) to
+#             see the paper's shape where the environment has the headroom
 #   yeast     the multi-label experiment on ../shared/data/yeast.arff
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +33,19 @@ timed bench-a50 --users 1000000 --actions 50 --mode default --codebook "$out/fig
 timed fig5 --users 20000 --actions 20 --interactions 20 --dim 6-20 --no-crypto --plot
 timed readings-uniform --users 100000 --contexts uniform --no-crypto --codebook "$out/fig4/codebooks/d10-q1-k1024-seed1.p2bc"
 timed readings-noise01 --users 100000 --noise-sd 0.1 --no-crypto --codebook "$out/fig4/codebooks/d10-q1-k1024-seed1.p2bc"
+for nr in 0.5 0.95; do
+  timed "readings-negrate$nr" --users 100000 --neg-rate "$nr" --no-crypto \
+    --codebook "$out/fig4/codebooks/d10-q1-k1024-seed1.p2bc"
+done
+/usr/bin/python3 -c "
+import numpy as np
+r = np.random.default_rng(0)
+s = np.sqrt(6 / (10 + 10))
+np.savez('$out/steep-weights.npz', W=5 * r.uniform(-s, s, (10, 10)), b=np.zeros(10))"
+timed steep --users 10000,100000,1000000 --weights "$out/steep-weights.npz" --no-crypto --plot \
+  --codebook "$out/fig4/codebooks/d10-q1-k1024-seed1.p2bc"
 yeast="$repo/../shared/data/yeast.arff"
+[ -f "$yeast" ] || yeast=/work/shared/data/yeast.arff
 if [ -f "$yeast" ]; then
   timed yeast-disjoint --env multilabel --data "$yeast" --dim 10 --codes 32 --users 168
   timed yeast-resampled --env multilabel --data "$yeast" --dim 10 --codes 32 --users 10000,100000

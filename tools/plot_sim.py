@@ -77,6 +77,7 @@ def fig5(rows, out):
                              squeeze=False)
     for ax, (mode, pts) in zip(axes.flat, sorted(by_mode.items())):
         xs = [int(r["dim"]) for r in pts]
+        ax.plot(xs, [float(r["oracle"]) for r in pts], ":", color="grey", label="oracle")
         for k, label, style in SETTINGS:
             band(ax, xs, pts, k, label, style)
         ax.set_title(f"{mode} mode, |A|={pts[0]['actions']}, u={pts[0]['users']}",
