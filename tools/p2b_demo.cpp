@@ -227,7 +227,8 @@ int main(int argc, char** argv) {
     cfg.analyzer_public_key = keys.analyzer;
     cfg.analyzer_verify_key = keys.verify;
     CAgent device(cfg);
-    const p2b::sim::SyntheticEnv env({kDim, kActions, 0.1, 0.01, o.seed});
+    const p2b::sim::SyntheticEnv env(
+        {kDim, kActions, 0.1, p2b::sim::kReferenceNoiseVariance, o.seed});
 
     // Early users: devices report through the shuffler; every raw interaction
     // also goes to the analyzer's non-private baseline (experiments only).

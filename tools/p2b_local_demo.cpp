@@ -236,7 +236,8 @@ int main(int argc, char** argv) {
     std::printf("agent arena: %zu bytes (d=%u, |A|=%u, k=%u, %s)\n", device.footprint(), o.dim,
                 o.actions, o.codes, "float");
 
-    const p2b::sim::SyntheticEnv env({o.dim, o.actions, o.beta, 0.01, o.seed});
+    const p2b::sim::SyntheticEnv env(
+        {o.dim, o.actions, o.beta, p2b::sim::kReferenceNoiseVariance, o.seed});
     const uint32_t late_users = std::max<uint32_t>(1, o.users * 3 / 7);
     const p2b::sim::CohortSpec cohort{o.dim, o.actions, o.window, o.seed, late_users};
     const Estimate cold = evaluate_late(device, env, cohort, nullptr);

@@ -28,6 +28,11 @@ class Draws {
 // code's make_hists does; denser near the centre).
 enum class ContextLaw { simplex, normalised_uniform };
 
+// The reference code computes beta * (softmax + 0.01 * N(0, 1)): noise of sd
+// beta * 0.01 = 0.001 at beta = 0.1. Reading Eq. 4's N(0, 0.01) as variance
+// 0.01 instead (sd 0.1) lifts every arm to about 0.045 through clipping.
+constexpr double kReferenceNoiseVariance = 1e-6;
+
 struct EnvParams {
   uint32_t dim = 10;
   uint32_t n_actions = 10;
