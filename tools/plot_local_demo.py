@@ -9,6 +9,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from plot_sim import band  # noqa: E402  (same directory)
+
 
 def main(path_in: str, path_out: str) -> None:
     with open(path_in, newline="") as f:
@@ -24,13 +26,7 @@ def main(path_in: str, path_out: str) -> None:
         ("warm_nonprivate", "warm, non-private (raw pooled data)", "o-"),
         ("warm_private", "warm, private (P2B reports)", "s-"),
     ):
-        mean = [float(r[key]) for r in rows]
-        se = [float(r[key + "_se"]) for r in rows]
-        (line,) = ax.plot(users, mean, style, label=label)
-        # Shaded band: +- 1.96 standard errors of each late-cohort average.
-        ax.fill_between(users, [m - 1.96 * s for m, s in zip(mean, se)],
-                        [m + 1.96 * s for m, s in zip(mean, se)],
-                        color=line.get_color(), alpha=0.12)
+        band(ax, users, rows, key, label, style)
     ax.set_xscale("log")
     ax.set_xlabel("early (sharing) users")
     ax.set_ylabel("average reward of late users")

@@ -25,6 +25,7 @@ SETTINGS = (
 
 
 def band(ax, xs, rows, key, label, style):
+    """A line of `key` and a shaded band of +- 1.96 standard errors."""
     mean = [float(r[key]) for r in rows]
     se = [float(r[key + "_se"]) for r in rows]
     (line,) = ax.plot(xs, mean, style, label=label)
