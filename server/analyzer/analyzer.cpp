@@ -169,7 +169,11 @@ RawOutcome Analyzer::apply_raw(const RawBatch& raw) {
 
 std::shared_ptr<const SignedModel> Analyzer::model(ModelKind kind) const {
   const std::lock_guard<std::mutex> lock(mu_);
-  return state(kind).signed_model;
+  const ModelState& s = state(kind);
+  if (kind == ModelKind::private_reports && s.stats.total_count() < settings_.min_reports) {
+    return nullptr;
+  }
+  return s.signed_model;
 }
 
 Statistics Analyzer::statistics(ModelKind kind) const {

@@ -25,6 +25,10 @@ struct AnalyzerSettings {
   uint32_t n_actions = 0;
   double lambda = 1.0;
   bool raw_enabled = false;
+  // The private model is withheld (404) until this many reports back it: a
+  // warm start from a handful of (mostly positive) tuples can do worse than
+  // cold (docs/demo.md). The raw baseline is never withheld.
+  uint64_t min_reports = 0;
   // Unix seconds for created_unix; the system clock unless a test sets it.
   std::function<uint64_t()> clock;
 };
@@ -54,7 +58,8 @@ class Analyzer {
   BatchOutcome apply_batch(const server::Batch& batch);
   RawOutcome apply_raw(const RawBatch& raw);
 
-  // The latest signed model of `kind`, or nullptr before the first one.
+  // The latest signed model of `kind`, or nullptr before the first one and,
+  // for the private model, while fewer than min_reports reports back it.
   std::shared_ptr<const SignedModel> model(ModelKind kind) const;
   // A copy of the statistics behind it (tests, diagnostics).
   Statistics statistics(ModelKind kind) const;

@@ -73,6 +73,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::analyzer::Logger& log) {
     settings.n_actions = opt.n_actions;
     settings.lambda = opt.lambda;
     settings.raw_enabled = opt.raw_enabled;
+    settings.min_reports = opt.min_reports;
     analyzer = std::make_unique<Analyzer>(std::move(settings), codebook, std::move(keys),
                                           store.get(), &metrics, &log);
   } catch (const std::exception& e) {

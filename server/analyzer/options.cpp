@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -18,8 +19,9 @@ struct Setting {
   bool flag;
 };
 constexpr Setting kSettings[] = {
-    {"listen", false},  {"keys", false},   {"codebook", false}, {"store", false},
-    {"actions", false}, {"lambda", false}, {"mode", false},     {"enable-raw-baseline", true},
+    {"listen", false},      {"keys", false},   {"codebook", false}, {"store", false},
+    {"actions", false},     {"lambda", false}, {"mode", false},     {"enable-raw-baseline", true},
+    {"min-reports", false},
 };
 
 const Setting* find_setting(const std::string& name) {
@@ -141,6 +143,10 @@ bool apply(const Values& values, Options* o, std::string* err) {
       v != nullptr && !parse_bool(*v, &o->raw_enabled)) {
     return bad("enable-raw-baseline", "expected true or false, got '" + *v + "'");
   }
+  if (const std::string* v = last("min-reports");
+      v != nullptr && !parse_u64(*v, UINT64_MAX, &o->min_reports)) {
+    return bad("min-reports", "expected a count of reports, got '" + *v + "'");
+  }
   for (const std::string& d : o->key_dirs) {
     if (d.empty()) return bad("keys", "empty directory name");
   }
@@ -156,7 +162,8 @@ bool apply(const Values& values, Options* o, std::string* err) {
 std::string usage_text() {
   return "usage: p2b-analyzer --keys DIR [--keys DIR ...] --codebook FILE --store PATH\n"
          "                    --actions K [--listen HOST:PORT] [--lambda X]\n"
-         "                    [--mode default|paper] [--enable-raw-baseline] [--config FILE]\n"
+         "                    [--mode default|paper] [--enable-raw-baseline] [--min-reports N]\n"
+         "                    [--config FILE]\n"
          "  --listen HOST:PORT      default 127.0.0.1:8720; port 0 picks a free port\n"
          "  --keys DIR              analyzer.box.{pk,sk}; repeat to rotate, the last signs\n"
          "  --codebook FILE         the devices' codebook; its fingerprint is in every model\n"
@@ -165,6 +172,7 @@ std::string usage_text() {
          "  --lambda X              ridge prior, default 1\n"
          "  --mode default|paper    centroid contexts (default) or the paper's scalar code\n"
          "  --enable-raw-baseline   serve POST /v1/raw (non-private, experiments only)\n"
+         "  --min-reports N         withhold the private model until N reports back it (0)\n"
          "  --config FILE           key = value lines, names as above without dashes\n";
 }
 

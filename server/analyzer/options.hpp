@@ -22,6 +22,7 @@ struct Options {
   double lambda = 1.0;
   AggregationMode mode = AggregationMode::centroid;
   bool raw_enabled = false;
+  uint64_t min_reports = 0;
 };
 
 enum class ParseOutcome { ok, help, error };

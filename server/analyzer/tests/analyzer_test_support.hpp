@@ -120,13 +120,14 @@ struct Harness {
 
   Harness(const Deployment& dep, const std::string& db, uint32_t actions,
           an::AggregationMode mode = an::AggregationMode::centroid, bool raw = false,
-          double lambda = 1.0) {
+          double lambda = 1.0, uint64_t min_reports = 0) {
     store = std::make_unique<an::SqliteModelStore>(db);
     an::AnalyzerSettings s;
     s.mode = mode;
     s.n_actions = actions;
     s.lambda = lambda;
     s.raw_enabled = raw;
+    s.min_reports = min_reports;
     s.clock = [] { return uint64_t{1795000000}; };
     analyzer = std::make_unique<an::Analyzer>(std::move(s), dep.codebook, dep.key_ring(),
                                               store.get(), &metrics, &log);

@@ -79,6 +79,26 @@ TEST(AnalyzerAggregation, BatchesAccumulateAcrossVersions) {
   expect_equal_models(h.analyzer->statistics(an::ModelKind::private_reports), 1.0, want);
 }
 
+TEST(AnalyzerAggregation, ThePrivateModelIsWithheldUntilMinReportsBackIt) {
+  const Deployment dep(4, 8);
+  const TempDir tmp;
+  Harness h(dep, tmp.file("s.db"), 2, an::AggregationMode::centroid, true, 1.0, 50);
+  std::mt19937_64 rng(5);
+  EXPECT_EQ(
+      h.analyzer
+          ->apply_batch(analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 30, 8, 2)))
+          .version,
+      1u);
+  // Signed and stored, but 30 < 50 reports: not served.
+  EXPECT_EQ(h.analyzer->model(an::ModelKind::private_reports), nullptr);
+  EXPECT_EQ(h.analyzer->statistics(an::ModelKind::private_reports).total_count(), 30u);
+  h.analyzer->apply_batch(
+      analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2)));
+  const auto model = h.analyzer->model(an::ModelKind::private_reports);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->version, 2u);
+}
+
 TEST(AnalyzerAggregation, BadRecordsAreSkippedAndCountedByReason) {
   const Deployment dep(4, 8);
   const TempDir tmp;

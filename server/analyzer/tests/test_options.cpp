@@ -30,16 +30,17 @@ TEST(AnalyzerOptions, RequiredOnlyGivesTheDefaults) {
   EXPECT_EQ(o.lambda, 1.0);
   EXPECT_EQ(o.mode, an::AggregationMode::centroid);
   EXPECT_FALSE(o.raw_enabled);
+  EXPECT_EQ(o.min_reports, 0u);
 }
 
 TEST(AnalyzerOptions, EveryFlag) {
   an::Options o;
   std::string err;
-  ASSERT_EQ(
-      parse({"--listen", "0.0.0.0:0", "--keys", "old", "--keys=new", "--codebook", "c", "--store",
-             "s", "--actions", "3", "--lambda", "0.25", "--mode", "paper", "--enable-raw-baseline"},
-            &o, &err),
-      an::ParseOutcome::ok)
+  ASSERT_EQ(parse({"--listen", "0.0.0.0:0", "--keys", "old", "--keys=new", "--codebook", "c",
+                   "--store", "s", "--actions", "3", "--lambda", "0.25", "--mode", "paper",
+                   "--enable-raw-baseline", "--min-reports", "500"},
+                  &o, &err),
+            an::ParseOutcome::ok)
       << err;
   EXPECT_EQ(o.host, "0.0.0.0");
   EXPECT_EQ(o.port, 0);
@@ -47,6 +48,7 @@ TEST(AnalyzerOptions, EveryFlag) {
   EXPECT_EQ(o.lambda, 0.25);
   EXPECT_EQ(o.mode, an::AggregationMode::paper);
   EXPECT_TRUE(o.raw_enabled);
+  EXPECT_EQ(o.min_reports, 500u);
 }
 
 TEST(AnalyzerOptions, ConfigFileWithFlagsOverriding) {
@@ -96,6 +98,8 @@ TEST(AnalyzerOptions, Refusals) {
       {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--lambda", "0"},
       {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--lambda", "nan"},
       {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--mode", "fast"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--min-reports", "-1"},
+      {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--min-reports", "x"},
       {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--listen", "8720"},
       {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--listen", "h:65536"},
       {"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3", "--frobnicate"},
