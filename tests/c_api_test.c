@@ -126,6 +126,16 @@ int main(void) {
   ((unsigned char*)state)[state_len / 2] ^= 1u;
   CHECK(p2b_agent_restore(copy, state, state_len) == P2B_ERR_CORRUPT_STATE);
 
+  /* Forget: the last decision's id expires and learning starts over. */
+  {
+    uint32_t a = 0;
+    uint64_t last = 0;
+    CHECK(p2b_agent_decide(agent, x, DIM, &a, &last) == P2B_OK);
+    CHECK(p2b_agent_forget(agent) == P2B_OK);
+    CHECK(p2b_agent_reward(agent, last, 1.0f) == P2B_ERR_EXPIRED_DECISION);
+    CHECK(p2b_agent_forget(NULL) == P2B_ERR_NULL_POINTER);
+  }
+
   free(state);
   free(mem);
   free(mem2);
