@@ -88,31 +88,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   done
 fi
 
-if ! have_nanopb_src; then
+# fetch_source PKG: Debian's source package PKG into .deps/, retrying once
+# after an apt update (the lists may predate the deb-src entry).
+fetch_source() {
   updated=1
-  echo "setup: fetching Debian's nanopb source package into .deps/"
+  echo "setup: fetching Debian's $1 source package into .deps/"
   mkdir -p "$repo/.deps"
-  if ! (cd "$repo/.deps" && apt-get source -qq nanopb >/dev/null 2>&1); then
+  if ! (cd "$repo/.deps" && apt-get source -qq "$1" >/dev/null 2>&1); then
     apt_update
-    (cd "$repo/.deps" && apt-get source -qq nanopb >/dev/null) || {
-      echo "setup: apt-get source nanopb failed" >&2
+    (cd "$repo/.deps" && apt-get source -qq "$1" >/dev/null) || {
+      echo "setup: apt-get source $1 failed" >&2
       exit 1
     }
   fi
-fi
-
-if ! have_sodium_src; then
-  updated=1
-  echo "setup: fetching Debian's libsodium source package into .deps/"
-  mkdir -p "$repo/.deps"
-  if ! (cd "$repo/.deps" && apt-get source -qq libsodium >/dev/null 2>&1); then
-    apt_update
-    (cd "$repo/.deps" && apt-get source -qq libsodium >/dev/null) || {
-      echo "setup: apt-get source libsodium failed" >&2
-      exit 1
-    }
-  fi
-fi
+}
+have_nanopb_src || fetch_source nanopb
+have_sodium_src || fetch_source libsodium
 
 if [ ${#missing[@]} -eq 0 ] && [ "$updated" = 0 ]; then
   echo "setup: all packages present"
