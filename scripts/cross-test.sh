@@ -39,17 +39,9 @@ if [ ${#missing[@]} -ne 0 ]; then
   exit 1
 fi
 
-# Never reuse a build dir configured for another target (e.g. the host build).
-mkdir -p "$build"
-build=$(cd "$build" && pwd)
-if [ -f "$build/CMakeCache.txt" ]; then
-  cached=$(sed -n 's/^CMAKE_TOOLCHAIN_FILE:[A-Z]*=//p' "$build/CMakeCache.txt")
-  if [ "$cached" != "$toolchain" ]; then
-    echo "cross-test: $build is configured with toolchain '${cached:-<none>}', not $toolchain;" \
-         "use another build dir or remove it" >&2
-    exit 1
-  fi
-fi
+# shellcheck source=lib/checked_build_dir.sh
+source "$repo/scripts/lib/checked_build_dir.sh"
+build=$(checked_build_dir cross-test "$build" "$toolchain")
 
 t0=$(date +%s)
 step() { echo "== cross-test [$arch] $*"; }
