@@ -93,15 +93,7 @@ P2B_KERNEL void block_lower(const float* soa, std::size_t width, uint32_t d, con
 P2B_KERNEL TwoNearest two_nearest(const float* x, const float* t, uint32_t d, std::size_t stride,
                                   uint32_t begin, uint32_t end, float* scratch) {
   const uint32_t m = end - begin;
-  for (uint32_t i = 0; i < m; ++i) scratch[i] = 0.0F;
-  for (uint32_t j = 0; j < d; ++j) {
-    const float xj = x[j];
-    const float* row = t + j * stride + begin;
-    for (uint32_t i = 0; i < m; ++i) {
-      const float diff = xj - row[i];
-      scratch[i] += diff * diff;
-    }
-  }
+  squared_distances(x, t, d, stride, begin, end, scratch);
   TwoNearest r{lane_min(scratch, m), std::numeric_limits<float>::infinity(), 0};
   while (scratch[r.i1] != r.d1) ++r.i1;
   scratch[r.i1] = std::numeric_limits<float>::infinity();
