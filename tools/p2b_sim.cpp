@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -110,9 +111,17 @@ void print_row(const Row& w, bool progress_shown) {
   std::fflush(stdout);
 }
 
-std::unique_ptr<p2b::sim::Environment> make_environment(const SimOptions& o, uint32_t actions,
-                                                        uint32_t dim, uint64_t population) {
-  if (o.env == "multilabel") return p2b::sim::make_multilabel_environment(o, dim, population);
+// The data behind the environments, read once per run (weights) or per d
+// (a multi-label set); the environments themselves are per grid point.
+struct EnvInputs {
+  std::optional<p2b::data::Weights> weights;
+  std::optional<p2b::data::MultiLabelSet> multilabel;
+};
+
+std::unique_ptr<p2b::sim::Environment> make_environment(const SimOptions& o, const EnvInputs& in,
+                                                        uint32_t actions, uint32_t dim,
+                                                        uint64_t population) {
+  if (in.multilabel) return p2b::sim::make_multilabel_environment(o, *in.multilabel, population);
   p2b::sim::EnvParams ep;
   ep.dim = dim;
   ep.n_actions = actions;
@@ -120,12 +129,11 @@ std::unique_ptr<p2b::sim::Environment> make_environment(const SimOptions& o, uin
   ep.noise_variance = o.noise_sd * o.noise_sd;
   ep.seed = o.seed;
   ep.contexts = o.contexts;
-  if (o.weights.empty()) {
+  if (!in.weights) {
     return std::make_unique<p2b::sim::SyntheticEnvironment>(p2b::sim::SyntheticEnv(ep));
   }
-  p2b::data::Weights w = p2b::data::load_weights(o.weights, p2b::data::WeightsShape{actions, dim});
   return std::make_unique<p2b::sim::SyntheticEnvironment>(
-      p2b::sim::SyntheticEnv(ep, std::move(w.w), std::move(w.b)));
+      p2b::sim::SyntheticEnv(ep, in.weights->w, in.weights->b));
 }
 
 }  // namespace
@@ -155,19 +163,21 @@ int main(int argc, char** argv) {
     if (std::system(("mkdir -p '" + o.out_dir + "'").c_str()) != 0) {
       throw std::runtime_error("cannot create " + o.out_dir);
     }
-    if (!o.weights.empty()) {  // refuse a bad file before any training
-      (void)p2b::data::load_weights(o.weights,
-                                    p2b::data::WeightsShape{o.actions.front(), o.dims.front()});
+    EnvInputs inputs;
+    if (!o.weights.empty()) {  // before any training, so a bad file fails fast
+      inputs.weights = p2b::data::load_weights(
+          o.weights, p2b::data::WeightsShape{o.actions.front(), o.dims.front()});
     }
     std::vector<Row> rows;
     print_row_header();
     for (uint32_t dim : o.dims) {
       const p2b::sim::Codebook cb = p2b::sim::codebook_for(o, dim);
+      if (o.env == "multilabel") inputs.multilabel = p2b::sim::load_multilabel_set(o, dim);
       for (uint32_t actions : o.actions) {
         for (uint64_t users : o.users) {
           const auto population =
               static_cast<uint64_t>(static_cast<double>(users) / o.early_fraction);
-          const auto env = make_environment(o, actions, dim, population);
+          const auto env = make_environment(o, inputs, actions, dim, population);
           for (Mode mode : o.modes) {
             PointSpec spec;
             spec.mode = mode;

@@ -30,15 +30,19 @@ void MultiLabelEnvironment::step(uint64_t user, uint32_t s, Draws& draws, float*
   for (std::size_t a = 0; a < set_.n_labels; ++a) p[a] = set_.labels[row * set_.n_labels + a];
 }
 
-std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o, uint32_t dim,
-                                                         uint64_t population) {
+data::MultiLabelSet load_multilabel_set(const SimOptions& o, uint32_t dim) {
   data::MultiLabelSet set =
       data::make_multilabel_set(data::load_arff(o.data), data::LabelSpec::parse(o.labels), dim);
   std::printf("data: %s: %zu rows, %zu labels (cardinality %.2f, %zu rows without a label); %s\n",
               o.data.c_str(), set.rows, set.n_labels, set.stats.cardinality,
               set.stats.rows_without_label, set.note.c_str());
-  auto env =
-      std::make_unique<MultiLabelEnvironment>(std::move(set), population, o.interactions, o.seed);
+  return set;
+}
+
+std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o,
+                                                         const data::MultiLabelSet& set,
+                                                         uint64_t population) {
+  auto env = std::make_unique<MultiLabelEnvironment>(set, population, o.interactions, o.seed);
   std::printf("data: %llu users x %u rows each: %s\n", static_cast<unsigned long long>(population),
               o.interactions,
               env->resampling() ? "more than the data set holds, rows drawn with replacement"

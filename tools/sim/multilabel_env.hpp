@@ -32,7 +32,11 @@ class MultiLabelEnvironment final : public Environment {
 };
 
 // Loads --data with --labels, reduces to `dim` and prints what it found.
-std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o, uint32_t dim,
+data::MultiLabelSet load_multilabel_set(const SimOptions& o, uint32_t dim);
+
+// The environment of one population over `set`; prints how rows are dealt.
+std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o,
+                                                         const data::MultiLabelSet& set,
                                                          uint64_t population);
 
 }  // namespace p2b::sim
