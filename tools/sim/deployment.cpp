@@ -70,8 +70,9 @@ std::vector<uint8_t> Deployment::sign_model(const p2b_agent* device, const std::
   p2b_fingerprints fp;
   check(p2b_agent_fingerprints(device, &fp), "fingerprints");
   server::ModelSpec spec;
-  spec.n_actions = static_cast<uint32_t>(b.size() / (a.size() / b.size()));
+  // a holds K d x d matrices and b K vectors of d.
   spec.dim = static_cast<uint32_t>(a.size() / b.size());
+  spec.n_actions = static_cast<uint32_t>(b.size() / spec.dim);
   spec.version = version;
   spec.created_unix = static_cast<uint64_t>(std::time(nullptr));
   std::memcpy(spec.codebook_fp, fp.codebook, sizeof spec.codebook_fp);
