@@ -10,6 +10,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 host_pkgs=(
   build-essential cmake ninja-build pkg-config git dpkg-dev
   libeigen3-dev libsodium-dev nanopb protobuf-compiler libcpp-httplib-dev libsqlite3-dev
+  libcli11-dev nlohmann-json3-dev doxygen
   googletest libgtest-dev libbenchmark-dev
   clang clang-format clang-tidy
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
