@@ -5,6 +5,7 @@
 
 #include "../ports/platform.hpp"
 #include "p2b/agent.hpp"
+#include "p2b/blake2b.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
 
@@ -17,36 +18,48 @@ static_assert(P2B_ARENA_ALIGN == p2b::kArenaAlign, "alignment macro out of sync"
 static_assert(P2B_MAX_DIM == p2b::kMaxDim, "limit macro out of sync");
 static_assert(P2B_MAX_ACTIONS == p2b::kMaxActions, "limit macro out of sync");
 static_assert(P2B_MAX_CODES == p2b::kMaxCodes, "limit macro out of sync");
+static_assert(P2B_MAX_DIGITS == p2b::kMaxDigits, "limit macro out of sync");
+static_assert(P2B_MAX_WINDOW == p2b::kMaxWindow, "limit macro out of sync");
+static_assert(P2B_MAX_PENDING == p2b::kMaxPending, "limit macro out of sync");
+static_assert(P2B_MAX_OUTBOX == p2b::kMaxOutbox, "limit macro out of sync");
 static_assert(P2B_ERR_NUMERIC_RANGE == p2b::kLowestStatus, "status list out of sync");
-static_assert(sizeof(p2b_report) == sizeof(p2b::Report), "report layout out of sync");
+static_assert(sizeof(p2b_tuple) == sizeof(p2b::Report), "tuple layout out of sync");
 static_assert(P2B_ENVELOPE_BYTES == p2b::kEnvelopeBytes, "envelope size out of sync");
 static_assert(P2B_KEY_BYTES == p2b::kPublicKeyBytes, "key size out of sync");
 static_assert(P2B_FINGERPRINT_BYTES == p2b::kFingerprintBytes, "fingerprint size out of sync");
 static_assert(sizeof(p2b_fingerprints) == sizeof(p2b::KeyFingerprints), "fingerprints out of sync");
 static_assert(sizeof(p2b_codebook_info) == sizeof(p2b::CodebookInfo), "codebook info out of sync");
 
+static_assert(P2B_STATE_KEY_BYTES == p2b::kAeadKeyBytes, "state key size out of sync");
+
 p2b_status out(Status s) {
   return static_cast<p2b_status>(static_cast<int32_t>(s));
+}
+
+// The fields the arena's size depends on, and nothing else: a footprint
+// query must work before keys, codebook or a crypto port exist.
+void shape_to_core(const p2b_config* c, p2b::Config* cfg) {
+  cfg->dim = c->dim;
+  cfg->n_actions = c->n_actions;
+  cfg->n_codes = c->n_codes;
+  cfg->window = c->window;
+  cfg->pending_capacity = c->pending_capacity;
+  cfg->outbox_capacity = c->outbox_capacity;
 }
 
 // Translates the C config; returns an error status for fields the C layer owns.
 Status to_core(const p2b_config* c, p2b::Config* cfg) {
   if (c->policy > P2B_POLICY_LINTS || c->rng_mode > P2B_RNG_SEEDED) return Status::bad_config;
-  cfg->dim = c->dim;
-  cfg->n_actions = c->n_actions;
+  shape_to_core(c, cfg);
   cfg->policy = static_cast<p2b::Policy>(c->policy);
   cfg->alpha = c->alpha;
   cfg->ridge_lambda = c->ridge_lambda;
   cfg->ts_scale = c->ts_scale;
   cfg->round_digits = c->round_digits;
-  cfg->window = c->window;
   cfg->participation = c->participation;
   cfg->neg_rate = c->neg_rate;
   cfg->epsilon_budget = c->epsilon_budget;
-  cfg->pending_capacity = c->pending_capacity;
-  cfg->outbox_capacity = c->outbox_capacity;
   cfg->centroids = c->centroids;
-  cfg->n_codes = c->n_codes;
   cfg->deterministic = c->rng_mode == P2B_RNG_SEEDED;
   cfg->seed = c->seed;
   if (c->random != nullptr) {
@@ -77,6 +90,14 @@ Status resolve(H* handle, Agent** ag) {
   return Status::ok;
 }
 
+// Fingerprints are BLAKE2b, built into the core, so parsing a codebook or
+// fingerprinting a key works on every port, P2B_PORT=none included.
+p2b::CryptoPort builtin_hash_only() {
+  p2b::CryptoPort crypto{};
+  crypto.hash = p2b::blake2b;
+  return crypto;
+}
+
 }  // namespace
 
 extern "C" {
@@ -104,6 +125,36 @@ uint32_t p2b_max_dim(void) {
 uint32_t p2b_max_actions(void) {
   return P2B_MAX_ACTIONS;
 }
+uint32_t p2b_max_codes(void) {
+  return P2B_MAX_CODES;
+}
+uint32_t p2b_max_digits(void) {
+  return P2B_MAX_DIGITS;
+}
+uint32_t p2b_max_window(void) {
+  return P2B_MAX_WINDOW;
+}
+uint32_t p2b_max_pending(void) {
+  return P2B_MAX_PENDING;
+}
+uint32_t p2b_max_outbox(void) {
+  return P2B_MAX_OUTBOX;
+}
+size_t p2b_key_bytes(void) {
+  return P2B_KEY_BYTES;
+}
+size_t p2b_fingerprint_bytes(void) {
+  return P2B_FINGERPRINT_BYTES;
+}
+size_t p2b_envelope_bytes(void) {
+  return P2B_ENVELOPE_BYTES;
+}
+size_t p2b_state_key_bytes(void) {
+  return P2B_STATE_KEY_BYTES;
+}
+size_t p2b_state_encryption_overhead(void) {
+  return P2B_STATE_ENCRYPTION_OVERHEAD;
+}
 
 p2b_status p2b_config_default(p2b_config* cfg) {
   if (cfg == nullptr) return P2B_ERR_NULL_POINTER;
@@ -127,8 +178,7 @@ p2b_status p2b_config_default(p2b_config* cfg) {
 p2b_status p2b_agent_footprint(const p2b_config* cfg, size_t* bytes) {
   if (cfg == nullptr || bytes == nullptr) return P2B_ERR_NULL_POINTER;
   p2b::Config core;
-  const Status s = to_core(cfg, &core);
-  if (s != Status::ok) return out(s);
+  shape_to_core(cfg, &core);
   return out(p2b::footprint(core, bytes));
 }
 
@@ -179,14 +229,20 @@ p2b_status p2b_agent_scores(p2b_agent* agent, const float* x, size_t len, float*
   return out(ag->scores(x, len, mean, width, cap));
 }
 
-p2b_status p2b_agent_poll_report(p2b_agent* agent, uint8_t* envelope, size_t cap, size_t* written) {
+p2b_status p2b_agent_poll_envelope(p2b_agent* agent, uint8_t* envelope, size_t cap,
+                                   size_t* written) {
   P2B_RESOLVE(agent);
   return out(ag->poll_envelope(envelope, cap, written));
 }
 
-p2b_status p2b_agent_poll_tuple(p2b_agent* agent, p2b_report* report) {
+// Deprecated name, kept in the ABI until 1.0.
+p2b_status p2b_agent_poll_report(p2b_agent* agent, uint8_t* envelope, size_t cap, size_t* written) {
+  return p2b_agent_poll_envelope(agent, envelope, cap, written);
+}
+
+p2b_status p2b_agent_poll_tuple(p2b_agent* agent, p2b_tuple* tuple) {
   P2B_RESOLVE(agent);
-  return out(ag->poll_tuple(reinterpret_cast<p2b::Report*>(report)));
+  return out(ag->poll_tuple(reinterpret_cast<p2b::Report*>(tuple)));
 }
 
 p2b_status p2b_envelope_size(const p2b_config* cfg, size_t* bytes) {
@@ -201,9 +257,7 @@ p2b_status p2b_agent_fingerprints(const p2b_agent* agent, p2b_fingerprints* o) {
 }
 
 p2b_status p2b_key_fingerprint(const uint8_t* public_key, uint8_t* fingerprint) {
-  p2b::CryptoPort crypto{};
-  if (!p2b::port::default_crypto(&crypto)) return P2B_ERR_BAD_CONFIG;
-  return out(p2b::key_fingerprint(crypto, public_key, fingerprint));
+  return out(p2b::key_fingerprint(builtin_hash_only(), public_key, fingerprint));
 }
 
 p2b_status p2b_agent_privacy(const p2b_agent* agent, p2b_privacy* o) {
@@ -266,9 +320,7 @@ p2b_status p2b_agent_model_version(const p2b_agent* agent, uint64_t* version) {
 
 p2b_status p2b_codebook_parse(const uint8_t* file, size_t len, float* centroids, size_t cap,
                               p2b_codebook_info* info) {
-  p2b::CryptoPort crypto{};
-  if (!p2b::port::default_crypto(&crypto)) return P2B_ERR_BAD_CONFIG;
-  return out(p2b::parse_codebook(crypto, file, len, centroids, cap,
+  return out(p2b::parse_codebook(builtin_hash_only(), file, len, centroids, cap,
                                  reinterpret_cast<p2b::CodebookInfo*>(info)));
 }
 
@@ -285,6 +337,11 @@ p2b_status p2b_agent_save(const p2b_agent* agent, void* buf, size_t cap, size_t*
 p2b_status p2b_agent_restore(p2b_agent* agent, const void* buf, size_t len) {
   P2B_RESOLVE(agent);
   return out(ag->restore(buf, len));
+}
+
+p2b_status p2b_agent_save_encrypted_size(const p2b_agent* agent, size_t* bytes) {
+  P2B_RESOLVE(agent);
+  return out(ag->encrypted_size(bytes));
 }
 
 p2b_status p2b_agent_save_encrypted(const p2b_agent* agent, const uint8_t* key, void* buf,

@@ -1,66 +1,126 @@
-/*
- * p2b.h - the stable C API of p2b, privacy-preserving on-device bandits.
+/**
+ * \file p2b.h
+ * \brief The stable C API of p2b, privacy-preserving on-device bandits.
  *
  * p2b runs a contextual bandit (LinUCB or linear Thompson sampling) on the
  * device, learns from this user's feedback only, and now and then releases
  * one (code, action, reward) tuple under the P2B protocol (Malekzadeh et al.,
  * MLSys 2020): contexts are encoded to a k-means code, and participation is
  * randomised with probability p, which bounds the differential-privacy cost
- * of each report.
+ * of each report. The tuple leaves the device only as a sealed, fixed-length
+ * envelope for the deployment's shuffler.
  *
- * How to use it, in ten lines:
+ * \par How to use it
+ * The whole life of an agent, as a function an app could call once a
+ * codebook and the deployment's three public keys are loaded. This exact
+ * code is compiled and run as a test (tests/header_example), so it cannot
+ * drift from the API.
+ * \code
+ * #include <stdio.h>
+ * #include <stdlib.h>
+ * #include "p2b.h"
  *
- *     p2b_config cfg;
- *     p2b_config_default(&cfg);           // then set dim, n_actions, codebook
- *     size_t need;
- *     p2b_agent_footprint(&cfg, &need);   // exact bytes for this config
- *     void *mem = aligned_alloc(P2B_ARENA_ALIGN, round_up(need));  // your memory
- *     p2b_agent *agent;
- *     p2b_agent_init(mem, need, &cfg, &agent);
- *     p2b_agent_decide(agent, x, dim, &action, &id);   // show `action`
- *     p2b_agent_reward(agent, id, 1.0f);                // later, any order
- *     while (p2b_agent_poll_report(agent, &rep) == P2B_OK) send(&rep);
+ * // codebook: k x 10 floats from p2b_codebook_parse(); the keys: the three
+ * // .pk files p2b-keygen wrote; upload: sends one envelope to the shuffler.
+ * int personalise(const float *codebook, uint32_t k, const uint8_t shuffler_pk[P2B_KEY_BYTES],
+ *                 const uint8_t analyzer_pk[P2B_KEY_BYTES],
+ *                 const uint8_t analyzer_sign_pk[P2B_KEY_BYTES],
+ *                 void (*upload)(const uint8_t *envelope, size_t len)) {
+ *   p2b_config cfg;
+ *   if (p2b_config_default(&cfg) != P2B_OK) return -1;
+ *   cfg.dim = 10;
+ *   cfg.n_actions = 10;
+ *   cfg.centroids = codebook; // copied into the arena at init
+ *   cfg.n_codes = k;
+ *   cfg.shuffler_public_key = shuffler_pk;
+ *   cfg.analyzer_public_key = analyzer_pk;
+ *   cfg.analyzer_verify_key = analyzer_sign_pk;
  *
- * Memory and ownership
- *   - The library never allocates. All agent state lives in the arena you
- *     pass to p2b_agent_init, sized by p2b_agent_footprint and aligned to
- *     P2B_ARENA_ALIGN. You own the arena; to destroy an agent, free it. There
- *     is no global state: any number of agents may coexist.
- *   - The handle is a pointer into the arena. Do not copy the arena to move an
- *     agent; use p2b_agent_save / p2b_agent_restore.
- *   - Every pointer argument is borrowed for the duration of the call only;
- *     the codebook, for one, is copied into the arena at init.
- *   - Array arguments always come with their length (or capacity), in
- *     elements. A length that does not match the agent gives
- *     P2B_ERR_DIMENSION_MISMATCH; a capacity too small gives
- *     P2B_ERR_BUFFER_TOO_SMALL.
+ *   size_t bytes = 0; // depends on the shape fields alone
+ *   p2b_status s = p2b_agent_footprint(&cfg, &bytes);
+ *   if (s != P2B_OK) return fprintf(stderr, "p2b: %s\n", p2b_status_str(s)), -1;
+ *   void *mem = aligned_alloc(P2B_ARENA_ALIGN, bytes); // a multiple of the alignment
+ *   if (mem == NULL) return -1;
+ *   p2b_agent *agent = NULL;
+ *   s = p2b_agent_init(mem, bytes, &cfg, &agent);
  *
- * Errors
- *   - Every function returns a p2b_status. Zero is success, positive values
- *     are informational (P2B_NO_REPORT, P2B_BUDGET_EXHAUSTED), negative values
- *     are errors; p2b_is_error() tells them apart and p2b_status_str() names
- *     them.
- *   - A call that returns an error leaves the agent exactly as it was.
+ *   const float context[10] = {3, 1, 0, 0, 2, 0, 1, 0, 0, 1}; // any scale
+ *   for (int i = 0; s == P2B_OK && i < 100; ++i) {
+ *     uint32_t action = 0;
+ *     uint64_t id = 0;
+ *     s = p2b_agent_decide(agent, context, 10, &action, &id); // show `action`
+ *     if (s == P2B_OK) s = p2b_agent_reward(agent, id, action == 4 ? 1.0f : 0.0f);
+ *   }
  *
- * Threads
- *   - An agent is not thread-safe. Use one agent per thread, or serialise all
- *     calls on one agent with your own lock. Distinct agents are independent.
- *   - Functions that take no agent are thread-safe.
+ *   uint8_t envelope[P2B_ENVELOPE_BYTES];
+ *   size_t n = 0;
+ *   while (s == P2B_OK && (s = p2b_agent_poll_envelope(agent, envelope, sizeof envelope, &n)) ==
+ *                             P2B_OK) {
+ *     upload(envelope, n);
+ *   }
+ *   if (s == P2B_NO_REPORT || s == P2B_BUDGET_EXHAUSTED) s = P2B_OK; // nothing (more) to send
+ *   if (p2b_is_error(s)) fprintf(stderr, "p2b: %s\n", p2b_status_str(s));
+ *   free(mem); // the agent lives in `mem`: freeing it destroys the agent
+ *   return p2b_is_error(s) ? -1 : 0;
+ * }
+ * \endcode
  *
- * Randomness
- *   - By default an agent draws from the platform CSPRNG (libsodium's
- *     randombytes on POSIX). For tests and simulation set
- *     cfg.rng_mode = P2B_RNG_SEEDED and cfg.seed: the same seed then gives the
- *     same decisions and reports on every platform.
+ * \par Memory and ownership
+ * - The library never allocates. All agent state lives in the arena you pass
+ *   to p2b_agent_init(), sized by p2b_agent_footprint() and aligned to
+ *   #P2B_ARENA_ALIGN. You own the arena; to destroy an agent, free it. There
+ *   is no global state: any number of agents may coexist.
+ * - The handle is a pointer into the arena. Do not copy the arena to move an
+ *   agent; use p2b_agent_save() and p2b_agent_restore().
+ * - Every pointer argument is borrowed for the duration of the call only; the
+ *   codebook and the keys, for instance, are copied into the arena at init.
+ * - Array arguments always come with their length (or capacity), in
+ *   elements. A length that does not match the agent gives
+ *   #P2B_ERR_DIMENSION_MISMATCH; a capacity too small gives
+ *   #P2B_ERR_BUFFER_TOO_SMALL.
  *
- * Version: see P2B_VERSION_* and p2b_version(). Within a major version,
- * existing functions, structure layouts and status values do not change.
+ * \par Errors
+ * - Every function that can fail returns a ::p2b_status, and the compiler
+ *   warns when a caller ignores it. Zero is success, positive values are
+ *   informational (#P2B_NO_REPORT, #P2B_BUDGET_EXHAUSTED), negative values
+ *   are errors; p2b_is_error() tells them apart and p2b_status_str() names
+ *   them. Each function lists every status it can return.
+ * - A call that returns an error leaves the agent exactly as it was.
+ * - Every function that takes a handle can also return
+ *   #P2B_ERR_NULL_POINTER (a NULL handle) and #P2B_ERR_NOT_INITIALIZED
+ *   (memory that p2b_agent_init() did not set up).
+ *
+ * \par Threads
+ * An agent is not thread-safe. Use one agent per thread, or serialise all
+ * calls on one agent with your own lock. Distinct agents are independent.
+ * Functions that take no agent are thread-safe.
+ *
+ * \par Randomness
+ * By default an agent draws from the platform CSPRNG (libsodium's randombytes
+ * on POSIX). For tests and simulation set `cfg.rng_mode = P2B_RNG_SEEDED` and
+ * `cfg.seed`: the same seed then gives the same decisions and reports on
+ * every platform.
+ *
+ * \par Compiled limits
+ * The maxima (#P2B_MAX_DIM and the others) come from p2b_build_config.h; a
+ * firmware build may override them by defining P2B_USER_CONFIG_FILE. The
+ * functions p2b_max_dim() and friends report what the linked library was
+ * built with.
+ *
+ * \par Versioning
+ * #P2B_VERSION_MAJOR, #P2B_VERSION_MINOR and #P2B_VERSION_PATCH are the only
+ * copy of the version; the build reads them from this header. Within a major
+ * version, existing functions, structure layouts and status values do not
+ * change. Names marked deprecated keep working until 1.0; define
+ * P2B_NO_DEPRECATED to hide them.
  */
 #ifndef P2B_H
 #define P2B_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "p2b_build_config.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,87 +134,166 @@ extern "C" {
 #define P2B_API
 #endif
 
+/* A status nobody reads is a bug waiting: warn when a caller drops one. In C
+   with GCC a (void) cast does not silence it, on purpose: test the result. */
+#if defined(__cplusplus) && __cplusplus >= 201703L
+#define P2B_NODISCARD [[nodiscard]]
+#elif defined(__GNUC__) || defined(__clang__)
+#define P2B_NODISCARD __attribute__((warn_unused_result))
+#else
+#define P2B_NODISCARD
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define P2B_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define P2B_DEPRECATED(msg)
+#endif
+
 /* ---- version -------------------------------------------------------- */
 
 #define P2B_VERSION_MAJOR 0
 #define P2B_VERSION_MINOR 1
 #define P2B_VERSION_PATCH 0
+/** \brief The version as one number: major * 10000 + minor * 100 + patch. */
 #define P2B_VERSION_NUMBER (P2B_VERSION_MAJOR * 10000 + P2B_VERSION_MINOR * 100 + P2B_VERSION_PATCH)
-#define P2B_VERSION_STRING "0.1.0"
+#define P2B_STRINGIFY_(x) #x
+#define P2B_EXPAND_STRINGIFY_(x) P2B_STRINGIFY_(x)
+/** \brief The version as "major.minor.patch", derived from the numbers. */
+#define P2B_VERSION_STRING                 \
+  P2B_EXPAND_STRINGIFY_(P2B_VERSION_MAJOR) \
+  "." P2B_EXPAND_STRINGIFY_(P2B_VERSION_MINOR) "." P2B_EXPAND_STRINGIFY_(P2B_VERSION_PATCH)
 
-/* Runtime version of the linked library, as P2B_VERSION_NUMBER. */
+/**
+ * \brief Version of the linked library, as #P2B_VERSION_NUMBER.
+ * \return The number; compare it with #P2B_VERSION_NUMBER to detect a header
+ *         and library mismatch.
+ */
 P2B_API unsigned p2b_version(void);
-/* Runtime version string, static. */
+
+/**
+ * \brief Version string of the linked library, as #P2B_VERSION_STRING.
+ * \return A static string; never NULL.
+ */
 P2B_API const char* p2b_version_string(void);
 
 /* ---- status --------------------------------------------------------- */
 
+/** \brief What every fallible function returns. */
 typedef enum p2b_status {
-  P2B_OK = 0,
-  P2B_NO_REPORT = 1,        /* poll: nothing to send right now */
-  P2B_BUDGET_EXHAUSTED = 2, /* poll: privacy budget spent; no more reports ever */
+  P2B_OK = 0,               /**< success */
+  P2B_NO_REPORT = 1,        /**< poll: nothing to send right now */
+  P2B_BUDGET_EXHAUSTED = 2, /**< poll: privacy budget spent; no more reports ever */
 
-  P2B_ERR_NULL_POINTER = -1,           /* a required pointer was NULL */
-  P2B_ERR_BAD_CONFIG = -2,             /* a config field is out of range */
-  P2B_ERR_DIMENSION_MISMATCH = -3,     /* array length != configured dim / n_actions */
-  P2B_ERR_NON_FINITE = -4,             /* NaN or Inf in the input */
-  P2B_ERR_NEGATIVE_CONTEXT = -5,       /* context entry < 0 */
-  P2B_ERR_REWARD_OUT_OF_RANGE = -6,    /* reward outside [0, 1] */
-  P2B_ERR_ACTION_OUT_OF_RANGE = -7,    /* action >= n_actions */
-  P2B_ERR_BUFFER_TOO_SMALL = -8,       /* output capacity too small */
-  P2B_ERR_NOT_INITIALIZED = -9,        /* handle not set up by p2b_agent_init */
-  P2B_ERR_ARENA_TOO_SMALL = -10,       /* arena smaller than the footprint */
-  P2B_ERR_ARENA_MISALIGNED = -11,      /* arena not P2B_ARENA_ALIGN-aligned */
-  P2B_ERR_UNKNOWN_DECISION = -12,      /* id never issued by this agent */
-  P2B_ERR_EXPIRED_DECISION = -13,      /* id fell out of the pending ring */
-  P2B_ERR_ALREADY_REWARDED = -14,      /* id already rewarded */
-  P2B_ERR_CORRUPT_STATE = -15,         /* saved state truncated or corrupted */
-  P2B_ERR_UNSUPPORTED_VERSION = -16,   /* saved state from an unknown format */
-  P2B_ERR_STATE_MISMATCH = -17,        /* saved state of another config/codebook */
-  P2B_ERR_NOT_POSITIVE_DEFINITE = -18, /* imported matrix not SPD */
-  P2B_ERR_BAD_CODEBOOK = -19,          /* codebook has non-finite values */
-  P2B_ERR_RANDOM_FAILURE = -20,        /* the random source failed */
-  P2B_ERR_CODE_OUT_OF_RANGE = -21,     /* code >= n_codes */
-  P2B_ERR_CRYPTO_FAILURE = -22,        /* the crypto port failed */
-  P2B_ERR_MALFORMED_INPUT = -23,       /* not a well-formed p2b message or file */
-  P2B_ERR_BAD_SIGNATURE = -24,         /* model signature fails the pinned key */
-  P2B_ERR_MODEL_SHAPE_MISMATCH = -25,  /* model's dim or n_actions differ */
-  P2B_ERR_CODEBOOK_MISMATCH = -26,     /* model built for another codebook */
-  P2B_ERR_MODEL_ROLLBACK = -27,        /* model version <= the applied one */
-  P2B_ERR_NUMERIC_RANGE = -28          /* update would leave the savable range */
+  P2B_ERR_NULL_POINTER = -1,           /**< a required pointer was NULL */
+  P2B_ERR_BAD_CONFIG = -2,             /**< a config field or option is out of range */
+  P2B_ERR_DIMENSION_MISMATCH = -3,     /**< array length != configured dim / n_actions */
+  P2B_ERR_NON_FINITE = -4,             /**< NaN or Inf in the input */
+  P2B_ERR_NEGATIVE_CONTEXT = -5,       /**< context entry < 0 */
+  P2B_ERR_REWARD_OUT_OF_RANGE = -6,    /**< reward outside [0, 1] */
+  P2B_ERR_ACTION_OUT_OF_RANGE = -7,    /**< action >= n_actions */
+  P2B_ERR_BUFFER_TOO_SMALL = -8,       /**< output capacity too small */
+  P2B_ERR_NOT_INITIALIZED = -9,        /**< handle not set up by p2b_agent_init */
+  P2B_ERR_ARENA_TOO_SMALL = -10,       /**< arena smaller than the footprint */
+  P2B_ERR_ARENA_MISALIGNED = -11,      /**< arena not P2B_ARENA_ALIGN-aligned */
+  P2B_ERR_UNKNOWN_DECISION = -12,      /**< id never issued by this agent */
+  P2B_ERR_EXPIRED_DECISION = -13,      /**< id fell out of the pending ring */
+  P2B_ERR_ALREADY_REWARDED = -14,      /**< id already rewarded */
+  P2B_ERR_CORRUPT_STATE = -15,         /**< saved state truncated or corrupted */
+  P2B_ERR_UNSUPPORTED_VERSION = -16,   /**< state, model or file of an unknown format */
+  P2B_ERR_STATE_MISMATCH = -17,        /**< saved state of another config/codebook */
+  P2B_ERR_NOT_POSITIVE_DEFINITE = -18, /**< imported matrix not SPD */
+  P2B_ERR_BAD_CODEBOOK = -19,          /**< codebook has non-finite values */
+  P2B_ERR_RANDOM_FAILURE = -20,        /**< the random source failed */
+  P2B_ERR_CODE_OUT_OF_RANGE = -21,     /**< code >= n_codes */
+  P2B_ERR_CRYPTO_FAILURE = -22,        /**< the crypto port failed */
+  P2B_ERR_MALFORMED_INPUT = -23,       /**< not a well-formed p2b message or file */
+  P2B_ERR_BAD_SIGNATURE = -24,         /**< model signature fails the pinned key */
+  P2B_ERR_MODEL_SHAPE_MISMATCH = -25,  /**< model's dim or n_actions differ */
+  P2B_ERR_CODEBOOK_MISMATCH = -26,     /**< model built for another codebook */
+  P2B_ERR_MODEL_ROLLBACK = -27,        /**< model version <= the applied one */
+  P2B_ERR_NUMERIC_RANGE = -28          /**< update would leave the savable range */
 } p2b_status;
 
-/* Static English description of `s`; never NULL, also for unknown values. */
+/**
+ * \brief Names a status in English.
+ * \param s Any value, also one this version does not know.
+ * \return A static string; never NULL ("unknown status" for unknown values).
+ */
 P2B_API const char* p2b_status_str(p2b_status s);
-/* 1 if `s` is an error (negative), else 0. */
+
+/**
+ * \brief Tells errors from success and information.
+ * \param s A status.
+ * \return 1 if `s` is an error (negative), else 0.
+ */
 P2B_API int p2b_is_error(p2b_status s);
+
+/* ---- sizes and compiled limits -------------------------------------- */
+
+/* Every size macro has a function twin, for bindings that cannot read
+   macros; each returns what the linked library was built with. */
+
+/** \brief Key size in bytes: X25519 box and Ed25519 verify public keys. */
+#define P2B_KEY_BYTES 32
+/** \brief Fingerprint size in bytes: BLAKE2b-128 of a public key or codebook. */
+#define P2B_FINGERPRINT_BYTES 16
+/** \brief Size of every sealed report, whatever it holds. */
+#define P2B_ENVELOPE_BYTES 208
+/** \brief Key size of encryption at rest (p2b_agent_save_encrypted()). */
+#define P2B_STATE_KEY_BYTES 32
+/** \brief Bytes encryption at rest adds to p2b_agent_save_size(). */
+#define P2B_STATE_ENCRYPTION_OVERHEAD 44
+
+/** \brief #P2B_ARENA_ALIGN. \return The arena alignment in bytes. */
+P2B_API size_t p2b_arena_align(void);
+/** \brief #P2B_MAX_DIM. \return The largest context dimension d. */
+P2B_API uint32_t p2b_max_dim(void);
+/** \brief #P2B_MAX_ACTIONS. \return The largest number of actions K. */
+P2B_API uint32_t p2b_max_actions(void);
+/** \brief #P2B_MAX_CODES. \return The largest codebook size k. */
+P2B_API uint32_t p2b_max_codes(void);
+/** \brief #P2B_MAX_DIGITS. \return The most decimal digits q kept when encoding. */
+P2B_API uint32_t p2b_max_digits(void);
+/** \brief #P2B_MAX_WINDOW. \return The longest participation window t. */
+P2B_API uint32_t p2b_max_window(void);
+/** \brief #P2B_MAX_PENDING. \return The largest pending_capacity. */
+P2B_API uint32_t p2b_max_pending(void);
+/** \brief #P2B_MAX_OUTBOX. \return The largest outbox_capacity. */
+P2B_API uint32_t p2b_max_outbox(void);
+/** \brief #P2B_KEY_BYTES. \return The public key size in bytes. */
+P2B_API size_t p2b_key_bytes(void);
+/** \brief #P2B_FINGERPRINT_BYTES. \return The fingerprint size in bytes. */
+P2B_API size_t p2b_fingerprint_bytes(void);
+/** \brief #P2B_ENVELOPE_BYTES. \return The size of every sealed envelope. */
+P2B_API size_t p2b_envelope_bytes(void);
+/** \brief #P2B_STATE_KEY_BYTES. \return The state key size in bytes. */
+P2B_API size_t p2b_state_key_bytes(void);
+/** \brief #P2B_STATE_ENCRYPTION_OVERHEAD. \return Bytes added by encryption at rest. */
+P2B_API size_t p2b_state_encryption_overhead(void);
 
 /* ---- configuration -------------------------------------------------- */
 
-/* Arena alignment in bytes, also as a function for bindings. */
-#define P2B_ARENA_ALIGN 16
-P2B_API size_t p2b_arena_align(void);
+/** \brief The bandit policy. */
+typedef enum p2b_policy {
+  P2B_POLICY_LINUCB = 0, /**< LinUCB: theta.x + alpha * sqrt(x^T A^-1 x) */
+  P2B_POLICY_LINTS = 1   /**< linear Thompson sampling: mu ~ N(theta, v^2 A^-1) */
+} p2b_policy;
 
-/* Compiled maxima (as functions too, for bindings). */
-#define P2B_MAX_DIM 64
-#define P2B_MAX_ACTIONS 1024
-#define P2B_MAX_CODES 65536
-P2B_API uint32_t p2b_max_dim(void);
-P2B_API uint32_t p2b_max_actions(void);
+/** \brief Where decisions draw their randomness. */
+typedef enum p2b_rng_mode {
+  P2B_RNG_SYSTEM = 0, /**< the platform CSPRNG, or cfg.random (production) */
+  P2B_RNG_SEEDED = 1  /**< a deterministic generator seeded by cfg.seed (tests, simulation) */
+} p2b_rng_mode;
 
-typedef enum p2b_policy { P2B_POLICY_LINUCB = 0, P2B_POLICY_LINTS = 1 } p2b_policy;
-typedef enum p2b_rng_mode { P2B_RNG_SYSTEM = 0, P2B_RNG_SEEDED = 1 } p2b_rng_mode;
-
-/* Key and envelope sizes, in bytes. */
-#define P2B_KEY_BYTES 32         /* X25519 box and Ed25519 verify public keys */
-#define P2B_FINGERPRINT_BYTES 16 /* BLAKE2b-128 of a public key */
-#define P2B_ENVELOPE_BYTES 208   /* every sealed report, whatever it holds */
-
-/* Crypto primitives, for platforms without libsodium (P2B_PORT=none). Each
-   returns 0 on success. seal: crypto_box_seal semantics, writing len + 48
-   bytes; hash: unkeyed BLAKE2b of out_len bytes; verify: Ed25519 detached;
-   aead_*: XChaCha20-Poly1305-IETF (24-byte nonce, 16-byte tag, in place
-   allowed); random: fresh bytes for nonces. All are required. */
+/**
+ * \brief Crypto primitives, for platforms without libsodium (P2B_PORT=none).
+ *
+ * Each returns 0 on success. seal: crypto_box_seal semantics, writing len + 48
+ * bytes; hash: unkeyed BLAKE2b of out_len bytes; verify: Ed25519 detached;
+ * aead_*: XChaCha20-Poly1305-IETF (24-byte nonce, 16-byte tag, in place
+ * allowed); random: fresh bytes for nonces. All are required.
+ */
 typedef struct p2b_crypto {
   int (*seal)(uint8_t* out, const uint8_t* msg, size_t len, const uint8_t* recipient_pk);
   int (*hash)(uint8_t* out, size_t out_len, const uint8_t* msg, size_t len);
@@ -166,219 +305,596 @@ typedef struct p2b_crypto {
   int (*random)(uint8_t* out, size_t len);
 } p2b_crypto;
 
-/* A random source: fill `len` bytes at `out`, return 0 on success. */
+/** \brief A random source: fill `len` bytes at `out`, return 0 on success. */
 typedef int (*p2b_random_fn)(void* ctx, uint8_t* out, size_t len);
 
+/**
+ * \brief Everything an agent is set up with. Start from p2b_config_default().
+ *
+ * The ranges below are exactly what p2b_agent_init() enforces; a value
+ * outside its range gives #P2B_ERR_BAD_CONFIG. The shape fields (marked
+ * "shape") are all p2b_agent_footprint() reads.
+ */
 typedef struct p2b_config {
-  uint32_t dim;        /* d, context length, 1..P2B_MAX_DIM */
-  uint32_t n_actions;  /* K, 1..P2B_MAX_ACTIONS */
-  uint32_t policy;     /* p2b_policy */
-  double alpha;        /* LinUCB exploration weight, >= 0 (default 1) */
-  double ridge_lambda; /* A_a starts at lambda*I, in [1e-6, 1e6] (default 1) */
-  double ts_scale;     /* LinTS: mu ~ N(theta, v^2 A^-1), v >= 0 (default 0.1) */
+  uint32_t dim;        /**< shape: d, context length, 1..P2B_MAX_DIM */
+  uint32_t n_actions;  /**< shape: K, 1..P2B_MAX_ACTIONS */
+  uint32_t policy;     /**< ::p2b_policy (default LinUCB) */
+  double alpha;        /**< LinUCB exploration weight, [0, 1e6] (default 1) */
+  double ridge_lambda; /**< A_a starts at lambda*I, [1e-6, 1e6] (default 1) */
+  double ts_scale;     /**< LinTS: mu ~ N(theta, v^2 A^-1), v in [0, 1e6] (default 0.1) */
 
-  uint32_t round_digits; /* q, decimal digits kept when encoding, 1..6 (default 1) */
-  uint32_t window;       /* t, interactions per participation decision (default 10) */
-  double participation;  /* p, in (0, 1) (default 0.5) */
-  double neg_rate;       /* chance a report is a zero-reward tuple, [0, 1] (default 0.05) */
-  double epsilon_budget; /* total epsilon this agent may spend, > 0; INFINITY = unlimited */
+  uint32_t round_digits; /**< q, decimal digits kept when encoding, 1..P2B_MAX_DIGITS (1) */
+  uint32_t window;       /**< shape: t, interactions per report decision, 1..P2B_MAX_WINDOW (10) */
+  double participation;  /**< p, in (0, 1) (default 0.5) */
+  double neg_rate;       /**< chance a report is a zero-reward tuple, [0, 1] (default 0.05) */
+  double epsilon_budget; /**< epsilon this agent may spend, > 0; INFINITY: unlimited (default) */
 
-  uint32_t pending_capacity; /* decisions awaiting reward; oldest overwritten (default 16) */
-  uint32_t outbox_capacity;  /* reports awaiting poll; extras are dropped unsent (default 4) */
+  /** shape: decisions awaiting reward, 1..P2B_MAX_PENDING; the oldest is overwritten (16) */
+  uint32_t pending_capacity;
+  /** shape: reports awaiting poll, 1..P2B_MAX_OUTBOX; extras are dropped unsent, uncharged (4) */
+  uint32_t outbox_capacity;
 
-  const float* centroids; /* codebook, n_codes x dim, row-major; copied at init */
-  uint32_t n_codes;       /* k, 1..P2B_MAX_CODES */
+  const float* centroids; /**< codebook, n_codes x dim finite floats, row-major; copied at init */
+  uint32_t n_codes;       /**< shape: k, 1..P2B_MAX_CODES */
 
-  uint32_t rng_mode;    /* p2b_rng_mode (default P2B_RNG_SYSTEM) */
-  uint64_t seed;        /* used when rng_mode == P2B_RNG_SEEDED */
-  p2b_random_fn random; /* optional: replaces the platform CSPRNG */
-  void* random_ctx;     /* passed to `random` */
+  uint32_t rng_mode;    /**< ::p2b_rng_mode (default P2B_RNG_SYSTEM) */
+  uint64_t seed;        /**< used when rng_mode == P2B_RNG_SEEDED */
+  p2b_random_fn random; /**< optional: replaces the platform CSPRNG */
+  void* random_ctx;     /**< passed to `random` */
 
   /* Deployment keys, P2B_KEY_BYTES each, copied at init (files from p2b-keygen). */
-  const uint8_t* shuffler_public_key; /* X25519: outer layer of every report */
-  const uint8_t* analyzer_public_key; /* X25519: inner layer of every report */
-  const uint8_t* analyzer_verify_key; /* Ed25519: warm-start models must verify */
-  const p2b_crypto* crypto;           /* optional: replaces the platform crypto */
+  const uint8_t* shuffler_public_key; /**< X25519: outer layer of every report */
+  const uint8_t* analyzer_public_key; /**< X25519: inner layer of every report */
+  const uint8_t* analyzer_verify_key; /**< Ed25519: warm-start models must verify */
+  const p2b_crypto* crypto;           /**< optional: replaces the platform crypto */
 } p2b_config;
 
-/* Fills `cfg` with the defaults noted above; dim, n_actions, centroids and
-   n_codes are left zero and must be set. */
-P2B_API p2b_status p2b_config_default(p2b_config* cfg);
+/**
+ * \brief Fills a configuration with the defaults noted in ::p2b_config.
+ *
+ * dim, n_actions, centroids, n_codes and the three keys are left zero and
+ * must be set before p2b_agent_init().
+ * \param cfg The configuration to fill.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER `cfg` is NULL.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_config_default(p2b_config* cfg);
 
 /* ---- agent life cycle ----------------------------------------------- */
 
-typedef struct p2b_agent p2b_agent; /* opaque; lives inside your arena */
+/** \brief An agent; opaque, it lives inside your arena. */
+typedef struct p2b_agent p2b_agent;
 
-/* Exact arena size in bytes for `cfg` (validates `cfg`). */
-P2B_API p2b_status p2b_agent_footprint(const p2b_config* cfg, size_t* bytes);
+/**
+ * \brief Exact arena size in bytes for an agent of this shape.
+ *
+ * Reads only the shape fields: dim, n_actions, n_codes, window,
+ * pending_capacity and outbox_capacity. Keys, codebook, crypto and
+ * randomness need not be set yet. The size is a multiple of
+ * #P2B_ARENA_ALIGN.
+ * \param cfg The configuration.
+ * \param bytes Receives the size.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER `cfg` or `bytes` is NULL.
+ * \retval P2B_ERR_BAD_CONFIG A shape field is out of its range.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_footprint(const p2b_config* cfg, size_t* bytes);
 
-/* Sets up an agent in `mem` (`len` bytes, aligned to P2B_ARENA_ALIGN) and
-   returns its handle in `*agent`. On error `*agent` is untouched. */
-P2B_API p2b_status p2b_agent_init(void* mem, size_t len, const p2b_config* cfg, p2b_agent** agent);
+/**
+ * \brief Sets up an agent in caller memory.
+ *
+ * Validates every field of `cfg`, copies the codebook and keys into `mem`
+ * and fingerprints them. On error `*agent` and `mem` are untouched.
+ * \param mem The arena, aligned to #P2B_ARENA_ALIGN.
+ * \param len Its size, at least p2b_agent_footprint().
+ * \param cfg The configuration.
+ * \param agent Receives the handle (a pointer into `mem`).
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER `mem`, `cfg`, `agent`, `cfg->centroids` or a key is NULL.
+ * \retval P2B_ERR_BAD_CONFIG A field is out of range, or no random source or
+ *         crypto is available on this port and none was given.
+ * \retval P2B_ERR_BAD_CODEBOOK A centroid value is NaN or infinite.
+ * \retval P2B_ERR_ARENA_MISALIGNED `mem` is not aligned to #P2B_ARENA_ALIGN.
+ * \retval P2B_ERR_ARENA_TOO_SMALL `len` is below the footprint.
+ * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash a key or the codebook.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_init(void* mem, size_t len, const p2b_config* cfg,
+                                                p2b_agent** agent);
 
 /* ---- decisions ------------------------------------------------------ */
 
-/* Chooses an action for context `x` (`len` == dim non-negative finite
-   floats; scale does not matter, the agent normalises to sum 1). Returns the
-   action and a decision id to reward later. Cost: O(K d^2). */
-P2B_API p2b_status p2b_agent_decide(p2b_agent* agent, const float* x, size_t len, uint32_t* action,
-                                    uint64_t* decision_id);
+/**
+ * \brief Chooses an action for a context. Cost: O(K d^2).
+ * \param agent The agent.
+ * \param x The context: `len` == dim non-negative finite floats; scale does
+ *        not matter, the agent normalises it to sum 1.
+ * \param len Its length.
+ * \param action Receives the action to show.
+ * \param decision_id Receives an id to pass to p2b_agent_reward() later.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_DIMENSION_MISMATCH `len` != dim.
+ * \retval P2B_ERR_NON_FINITE `x` holds NaN or Inf.
+ * \retval P2B_ERR_NEGATIVE_CONTEXT `x` has a negative entry.
+ * \retval P2B_ERR_RANDOM_FAILURE The random source failed (LinTS).
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_decide(p2b_agent* agent, const float* x, size_t len,
+                                                  uint32_t* action, uint64_t* decision_id);
 
-/* Rewards an earlier decision with `reward` in [0, 1]. Rewards may come in
-   any order while the decision is among the last pending_capacity ones.
-   P2B_ERR_NUMERIC_RANGE (also from p2b_agent_learn) means the update would
-   push the statistics out of the range a saved state may hold; it is refused
-   and nothing changes. Honest statistics never get near it. */
-P2B_API p2b_status p2b_agent_reward(p2b_agent* agent, uint64_t decision_id, float reward);
+/**
+ * \brief Rewards an earlier decision.
+ *
+ * Rewards may come in any order while the decision is among the last
+ * pending_capacity ones. Every window-th reward closes a participation
+ * window, which may queue a report.
+ * \param agent The agent.
+ * \param decision_id From p2b_agent_decide().
+ * \param reward In [0, 1].
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER `agent` is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_NON_FINITE `reward` is NaN or Inf.
+ * \retval P2B_ERR_REWARD_OUT_OF_RANGE `reward` is outside [0, 1].
+ * \retval P2B_ERR_UNKNOWN_DECISION The id was never issued by this agent.
+ * \retval P2B_ERR_EXPIRED_DECISION The id fell out of the pending ring.
+ * \retval P2B_ERR_ALREADY_REWARDED The decision was rewarded already.
+ * \retval P2B_ERR_NUMERIC_RANGE The update would push the statistics out of
+ *         the range a saved state may hold; honest statistics never get near it.
+ * \retval P2B_ERR_RANDOM_FAILURE The random source failed while closing a window.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_reward(p2b_agent* agent, uint64_t decision_id,
+                                                  float reward);
 
-/* Learns from a logged (x, action, reward) without making a decision. Such
-   interactions are never reported. */
-P2B_API p2b_status p2b_agent_learn(p2b_agent* agent, const float* x, size_t len, uint32_t action,
-                                   float reward);
+/**
+ * \brief Learns from a logged (x, action, reward) without making a decision.
+ *
+ * Such interactions are never reported.
+ * \param agent The agent.
+ * \param x The context, as for p2b_agent_decide().
+ * \param len Its length, == dim.
+ * \param action The action that was taken, < n_actions.
+ * \param reward In [0, 1].
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER `agent` or `x` is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_DIMENSION_MISMATCH `len` != dim.
+ * \retval P2B_ERR_NON_FINITE `x` or `reward` holds NaN or Inf.
+ * \retval P2B_ERR_NEGATIVE_CONTEXT `x` has a negative entry.
+ * \retval P2B_ERR_ACTION_OUT_OF_RANGE `action` >= n_actions.
+ * \retval P2B_ERR_REWARD_OUT_OF_RANGE `reward` is outside [0, 1].
+ * \retval P2B_ERR_NUMERIC_RANGE As for p2b_agent_reward().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_learn(p2b_agent* agent, const float* x, size_t len,
+                                                 uint32_t action, float reward);
 
-/* Erases what the agent has learned about its user: every arm back to the
-   prior lambda*I, pending decisions (their ids become P2B_ERR_EXPIRED_DECISION), the
-   open window and any unsent reports. Keeps the configuration, keys,
-   codebook, the random stream, the privacy ledger (epsilon spent stays
-   spent) and the model-version floor of p2b_agent_apply_model. Use it when a
-   user asks to erase their personalisation. No hashing or copying of the
-   codebook, so it is far cheaper than a fresh p2b_agent_init (simulators
-   call it once per simulated user). */
-P2B_API p2b_status p2b_agent_forget(p2b_agent* agent);
+/**
+ * \brief Erases what the agent has learned about its user.
+ *
+ * Every arm goes back to the prior lambda*I; pending decisions (their ids
+ * then give #P2B_ERR_EXPIRED_DECISION), the open window and unsent reports
+ * are cleared. Keeps the configuration, keys, codebook, the random stream,
+ * the privacy ledger (epsilon spent stays spent) and the model-version floor
+ * of p2b_agent_apply_model(). Use it when a user asks to erase their
+ * personalisation. It hashes and copies nothing, so it is far cheaper than a
+ * fresh p2b_agent_init() (simulators call it once per simulated user).
+ * \param agent The agent.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER `agent` is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_forget(p2b_agent* agent);
 
-/* Per-action estimate theta_a.x into `mean` and confidence width
-   sqrt(x^T A_a^-1 x) into `width`; both of capacity `cap` >= n_actions.
-   The LinUCB score is mean + alpha * width. */
-P2B_API p2b_status p2b_agent_scores(p2b_agent* agent, const float* x, size_t len, float* mean,
-                                    float* width, size_t cap);
+/**
+ * \brief Per-action estimates for a context, without deciding.
+ *
+ * The LinUCB score of action a is mean[a] + alpha * width[a].
+ * \param agent The agent.
+ * \param x The context, as for p2b_agent_decide().
+ * \param len Its length, == dim.
+ * \param mean Receives theta_a.x for every action.
+ * \param width Receives sqrt(x^T A_a^-1 x) for every action.
+ * \param cap Capacity of `mean` and `width`, >= n_actions.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_DIMENSION_MISMATCH `len` != dim.
+ * \retval P2B_ERR_NON_FINITE `x` holds NaN or Inf.
+ * \retval P2B_ERR_NEGATIVE_CONTEXT `x` has a negative entry.
+ * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` < n_actions.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_scores(p2b_agent* agent, const float* x, size_t len,
+                                                  float* mean, float* width, size_t cap);
 
 /* ---- reports -------------------------------------------------------- */
 
-typedef struct p2b_report {
-  uint32_t code;   /* k-means code of the context */
-  uint32_t action; /* action taken */
-  float reward;    /* reward observed */
-} p2b_report;
+/** \brief One report in plaintext: what the sealed envelope carries. */
+typedef struct p2b_tuple {
+  uint32_t code;   /**< k-means code of the context */
+  uint32_t action; /**< action taken */
+  float reward;    /**< reward observed */
+} p2b_tuple;
 
-/* Takes the next report to send, sealed for the shuffler: P2B_OK with exactly
-   P2B_ENVELOPE_BYTES written to `envelope` (capacity `cap`), P2B_NO_REPORT,
-   or P2B_BUDGET_EXHAUSTED once the epsilon budget is spent. Upload the bytes
-   as they are; a report is dequeued only once sealed. */
-P2B_API p2b_status p2b_agent_poll_report(p2b_agent* agent, uint8_t* envelope, size_t cap,
-                                         size_t* written);
+/**
+ * \brief Takes the next report to send, sealed for the shuffler.
+ *
+ * Upload the bytes as they are. A report is dequeued only once sealed, so a
+ * failing crypto port loses nothing.
+ * \param agent The agent.
+ * \param envelope Receives exactly #P2B_ENVELOPE_BYTES bytes.
+ * \param cap Its capacity.
+ * \param written Receives the number of bytes written.
+ * \retval P2B_OK An envelope was written.
+ * \retval P2B_NO_REPORT Nothing to send right now.
+ * \retval P2B_BUDGET_EXHAUSTED The epsilon budget is spent: never any more reports.
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` < #P2B_ENVELOPE_BYTES.
+ * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to seal.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_poll_envelope(p2b_agent* agent, uint8_t* envelope,
+                                                         size_t cap, size_t* written);
 
-/* Same queue, in plaintext: for simulators and tests only. Never send it -
-   it would bypass the shuffler's anonymity. */
-P2B_API p2b_status p2b_agent_poll_tuple(p2b_agent* agent, p2b_report* report);
+/**
+ * \brief Takes the next report from the same queue, in plaintext.
+ *
+ * For simulators and tests only. Never send it: it would bypass the
+ * shuffler's anonymity.
+ * \param agent The agent.
+ * \param tuple Receives the report.
+ * \retval P2B_OK A report was taken.
+ * \retval P2B_NO_REPORT Nothing to take right now.
+ * \retval P2B_BUDGET_EXHAUSTED The epsilon budget is spent.
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_poll_tuple(p2b_agent* agent, p2b_tuple* tuple);
 
-/* Bytes of one envelope under `cfg` (P2B_ENVELOPE_BYTES in this version). */
-P2B_API p2b_status p2b_envelope_size(const p2b_config* cfg, size_t* bytes);
+/**
+ * \brief Bytes of one envelope under `cfg`.
+ *
+ * #P2B_ENVELOPE_BYTES in this version, for every configuration; `cfg` is not
+ * validated.
+ * \param cfg The configuration.
+ * \param bytes Receives the size.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER `cfg` or `bytes` is NULL.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_envelope_size(const p2b_config* cfg, size_t* bytes);
 
+/** \brief Fingerprints of what an agent was set up with. */
 typedef struct p2b_fingerprints {
-  uint8_t shuffler[P2B_FINGERPRINT_BYTES];
-  uint8_t analyzer[P2B_FINGERPRINT_BYTES];
-  uint8_t analyzer_verify[P2B_FINGERPRINT_BYTES];
-  uint8_t codebook[P2B_FINGERPRINT_BYTES]; /* of the codebook, as in its file */
+  uint8_t shuffler[P2B_FINGERPRINT_BYTES];        /**< of the shuffler's X25519 key */
+  uint8_t analyzer[P2B_FINGERPRINT_BYTES];        /**< of the analyzer's X25519 key */
+  uint8_t analyzer_verify[P2B_FINGERPRINT_BYTES]; /**< of the analyzer's Ed25519 key */
+  uint8_t codebook[P2B_FINGERPRINT_BYTES];        /**< of the codebook, as in its file */
 } p2b_fingerprints;
 
-/* Fingerprints of the keys and the codebook the agent was set up with. */
-P2B_API p2b_status p2b_agent_fingerprints(const p2b_agent* agent, p2b_fingerprints* out);
-/* Fingerprint of any public key, with the platform crypto. */
-P2B_API p2b_status p2b_key_fingerprint(const uint8_t* public_key,
-                                       uint8_t fingerprint[P2B_FINGERPRINT_BYTES]);
+/**
+ * \brief Fingerprints of the keys and the codebook the agent was set up with.
+ * \param agent The agent.
+ * \param out Receives them.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_fingerprints(const p2b_agent* agent,
+                                                        p2b_fingerprints* out);
 
+/**
+ * \brief Fingerprint of any public key: BLAKE2b-128 of its 32 bytes.
+ *
+ * Works on every port (the hash is built into the library), so an app can
+ * check a pinned key before it has a crypto port.
+ * \param public_key #P2B_KEY_BYTES bytes.
+ * \param fingerprint Receives #P2B_FINGERPRINT_BYTES bytes.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_key_fingerprint(const uint8_t* public_key,
+                                                     uint8_t fingerprint[P2B_FINGERPRINT_BYTES]);
+
+/** \brief The agent's privacy ledger. */
 typedef struct p2b_privacy {
-  double epsilon_per_report; /* ln(p(2-p)/(1-p) + (1-p)) */
-  double epsilon_spent;      /* reports * epsilon_per_report */
-  double epsilon_budget;
-  uint64_t reports;             /* tuples released so far */
-  uint64_t windows_closed;      /* participation decisions made */
-  uint64_t dropped_outbox_full; /* reports dropped (unsent, uncharged): outbox full */
-  int exhausted;                /* 1 once no further report fits the budget */
+  double epsilon_per_report;    /**< ln(p(2-p)/(1-p) + (1-p)) */
+  double epsilon_spent;         /**< reports * epsilon_per_report */
+  double epsilon_budget;        /**< as configured */
+  uint64_t reports;             /**< tuples released so far */
+  uint64_t windows_closed;      /**< participation decisions made */
+  uint64_t dropped_outbox_full; /**< reports dropped (unsent, uncharged): outbox full */
+  int exhausted;                /**< 1 once no further report fits the budget */
 } p2b_privacy;
 
-P2B_API p2b_status p2b_agent_privacy(const p2b_agent* agent, p2b_privacy* out);
+/**
+ * \brief Reads the privacy ledger.
+ * \param agent The agent.
+ * \param out Receives the ledger.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_privacy(const p2b_agent* agent, p2b_privacy* out);
 
-/* epsilon of one report for participation probability p in (0, 1). */
-P2B_API p2b_status p2b_epsilon_per_report(double p, double* epsilon);
+/**
+ * \brief Epsilon of one report for a participation probability.
+ * \param p The participation probability, in (0, 1).
+ * \param epsilon Receives ln(p(2-p)/(1-p) + (1-p)).
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER `epsilon` is NULL.
+ * \retval P2B_ERR_BAD_CONFIG `p` is not in (0, 1).
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_epsilon_per_report(double p, double* epsilon);
 
 /* ---- encoder -------------------------------------------------------- */
 
-/* The code the agent would report for context `x`. */
-P2B_API p2b_status p2b_agent_encode(const p2b_agent* agent, const float* x, size_t len,
-                                    uint32_t* code);
-/* Centroid of `code` into `out` (`len` == dim). */
-P2B_API p2b_status p2b_agent_centroid(const p2b_agent* agent, uint32_t code, float* out,
-                                      size_t len);
+/**
+ * \brief The code the agent would report for a context.
+ * \param agent The agent.
+ * \param x The context, as for p2b_agent_decide().
+ * \param len Its length, == dim.
+ * \param code Receives the code, < n_codes.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_DIMENSION_MISMATCH `len` != dim.
+ * \retval P2B_ERR_NON_FINITE `x` holds NaN or Inf.
+ * \retval P2B_ERR_NEGATIVE_CONTEXT `x` has a negative entry.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_encode(const p2b_agent* agent, const float* x,
+                                                  size_t len, uint32_t* code);
+
+/**
+ * \brief The centroid of a code.
+ * \param agent The agent.
+ * \param code A code, < n_codes.
+ * \param out Receives dim floats.
+ * \param len Its length, == dim.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_CODE_OUT_OF_RANGE `code` >= n_codes.
+ * \retval P2B_ERR_DIMENSION_MISMATCH `len` != dim.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_centroid(const p2b_agent* agent, uint32_t code,
+                                                    float* out, size_t len);
 
 /* ---- warm start ----------------------------------------------------- */
 
+/** \brief How p2b_agent_import() reads its matrices. */
 typedef enum p2b_stats_form {
-  P2B_STATS_GRAM = 0,    /* A_a itself: symmetric positive definite */
-  P2B_STATS_CHOLESKY = 1 /* lower L_a with A_a = L_a L_a^T; upper part must be finite, is ignored */
+  /** A_a itself: symmetric positive definite */
+  P2B_STATS_GRAM = 0,
+  /** lower L_a with A_a = L_a L_a^T; the upper part must be finite and is ignored */
+  P2B_STATS_CHOLESKY = 1
 } p2b_stats_form;
 
-/* Replaces every arm's statistics: `a` holds n_actions matrices of dim x dim
-   (column-major, one after another), `b` n_actions vectors of dim. A_a must
-   include the ridge prior (lambda I). All-or-nothing. Local learning goes on
-   from the imported model. */
-P2B_API p2b_status p2b_agent_import(p2b_agent* agent, const double* a, const double* b,
-                                    uint32_t n_actions, uint32_t dim, uint32_t form);
-/* Writes every arm's A_a (as P2B_STATS_GRAM) and b_a in the layout above. */
-P2B_API p2b_status p2b_agent_export(const p2b_agent* agent, double* a, double* b,
-                                    uint32_t n_actions, uint32_t dim);
+/**
+ * \brief Replaces every arm's statistics. All-or-nothing.
+ *
+ * A_a must include the ridge prior (lambda I). Local learning goes on from
+ * the imported model.
+ * \param agent The agent.
+ * \param a n_actions matrices of dim x dim, column-major, one after another.
+ * \param b n_actions vectors of dim.
+ * \param n_actions Must equal the agent's.
+ * \param dim Must equal the agent's.
+ * \param form A ::p2b_stats_form.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_BAD_CONFIG `form` is not a ::p2b_stats_form.
+ * \retval P2B_ERR_DIMENSION_MISMATCH `n_actions` or `dim` differ from the agent's.
+ * \retval P2B_ERR_NON_FINITE A value is NaN, infinite or beyond the savable range.
+ * \retval P2B_ERR_NOT_POSITIVE_DEFINITE A matrix is not symmetric positive definite.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_import(p2b_agent* agent, const double* a,
+                                                  const double* b, uint32_t n_actions, uint32_t dim,
+                                                  uint32_t form);
 
-/* Verifies and applies a signed warm-start model bundle, as the analyzer
-   serves it: Ed25519 signature by the pinned analyzer_verify_key, the agent's
-   dim and n_actions, its codebook's fingerprint, and a version newer than the
-   last one applied. Every failure has its own status and changes nothing. */
-P2B_API p2b_status p2b_agent_apply_model(p2b_agent* agent, const uint8_t* bundle, size_t len);
-/* Version of the last model applied (0: none). Saved with the agent, so
-   anti-rollback survives restarts. */
-P2B_API p2b_status p2b_agent_model_version(const p2b_agent* agent, uint64_t* version);
+/**
+ * \brief Writes every arm's A_a (as #P2B_STATS_GRAM) and b_a, laid out as for
+ *        p2b_agent_import().
+ * \param agent The agent.
+ * \param a Receives n_actions * dim * dim doubles.
+ * \param b Receives n_actions * dim doubles.
+ * \param n_actions Must equal the agent's.
+ * \param dim Must equal the agent's.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_DIMENSION_MISMATCH `n_actions` or `dim` differ from the agent's.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_export(const p2b_agent* agent, double* a, double* b,
+                                                  uint32_t n_actions, uint32_t dim);
+
+/**
+ * \brief Verifies and applies a signed warm-start model bundle, as the
+ *        analyzer serves it. All-or-nothing.
+ *
+ * Checks, in order: the Ed25519 signature by the pinned analyzer_verify_key,
+ * the format, the agent's dim and n_actions, its codebook's fingerprint, and
+ * a version newer than the last one applied.
+ * \param agent The agent.
+ * \param bundle The bundle's bytes.
+ * \param len Their number.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_MALFORMED_INPUT Not a well-formed bundle.
+ * \retval P2B_ERR_BAD_SIGNATURE The signature fails the pinned key.
+ * \retval P2B_ERR_UNSUPPORTED_VERSION A bundle format this version does not know.
+ * \retval P2B_ERR_MODEL_SHAPE_MISMATCH Another dim or n_actions.
+ * \retval P2B_ERR_CODEBOOK_MISMATCH Built for another codebook.
+ * \retval P2B_ERR_MODEL_ROLLBACK Not newer than the model applied last.
+ * \retval P2B_ERR_NOT_POSITIVE_DEFINITE An arm's matrix is not positive definite.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_apply_model(p2b_agent* agent, const uint8_t* bundle,
+                                                       size_t len);
+
+/**
+ * \brief Version of the last model applied (0: none).
+ *
+ * Saved with the agent, so anti-rollback survives restarts.
+ * \param agent The agent.
+ * \param version Receives the version.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_model_version(const p2b_agent* agent, uint64_t* version);
 
 /* ---- codebook files ------------------------------------------------- */
 
+/** \brief What a codebook file describes. */
 typedef struct p2b_codebook_info {
-  uint32_t k;      /* codes */
-  uint32_t dim;    /* d */
-  uint32_t digits; /* q */
-  uint8_t fingerprint[P2B_FINGERPRINT_BYTES];
+  uint32_t k;                                 /**< codes */
+  uint32_t dim;                               /**< d */
+  uint32_t digits;                            /**< q */
+  uint8_t fingerprint[P2B_FINGERPRINT_BYTES]; /**< binds k, d, q and every centroid bit */
 } p2b_codebook_info;
 
-/* Parses a codebook file (the format shared with the trainer and the
-   analyzer) into `centroids` (capacity `cap` floats, k x dim row-major),
-   checking every field and the fingerprint. Set cfg.centroids from it. On
-   failure `centroids` may be partly written and must not be used. */
-P2B_API p2b_status p2b_codebook_parse(const uint8_t* file, size_t len, float* centroids, size_t cap,
-                                      p2b_codebook_info* info);
+/**
+ * \brief Parses a codebook file (the format shared with the trainer and the
+ *        analyzer), checking every field and the fingerprint.
+ *
+ * Works on every port. Set cfg.centroids from the result. On failure
+ * `centroids` may be partly written and must not be used.
+ * \param file The file's bytes.
+ * \param len Their number.
+ * \param centroids Receives k x dim floats, row-major.
+ * \param cap Its capacity in floats.
+ * \param info Receives k, dim, q and the fingerprint.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_MALFORMED_INPUT Not a well-formed codebook file, or the
+ *         fingerprint does not match the content.
+ * \retval P2B_ERR_UNSUPPORTED_VERSION A file format this version does not know.
+ * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` < k * dim.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_codebook_parse(const uint8_t* file, size_t len,
+                                                    float* centroids, size_t cap,
+                                                    p2b_codebook_info* info);
 
 /* ---- persistence ---------------------------------------------------- */
 
-/* Bytes p2b_agent_save writes: fixed for a given configuration. */
-P2B_API p2b_status p2b_agent_save_size(const p2b_agent* agent, size_t* bytes);
-/* Serialises the learned state: protobuf (proto/p2b_state.proto) with a
-   BLAKE2b-256 integrity hash; includes the applied model version. */
-P2B_API p2b_status p2b_agent_save(const p2b_agent* agent, void* buf, size_t cap, size_t* written);
-/* Restores state saved by an agent with the same config and codebook into
-   `agent` (already initialised). Truncated, corrupted or foreign state is
-   rejected and the agent is unchanged. */
-P2B_API p2b_status p2b_agent_restore(p2b_agent* agent, const void* buf, size_t len);
+/**
+ * \brief Bytes p2b_agent_save() writes: fixed for a given configuration.
+ * \param agent The agent.
+ * \param bytes Receives the size.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_save_size(const p2b_agent* agent, size_t* bytes);
 
-/* Encryption at rest: the saved state in an XChaCha20-Poly1305 box under a
-   32-byte key the app provides (P2B_STATE_KEY_BYTES), with a fresh random
-   nonce. Size: p2b_agent_save_size + P2B_STATE_ENCRYPTION_OVERHEAD. */
-#define P2B_STATE_KEY_BYTES 32
-#define P2B_STATE_ENCRYPTION_OVERHEAD 44
-P2B_API p2b_status p2b_agent_save_encrypted(const p2b_agent* agent,
-                                            const uint8_t key[P2B_STATE_KEY_BYTES], void* buf,
-                                            size_t cap, size_t* written);
-/* Decrypts `buf` IN PLACE (it is overwritten) and restores from it. A wrong
-   key, tampering and corruption all give P2B_ERR_CORRUPT_STATE, and leave
-   the agent unchanged. */
-P2B_API p2b_status p2b_agent_restore_encrypted(p2b_agent* agent,
-                                               const uint8_t key[P2B_STATE_KEY_BYTES], uint8_t* buf,
-                                               size_t len);
+/**
+ * \brief Serialises the learned state.
+ *
+ * Protobuf (proto/p2b_state.proto) with a BLAKE2b-256 integrity hash;
+ * includes the applied model version and the privacy ledger.
+ * \param agent The agent.
+ * \param buf Receives p2b_agent_save_size() bytes.
+ * \param cap Its capacity.
+ * \param written Receives the number of bytes written.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` < p2b_agent_save_size().
+ * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_save(const p2b_agent* agent, void* buf, size_t cap,
+                                                size_t* written);
+
+/**
+ * \brief Restores state saved by an agent with the same configuration and
+ *        codebook into `agent` (already initialised). All-or-nothing.
+ * \param agent The agent.
+ * \param buf The saved bytes.
+ * \param len Their number.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_CORRUPT_STATE Truncated, corrupted or out-of-range state.
+ * \retval P2B_ERR_UNSUPPORTED_VERSION A state format this version does not know.
+ * \retval P2B_ERR_STATE_MISMATCH Saved under another configuration or codebook.
+ * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_restore(p2b_agent* agent, const void* buf, size_t len);
+
+/**
+ * \brief Bytes p2b_agent_save_encrypted() writes: p2b_agent_save_size() +
+ *        #P2B_STATE_ENCRYPTION_OVERHEAD.
+ * \param agent The agent.
+ * \param bytes Receives the size.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_save_encrypted_size(const p2b_agent* agent,
+                                                               size_t* bytes);
+
+/**
+ * \brief p2b_agent_save(), sealed in an XChaCha20-Poly1305 box under a key
+ *        the app provides, with a fresh random nonce.
+ * \param agent The agent.
+ * \param key #P2B_STATE_KEY_BYTES bytes; keep it in the platform keystore.
+ * \param buf Receives p2b_agent_save_encrypted_size() bytes.
+ * \param cap Its capacity.
+ * \param written Receives the number of bytes written.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` < p2b_agent_save_encrypted_size().
+ * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash, draw a nonce or encrypt.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_save_encrypted(const p2b_agent* agent,
+                                                          const uint8_t key[P2B_STATE_KEY_BYTES],
+                                                          void* buf, size_t cap, size_t* written);
+
+/**
+ * \brief Decrypts `buf` IN PLACE (it is overwritten) and restores from it.
+ *
+ * A wrong key, tampering and corruption all give #P2B_ERR_CORRUPT_STATE.
+ * All-or-nothing.
+ * \param agent The agent.
+ * \param key The key the state was saved under.
+ * \param buf The sealed bytes; overwritten.
+ * \param len Their number.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_CORRUPT_STATE Wrong key, tampered, truncated or corrupted.
+ * \retval P2B_ERR_UNSUPPORTED_VERSION A state format this version does not know.
+ * \retval P2B_ERR_STATE_MISMATCH Saved under another configuration or codebook.
+ * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_restore_encrypted(p2b_agent* agent,
+                                                             const uint8_t key[P2B_STATE_KEY_BYTES],
+                                                             uint8_t* buf, size_t len);
+
+/* ---- deprecated names, kept until 1.0 ------------------------------- */
+
+#ifndef P2B_NO_DEPRECATED
+/** \brief Deprecated: the plaintext tuple is ::p2b_tuple. */
+typedef p2b_tuple p2b_report P2B_DEPRECATED("renamed p2b_tuple");
+
+/**
+ * \brief Deprecated: renamed p2b_agent_poll_envelope(), which it calls.
+ * \param agent The agent.
+ * \param envelope Receives exactly #P2B_ENVELOPE_BYTES bytes.
+ * \param cap Its capacity.
+ * \param written Receives the number of bytes written.
+ * \retval P2B_OK An envelope was written.
+ * \retval P2B_NO_REPORT Nothing to send right now.
+ * \retval P2B_BUDGET_EXHAUSTED The epsilon budget is spent.
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` < #P2B_ENVELOPE_BYTES.
+ * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to seal.
+ */
+P2B_NODISCARD P2B_API P2B_DEPRECATED("renamed p2b_agent_poll_envelope") p2b_status
+    p2b_agent_poll_report(p2b_agent* agent, uint8_t* envelope, size_t cap, size_t* written);
+#endif
 
 #ifdef __cplusplus
 }

@@ -43,7 +43,7 @@ int main(void) {
   p2b_agent *agent = NULL, *copy = NULL;
   uint32_t action = 0, code = 0, i;
   uint64_t id = 0;
-  p2b_report rep;
+  p2b_tuple rep;
   p2b_privacy ledger;
   int reports = 0;
   float x[DIM] = {0.1f, 0.2f, 0.3f, 0.4f};
@@ -86,7 +86,7 @@ int main(void) {
     } else {
       uint8_t envelope[P2B_ENVELOPE_BYTES];
       size_t written = 0;
-      while (p2b_agent_poll_report(agent, envelope, sizeof envelope, &written) == P2B_OK) {
+      while (p2b_agent_poll_envelope(agent, envelope, sizeof envelope, &written) == P2B_OK) {
         CHECK(written == P2B_ENVELOPE_BYTES);
         ++reports;
       }

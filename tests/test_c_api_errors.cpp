@@ -1,5 +1,7 @@
 // The C API's bad-input matrix: every error status is reached by some bad
-// input, and no failing call changes the agent (compared via its saved bytes).
+// input, no failing call changes the agent (compared via its saved bytes),
+// and every status a function returns here is one its documentation in
+// p2b.h lists (documented_statuses.hpp wraps every call).
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -9,6 +11,8 @@
 #include "model_support.hpp"
 #include "p2b/config.hpp"
 #include "test_support.hpp"
+// Last: from here on every p2b_* call is checked against its \retval list.
+#include "header_example/documented_statuses.hpp"
 
 namespace {
 
@@ -51,6 +55,16 @@ class CApiErrors : public ::testing::Test {
 
   p2b_config cfg() const { return t_.cfg; }
 
+  // init of `k` into fresh memory of the test agent's size; a failure must
+  // not hand out a handle.
+  p2b_status init_elsewhere(const p2b_config& k) const {
+    auto mem = p2b_test::aligned_arena(t_.bytes);
+    p2b_agent* other = nullptr;
+    const p2b_status s = p2b_agent_init(mem.get(), t_.bytes, &k, &other);
+    if (s != P2B_OK) EXPECT_EQ(other, nullptr);
+    return s;
+  }
+
   p2b_test::TestAgent t_;
   float x_[kDim] = {1, 2, 3, 4};
   uint64_t rewarded_ = 0, open_ = 0, expired_ = 0;
@@ -63,7 +77,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   uint32_t action = 0, code = 0;
   uint64_t id = 0;
   float mean[kArms], width[kArms], c[kDim];
-  p2b_report rep;
+  p2b_tuple rep;
   size_t n = 0;
   std::vector<uint8_t> buf(1 << 16);
 
@@ -80,17 +94,17 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
          [&] { return p2b_agent_reward(nullptr, open_, 1.0F); });
   expect(P2B_ERR_NULL_POINTER, "poll tuple", [&] { return p2b_agent_poll_tuple(ag, nullptr); });
   expect(P2B_ERR_NULL_POINTER, "poll envelope",
-         [&] { return p2b_agent_poll_report(ag, nullptr, 0, &n); });
+         [&] { return p2b_agent_poll_envelope(ag, nullptr, 0, &n); });
   expect(P2B_ERR_NULL_POINTER, "fingerprints", [&] { return p2b_agent_fingerprints(ag, nullptr); });
   expect(P2B_ERR_NULL_POINTER, "missing shuffler key", [&] {
     p2b_config k = cfg();
     k.shuffler_public_key = nullptr;
-    return p2b_agent_footprint(&k, &n);
+    return init_elsewhere(k);
   });
   expect(P2B_ERR_NULL_POINTER, "missing verify key", [&] {
     p2b_config k = cfg();
     k.analyzer_verify_key = nullptr;
-    return p2b_agent_footprint(&k, &n);
+    return init_elsewhere(k);
   });
   expect(P2B_ERR_NULL_POINTER, "scores",
          [&] { return p2b_agent_scores(ag, x_, kDim, nullptr, width, kArms); });
@@ -105,15 +119,38 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   expect(P2B_ERR_NULL_POINTER, "codebook", [&] {
     p2b_config k = cfg();
     k.centroids = nullptr;
-    return p2b_agent_footprint(&k, &n);
+    return init_elsewhere(k);
   });
 
   // Configurations out of range.
-  const std::vector<std::pair<const char*, std::function<void(p2b_config&)>>> bad_configs = {
+  // Shape fields first: the footprint query must refuse them as init does.
+  const std::vector<std::pair<const char*, std::function<void(p2b_config&)>>> bad_shapes = {
       {"dim 0", [](p2b_config& k) { k.dim = 0; }},
       {"dim above max", [](p2b_config& k) { k.dim = P2B_MAX_DIM + 1; }},
       {"n_actions 0", [](p2b_config& k) { k.n_actions = 0; }},
       {"n_actions above max", [](p2b_config& k) { k.n_actions = P2B_MAX_ACTIONS + 1; }},
+      {"window 0", [](p2b_config& k) { k.window = 0; }},
+      {"window above max", [](p2b_config& k) { k.window = P2B_MAX_WINDOW + 1; }},
+      {"pending 0", [](p2b_config& k) { k.pending_capacity = 0; }},
+      {"pending above max", [](p2b_config& k) { k.pending_capacity = P2B_MAX_PENDING + 1; }},
+      {"outbox 0", [](p2b_config& k) { k.outbox_capacity = 0; }},
+      {"outbox above max", [](p2b_config& k) { k.outbox_capacity = P2B_MAX_OUTBOX + 1; }},
+      {"codes 0", [](p2b_config& k) { k.n_codes = 0; }},
+      {"codes above max", [](p2b_config& k) { k.n_codes = P2B_MAX_CODES + 1; }},
+  };
+  for (const auto& entry : bad_shapes) {
+    const char* what = entry.first;
+    const auto& mutate = entry.second;
+    expect(P2B_ERR_BAD_CONFIG, what, [&] {
+      p2b_config k = cfg();
+      mutate(k);
+      const p2b_status fp = p2b_agent_footprint(&k, &n);
+      EXPECT_EQ(init_elsewhere(k), fp) << what << ": init and footprint disagree";
+      return fp;
+    });
+  }
+  // Other fields: only init reads them; the footprint of the shape stands.
+  const std::vector<std::pair<const char*, std::function<void(p2b_config&)>>> bad_configs = {
       {"p = 0", [](p2b_config& k) { k.participation = 0.0; }},
       {"p = 1", [](p2b_config& k) { k.participation = 1.0; }},
       {"p NaN", [](p2b_config& k) { k.participation = NAN; }},
@@ -123,15 +160,13 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
       {"lambda below 1e-6", [](p2b_config& k) { k.ridge_lambda = 1e-7; }},
       {"ts_scale < 0", [](p2b_config& k) { k.ts_scale = -0.1; }},
       {"q 0", [](p2b_config& k) { k.round_digits = 0; }},
-      {"q 7", [](p2b_config& k) { k.round_digits = 7; }},
-      {"window 0", [](p2b_config& k) { k.window = 0; }},
+      {"q above max", [](p2b_config& k) { k.round_digits = P2B_MAX_DIGITS + 1; }},
+      {"alpha above 1e6", [](p2b_config& k) { k.alpha = 2e6; }},
+      {"ts_scale above 1e6", [](p2b_config& k) { k.ts_scale = 2e6; }},
+      {"lambda above 1e6", [](p2b_config& k) { k.ridge_lambda = 2e6; }},
       {"neg_rate > 1", [](p2b_config& k) { k.neg_rate = 1.5; }},
       {"budget 0", [](p2b_config& k) { k.epsilon_budget = 0.0; }},
       {"budget NaN", [](p2b_config& k) { k.epsilon_budget = NAN; }},
-      {"pending 0", [](p2b_config& k) { k.pending_capacity = 0; }},
-      {"outbox 0", [](p2b_config& k) { k.outbox_capacity = 0; }},
-      {"codes 0", [](p2b_config& k) { k.n_codes = 0; }},
-      {"codes above max", [](p2b_config& k) { k.n_codes = P2B_MAX_CODES + 1; }},
       {"policy", [](p2b_config& k) { k.policy = 7; }},
       {"rng mode", [](p2b_config& k) { k.rng_mode = 9; }},
   };
@@ -141,13 +176,10 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
     expect(P2B_ERR_BAD_CONFIG, what, [&] {
       p2b_config k = cfg();
       mutate(k);
-      const p2b_status fp = p2b_agent_footprint(&k, &n);
-      auto mem = p2b_test::aligned_arena(t_.bytes);
-      p2b_agent* other = nullptr;
-      const p2b_status in = p2b_agent_init(mem.get(), t_.bytes, &k, &other);
-      EXPECT_EQ(in, fp) << what << ": init and footprint disagree";
-      EXPECT_EQ(other, nullptr);
-      return fp;
+      size_t shape_bytes = 0;
+      EXPECT_EQ(p2b_agent_footprint(&k, &shape_bytes), P2B_OK) << what;
+      EXPECT_EQ(shape_bytes, t_.bytes) << what;
+      return init_elsewhere(k);
     });
   }
 
@@ -330,14 +362,15 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   expect(P2B_ERR_BUFFER_TOO_SMALL, "envelope buffer", [&] {
     auto other = agent_with_report(nullptr);
     const std::vector<uint8_t> before = p2b_test::saved(other.agent);
-    const p2b_status s = p2b_agent_poll_report(other.agent, buf.data(), P2B_ENVELOPE_BYTES - 1, &n);
+    const p2b_status s =
+        p2b_agent_poll_envelope(other.agent, buf.data(), P2B_ENVELOPE_BYTES - 1, &n);
     EXPECT_EQ(p2b_test::saved(other.agent), before);
     return s;
   });
   expect(P2B_ERR_CRYPTO_FAILURE, "sealing fails", [&] {
     auto other = agent_with_report(&broken_seal);
     const std::vector<uint8_t> before = p2b_test::saved(other.agent);
-    const p2b_status s = p2b_agent_poll_report(other.agent, buf.data(), buf.size(), &n);
+    const p2b_status s = p2b_agent_poll_envelope(other.agent, buf.data(), buf.size(), &n);
     EXPECT_EQ(p2b_test::saved(other.agent), before) << "the report must stay queued";
     return s;
   });
@@ -346,7 +379,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
         p2b_test::sodium_seal, p2b_test::sodium_hash, nullptr, nullptr, nullptr, nullptr};
     p2b_config k = cfg();
     k.crypto = &partial;
-    return p2b_agent_footprint(&k, &n);
+    return init_elsewhere(k);
   });
 
   // A random source that fails: the reward that closes a window needs it.
@@ -388,11 +421,102 @@ TEST(CApiStatus, EveryStatusHasItsOwnDescription) {
   EXPECT_EQ(seen.count("unknown status"), 0U) << "a status without its own description";
 }
 
-TEST(CApiVersion, RuntimeVersionMatchesHeader) {
+TEST(CApiVersion, RuntimeVersionMatchesHeaderAndTheBuild) {
   EXPECT_EQ(p2b_version(), static_cast<unsigned>(P2B_VERSION_NUMBER));
   EXPECT_STREQ(p2b_version_string(), P2B_VERSION_STRING);
-  EXPECT_EQ(p2b_arena_align(), static_cast<size_t>(P2B_ARENA_ALIGN));
+  const std::string from_numbers = std::to_string(P2B_VERSION_MAJOR) + "." +
+                                   std::to_string(P2B_VERSION_MINOR) + "." +
+                                   std::to_string(P2B_VERSION_PATCH);
+  EXPECT_EQ(from_numbers, P2B_VERSION_STRING);
+  // CMake reads the numbers from p2b.h; the project version must be them.
+  EXPECT_STREQ(P2B_PROJECT_VERSION, P2B_VERSION_STRING);
 }
+
+TEST(CApiSizes, EverySizeMacroHasAFunctionTwin) {
+  EXPECT_EQ(p2b_arena_align(), static_cast<size_t>(P2B_ARENA_ALIGN));
+  EXPECT_EQ(p2b_max_dim(), static_cast<uint32_t>(P2B_MAX_DIM));
+  EXPECT_EQ(p2b_max_actions(), static_cast<uint32_t>(P2B_MAX_ACTIONS));
+  EXPECT_EQ(p2b_max_codes(), static_cast<uint32_t>(P2B_MAX_CODES));
+  EXPECT_EQ(p2b_max_digits(), static_cast<uint32_t>(P2B_MAX_DIGITS));
+  EXPECT_EQ(p2b_max_window(), static_cast<uint32_t>(P2B_MAX_WINDOW));
+  EXPECT_EQ(p2b_max_pending(), static_cast<uint32_t>(P2B_MAX_PENDING));
+  EXPECT_EQ(p2b_max_outbox(), static_cast<uint32_t>(P2B_MAX_OUTBOX));
+  EXPECT_EQ(p2b_key_bytes(), static_cast<size_t>(P2B_KEY_BYTES));
+  EXPECT_EQ(p2b_fingerprint_bytes(), static_cast<size_t>(P2B_FINGERPRINT_BYTES));
+  EXPECT_EQ(p2b_envelope_bytes(), static_cast<size_t>(P2B_ENVELOPE_BYTES));
+  EXPECT_EQ(p2b_state_key_bytes(), static_cast<size_t>(P2B_STATE_KEY_BYTES));
+  EXPECT_EQ(p2b_state_encryption_overhead(), static_cast<size_t>(P2B_STATE_ENCRYPTION_OVERHEAD));
+  auto t = p2b_test::make_agent(p2b_test::base_config(4, 3, 8, 1));
+  size_t plain = 0, sealed = 0;
+  ASSERT_EQ(p2b_agent_save_size(t.agent, &plain), P2B_OK);
+  ASSERT_EQ(p2b_agent_save_encrypted_size(t.agent, &sealed), P2B_OK);
+  EXPECT_EQ(sealed, plain + P2B_STATE_ENCRYPTION_OVERHEAD);
+  std::vector<uint8_t> box(sealed);
+  const uint8_t key[P2B_STATE_KEY_BYTES] = {7};
+  size_t written = 0;
+  ASSERT_EQ(p2b_agent_save_encrypted(t.agent, key, box.data(), box.size(), &written), P2B_OK);
+  EXPECT_EQ(written, sealed);
+}
+
+TEST(CApiFootprint, DependsOnTheShapeAlone) {
+  p2b_config full = p2b_test::base_config(10, 7, 256, 1);
+  std::vector<float> book = p2b_test::random_codebook(256, 10, 1);
+  full.centroids = book.data();
+  size_t with_everything = 0;
+  ASSERT_EQ(p2b_agent_footprint(&full, &with_everything), P2B_OK);
+  // No keys, no codebook, no crypto, no random source, nonsense elsewhere.
+  p2b_config shape{};
+  shape.dim = full.dim;
+  shape.n_actions = full.n_actions;
+  shape.n_codes = full.n_codes;
+  shape.window = full.window;
+  shape.pending_capacity = full.pending_capacity;
+  shape.outbox_capacity = full.outbox_capacity;
+  shape.participation = 7.0;
+  shape.policy = 99;
+  size_t from_shape = 0;
+  ASSERT_EQ(p2b_agent_footprint(&shape, &from_shape), P2B_OK);
+  EXPECT_EQ(from_shape, with_everything);
+}
+
+TEST(CApiFingerprints, NeedNoCryptoPortAndMatchBlake2b128) {
+  const p2b_test::TestKeys& keys = p2b_test::test_keys();
+  uint8_t ours[P2B_FINGERPRINT_BYTES];
+  ASSERT_EQ(p2b_key_fingerprint(keys.shuffler_pk, ours), P2B_OK);
+  uint8_t theirs[P2B_FINGERPRINT_BYTES];
+  ASSERT_EQ(crypto_generichash(theirs, sizeof theirs, keys.shuffler_pk, P2B_KEY_BYTES, nullptr, 0),
+            0);
+  EXPECT_EQ(std::vector<uint8_t>(ours, ours + 16), std::vector<uint8_t>(theirs, theirs + 16));
+  // And the agent, which fingerprints through its crypto port, agrees.
+  auto t = p2b_test::make_agent(p2b_test::base_config(4, 3, 8, 1));
+  p2b_fingerprints fp;
+  ASSERT_EQ(p2b_agent_fingerprints(t.agent, &fp), P2B_OK);
+  EXPECT_EQ(std::vector<uint8_t>(fp.shuffler, fp.shuffler + 16),
+            std::vector<uint8_t>(ours, ours + 16));
+}
+
+// The old names keep working until 1.0 (and warn; silenced here on purpose).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST(CApiDeprecated, PollReportAndTheReportTypeStillWork) {
+  p2b_config k = p2b_test::base_config(4, 3, 8, 1);
+  k.window = 1;
+  k.participation = 0.999;
+  auto t = p2b_test::make_agent(k);
+  const float x[4] = {1, 2, 3, 4};
+  uint32_t action = 0;
+  uint64_t id = 0;
+  ASSERT_EQ(p2b_agent_decide(t.agent, x, 4, &action, &id), P2B_OK);
+  ASSERT_EQ(p2b_agent_reward(t.agent, id, 1.0F), P2B_OK);
+  uint8_t env[P2B_ENVELOPE_BYTES];
+  size_t n = 0;
+  EXPECT_EQ(p2b_agent_poll_report(t.agent, env, sizeof env, &n), P2B_OK);
+  EXPECT_EQ(n, static_cast<size_t>(P2B_ENVELOPE_BYTES));
+  p2b_report tuple;
+  EXPECT_EQ(p2b_agent_poll_tuple(t.agent, &tuple), P2B_NO_REPORT);
+  static_assert(sizeof(p2b_report) == sizeof(p2b_tuple), "alias of the same type");
+}
+#pragma GCC diagnostic pop
 
 TEST(CApiFootprint, IsExactAndGrowsWithEveryDimension) {
   p2b_config cfg = p2b_test::base_config(10, 10, 1024, 1);

@@ -116,8 +116,8 @@ static double learn(p2b_agent* agent, uint32_t* reports, uint32_t* opened) {
     uint8_t envelope[P2B_ENVELOPE_BYTES];
     size_t written = 0;
     p2b_status s;
-    while ((s = p2b_agent_poll_report(agent, envelope, sizeof envelope, &written)) == P2B_OK) {
-      p2b_report rep;
+    while ((s = p2b_agent_poll_envelope(agent, envelope, sizeof envelope, &written)) == P2B_OK) {
+      p2b_tuple rep;
       ++*reports;
       if (written == P2B_ENVELOPE_BYTES && open_envelope(&keys, envelope, &rep) == 0 &&
           rep.code < CODES && rep.action < ACTIONS && (rep.reward == 0.0f || rep.reward == 1.0f)) {
@@ -125,7 +125,7 @@ static double learn(p2b_agent* agent, uint32_t* reports, uint32_t* opened) {
       }
     }
     if (p2b_is_error(s)) {
-      check_status(s, P2B_OK, "poll_report");
+      check_status(s, P2B_OK, "poll_envelope");
       return -1.0;
     }
   }
@@ -225,7 +225,7 @@ int main(void) {
   out_milli(late);
   out_str(" (chance 0.100)\n");
   check(late > 0.5, "decide/reward: the agent learned the preference");
-  check(reports > 0, "poll_report produced sealed envelopes");
+  check(reports > 0, "poll_envelope produced sealed envelopes");
   check(opened == reports, "every envelope opens to a valid (code, action, reward)");
   out_str("       reports: ");
   out_u32(reports);

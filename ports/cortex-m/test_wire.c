@@ -28,7 +28,7 @@ int derive_test_keys(test_keys* keys) {
   return crypto_sign_seed_keypair(keys->verify_pk, keys->sign_sk, seed);
 }
 
-int open_envelope(const test_keys* keys, const uint8_t* envelope, p2b_report* out) {
+int open_envelope(const test_keys* keys, const uint8_t* envelope, p2b_tuple* out) {
   uint8_t fp[kFp];
   crypto_generichash(fp, sizeof fp, keys->shuffler_pk, 32, NULL, 0);
   if (memcmp(envelope, fp, kFp) != 0) return -1;

@@ -20,7 +20,7 @@ int derive_test_keys(test_keys* keys);
 
 /* Opens both layers of a P2B_ENVELOPE_BYTES envelope as the shuffler and the
  * analyzer would; 0 on success with the tuple in `out`. */
-int open_envelope(const test_keys* keys, const uint8_t* envelope, p2b_report* out);
+int open_envelope(const test_keys* keys, const uint8_t* envelope, p2b_tuple* out);
 
 typedef struct model_source {
   uint32_t dim, n_actions;

@@ -70,7 +70,7 @@ void exercise(p2b_agent* ag) {
   uint8_t envelope[P2B_ENVELOPE_BYTES];
   size_t written = 0;
   // Restored outbox entries are sealed here for the first time.
-  for (int i = 0; i < 4 && p2b_agent_poll_report(ag, envelope, sizeof envelope, &written) == P2B_OK;
+  for (int i = 0; i < 4 && p2b_agent_poll_envelope(ag, envelope, sizeof envelope, &written) == P2B_OK;
        ++i) {
     p2b_fuzz::require(written == P2B_ENVELOPE_BYTES, "envelope size");
   }
@@ -87,7 +87,7 @@ void exercise(p2b_agent* ag) {
       (void)p2b_agent_reward(ag, id - back, 1.0F);
     }
   }
-  p2b_report rep;
+  p2b_tuple rep;
   while (p2b_agent_poll_tuple(ag, &rep) == P2B_OK) {
     p2b_fuzz::require(rep.code < p2b_fuzz::kCodes && rep.action < p2b_fuzz::kActions,
                       "report out of range");

@@ -55,7 +55,7 @@ std::vector<Bytes> envelopes_from(p2b_agent* ag, std::mt19937_64& rng,
       require(p2b_agent_reward(ag, id, r) == P2B_OK, "reward");
       Bytes env(P2B_ENVELOPE_BYTES);
       size_t written = 0;
-      if (p2b_agent_poll_report(ag, env.data(), env.size(), &written) == P2B_OK) {
+      if (p2b_agent_poll_envelope(ag, env.data(), env.size(), &written) == P2B_OK) {
         out.push_back(env);
         break;
       }

@@ -234,7 +234,7 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativePollReport(JNIEnv* env, jclas
   uint8_t sealed[P2B_ENVELOPE_BYTES];
   const auto cap = static_cast<size_t>(env->GetArrayLength(envelope));
   size_t written = 0;
-  const p2b_status s = p2b_agent_poll_report(agent_of(handle), sealed,
+  const p2b_status s = p2b_agent_poll_envelope(agent_of(handle), sealed,
                                              cap < sizeof sealed ? cap : sizeof sealed, &written);
   if (s == P2B_OK) {
     env->SetByteArrayRegion(envelope, 0, static_cast<jsize>(written),

@@ -145,8 +145,14 @@ public final class P2BAgent implements AutoCloseable {
    * Returns {@link P2BStatus#OK} when ENVELOPE_BYTES were written (upload them as they are),
    * {@link P2BStatus#NO_REPORT}, or {@link P2BStatus#BUDGET_EXHAUSTED} once reporting has ended.
    */
-  public synchronized int pollReport(byte[] envelope) {
+  public synchronized int pollEnvelope(byte[] envelope) {
     return check(nativePollReport(agent(), envelope));
+  }
+
+  /** @deprecated Renamed {@link #pollEnvelope}, which it calls; kept until 1.0. */
+  @Deprecated
+  public int pollReport(byte[] envelope) {
+    return pollEnvelope(envelope);
   }
 
   /** Verifies and applies a signed warm-start model bundle from the analyzer. */

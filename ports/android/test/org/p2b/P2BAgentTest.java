@@ -8,7 +8,7 @@ import java.nio.file.Paths;
 import java.util.Arrays;
 
 /**
- * Drives P2BAgent through the JNI shim on the host JVM: decide, reward, pollReport, save/restore,
+ * Drives P2BAgent through the JNI shim on the host JVM: decide, reward, pollEnvelope, save/restore,
  * applyModel, close, and errors arriving as P2BException. Needs the directory p2b_jni_fixture
  * wrote (keys, codebook, signed bundles) as its argument. Exits non-zero on any failed check.
  */
@@ -73,7 +73,7 @@ public final class P2BAgentTest {
         agent.reward(d.id, d.action == 2 ? 1.0f : 0.0f);
         lastId = d.id;
         Arrays.fill(envelope, (byte) 0);
-        while (agent.pollReport(envelope) == P2BStatus.OK) {
+        while (agent.pollEnvelope(envelope) == P2BStatus.OK) {
           ++reports;
           check(!Arrays.equals(envelope, new byte[P2BAgent.ENVELOPE_BYTES]), "envelope written");
         }
