@@ -1,4 +1,4 @@
-// The two-layer report envelope (DESIGN.md section 5), fixed length for a
+// The two-layer report envelope (docs/formats.md), fixed length for a
 // given build:
 //
 //   envelope = shuffler_fp[16] || seal_shuffler( pad128( Envelope{crowd_id, inner, shuffler_fp} ) )

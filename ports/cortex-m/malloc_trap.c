@@ -1,4 +1,4 @@
-/* The device library never allocates (DESIGN §6), so on Cortex-M there is no
+/* The device library never allocates (docs/architecture.md), so on Cortex-M there is no
  * heap: every allocator entry point, newlib's reentrant ones and _sbrk
  * included, stops the core with a message. An accidental allocation - an
  * Eigen temporary, a printf that buffers - then fails loudly at its first

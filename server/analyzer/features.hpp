@@ -1,4 +1,4 @@
-// What a report's code becomes as a context vector (DESIGN.md sections 2-3).
+// What a report's code becomes as a context vector (docs/analyzer.md, "Aggregation modes").
 //   default: the code's centroid, dim = the codebook's d, so the warm model
 //            fits devices that keep using their raw d-dimensional contexts.
 //   paper:   the code itself as one scalar feature, x = [code], dim = 1, as

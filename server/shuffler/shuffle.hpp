@@ -1,7 +1,7 @@
 // The privacy core of the shuffler: a uniformly random order, so that the
 // position of a record in a batch says nothing about when or from whom it
 // arrived, and crowd thresholding, so that the analyzer only learns about
-// codes that many devices share (DESIGN.md section 5; docs/shuffler.md).
+// codes that many devices share (docs/shuffler.md).
 #pragma once
 
 #include <cstddef>

@@ -13,7 +13,7 @@
 
 namespace p2b::sim {
 
-// paper:   the reference code's choices (DESIGN.md section 3): the private
+// paper:   the reference code's choices (docs/simulator.md): the private
 //          side's context is the scalar code (1-D), and all late users of a
 //          warm setting share one agent that keeps learning.
 // default: the analyzer decodes codes to centroids (d-dimensional model) and
