@@ -42,7 +42,7 @@ int main(void) {
   void *arena = NULL, *state = NULL;
   int step, hits = 0, late_hits = 0;
 
-  p2b_config_default(&cfg);
+  if ((s = p2b_config_default(&cfg)) != P2B_OK) return fail("config", s);
   cfg.dim = DIM;
   cfg.n_actions = ACTIONS;
   cfg.centroids = kCodebook;
@@ -77,14 +77,14 @@ int main(void) {
     }
     if (p2b_is_error(s)) return fail("poll", s);
   }
-  p2b_agent_privacy(agent, &ledger);
+  if ((s = p2b_agent_privacy(agent, &ledger)) != P2B_OK) return fail("privacy", s);
   printf("reward rate: %.2f overall, %.2f over the last 500 steps\n", hits / 2000.0,
          late_hits / 500.0);
   printf("privacy: %llu reports, epsilon spent %.3f of %.3f%s\n",
          (unsigned long long)ledger.reports, ledger.epsilon_spent, ledger.epsilon_budget,
          ledger.exhausted ? " (budget exhausted: reporting stopped)" : "");
 
-  p2b_agent_save_size(agent, &state_bytes);
+  if ((s = p2b_agent_save_size(agent, &state_bytes)) != P2B_OK) return fail("save size", s);
   state = malloc(state_bytes);
   if (state == NULL) return 1;
   if ((s = p2b_agent_save(agent, state, state_bytes, &written)) != P2B_OK) return fail("save", s);

@@ -67,7 +67,7 @@ static void make_codebook(void) {
 }
 
 static void make_config(p2b_config* cfg) {
-  p2b_config_default(cfg);
+  check_status(p2b_config_default(cfg), P2B_OK, "config default");
   cfg->dim = DIM;
   cfg->n_actions = ACTIONS;
   cfg->centroids = codebook;
@@ -137,7 +137,7 @@ static void check_encode(p2b_agent* agent) {
   uint32_t code = 0, again = 0;
   make_context(x);
   check_status(p2b_agent_encode(agent, x, DIM, &code), P2B_OK, "encode");
-  p2b_agent_encode(agent, x, DIM, &again);
+  check_status(p2b_agent_encode(agent, x, DIM, &again), P2B_OK, "encode again");
   check(code < CODES && code == again, "encode: valid and repeatable code");
   check_status(p2b_agent_centroid(agent, code, centroid, DIM), P2B_OK, "centroid");
   check(memcmp(centroid, codebook + code * DIM, sizeof centroid) == 0,
@@ -174,7 +174,7 @@ static void check_model_apply(p2b_agent* agent, const p2b_config* cfg) {
   p2b_agent* fresh = NULL;
   p2b_fingerprints fp;
   uint64_t version = 0;
-  p2b_agent_fingerprints(agent, &fp);
+  check_status(p2b_agent_fingerprints(agent, &fp), P2B_OK, "fingerprints");
   check_status(p2b_agent_export(agent, export_a, export_b, ACTIONS, DIM), P2B_OK, "export");
   const model_source src = {DIM, ACTIONS, export_a, export_b, fp.codebook, 1};
   const size_t len = build_model_bundle(&keys, &src, bundle, sizeof bundle);
@@ -185,7 +185,7 @@ static void check_model_apply(p2b_agent* agent, const p2b_config* cfg) {
                "apply_model rejects a bad signature");
   bundle[len - 1] ^= 1u;
   check_status(p2b_agent_apply_model(fresh, bundle, len), P2B_OK, "apply_model");
-  p2b_agent_model_version(fresh, &version);
+  check_status(p2b_agent_model_version(fresh, &version), P2B_OK, "model version");
   check(version == 1, "model version 1 applied");
   check(same_scores(agent, fresh), "warm-started agent scores like the source");
   check_status(p2b_agent_apply_model(fresh, bundle, len), P2B_ERR_MODEL_ROLLBACK,

@@ -113,7 +113,7 @@ inline const std::vector<float>& codebook() {
 inline p2b_config agent_config() {
   const Keys& k = keys();
   p2b_config cfg;
-  p2b_config_default(&cfg);
+  if (p2b_config_default(&cfg) != P2B_OK) std::abort();
   cfg.dim = kDim;
   cfg.n_actions = kActions;
   cfg.centroids = codebook().data();

@@ -26,7 +26,7 @@ int main(void) {
     size_t bytes = 0;
     p2b_status st;
     if (codebook == NULL) return 1;
-    p2b_config_default(&cfg);
+    if (p2b_config_default(&cfg) != P2B_OK) return 1;
     cfg.dim = s->dim;
     cfg.n_actions = s->n_actions;
     cfg.n_codes = s->n_codes;

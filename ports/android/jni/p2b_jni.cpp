@@ -84,7 +84,8 @@ p2b_status read_config(JNIEnv* env, jintArray u32, jdoubleArray f64, jlong seed,
   env->GetIntArrayRegion(u32, 0, kU32, u);
   env->GetDoubleArrayRegion(f64, 0, kF64, f);
   p2b_config& c = out->cfg;
-  p2b_config_default(&c);
+  const p2b_status defaults = p2b_config_default(&c);
+  if (defaults != P2B_OK) return defaults;
   c.dim = static_cast<uint32_t>(u[kDim]);
   c.n_actions = static_cast<uint32_t>(u[kActions]);
   c.policy = static_cast<uint32_t>(u[kPolicy]);
@@ -141,7 +142,8 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeDefaults(JNIEnv* env, jclass 
     return ret(P2B_ERR_BUFFER_TOO_SMALL);
   }
   p2b_config c;
-  p2b_config_default(&c);
+  const p2b_status defaults = p2b_config_default(&c);
+  if (defaults != P2B_OK) return ret(defaults);
   const jint u[kU32] = {static_cast<jint>(c.dim),
                         static_cast<jint>(c.n_actions),
                         static_cast<jint>(c.policy),
@@ -235,7 +237,7 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativePollReport(JNIEnv* env, jclas
   const auto cap = static_cast<size_t>(env->GetArrayLength(envelope));
   size_t written = 0;
   const p2b_status s = p2b_agent_poll_envelope(agent_of(handle), sealed,
-                                             cap < sizeof sealed ? cap : sizeof sealed, &written);
+                                               cap < sizeof sealed ? cap : sizeof sealed, &written);
   if (s == P2B_OK) {
     env->SetByteArrayRegion(envelope, 0, static_cast<jsize>(written),
                             reinterpret_cast<const jbyte*>(sealed));

@@ -41,7 +41,7 @@ void append_le(std::vector<uint8_t>* out, T value) {
 // The codebook's fingerprint, as an agent set up with it reports it.
 bool codebook_fingerprint(const float* codebook, const uint8_t* any_key, uint8_t* fp) {
   p2b_config cfg;
-  p2b_config_default(&cfg);
+  if (p2b_config_default(&cfg) != P2B_OK) return false;
   cfg.dim = kDim;
   cfg.n_actions = kActions;
   cfg.centroids = codebook;
