@@ -1,25 +1,21 @@
-# Install rules and package files (issue #6): the C and C++ headers, every
-# static archive of the link chain, libp2b.so with its SONAME links, a CMake
-# package (find_package(p2b)) and a pkg-config file (p2b.pc).
+# Install rules and package files: the C headers, libp2b.a, libp2b.so with
+# its SONAME links, a CMake package (find_package(p2b)) and a pkg-config file
+# (p2b.pc).
 # Included once from the top-level CMakeLists.txt after the library targets.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# Packages are for OS targets; firmware (e.g. the cortex-m port) links the
-# archives from its build tree.
+# Packages are for OS targets; firmware (e.g. the cortex-m port) links
+# libp2b.a from its build tree, or builds an exported tree
+# (scripts/export-tree.sh).
 if(NOT P2B_PORT MATCHES "^(posix|none)$")
   return()
 endif()
 
-# Exported names match the build tree's aliases (p2b::core, p2b::p2b).
-set_target_properties(p2b_core PROPERTIES EXPORT_NAME core)
-set_target_properties(p2b_port PROPERTIES EXPORT_NAME port)
-set_target_properties(p2b_proto PROPERTIES EXPORT_NAME proto)
-set_target_properties(p2b_nanopb PROPERTIES EXPORT_NAME nanopb)
-
-# The static p2b links core and port privately; the export keeps them as
-# $<LINK_ONLY:...>, so all five archives must be installed and exported.
-set(p2b_install_targets p2b p2b_core p2b_port p2b_proto p2b_nanopb)
+# The stable surface is the C API: libp2b.a and libp2b.so, each holding the
+# whole device library (core, port, generated code, nanopb runtime), and the
+# C headers. include/p2b/*.hpp is internal and not installed.
+set(p2b_install_targets p2b)
 if(TARGET p2b_shared)
   list(APPEND p2b_install_targets p2b_shared)
 endif()
@@ -27,9 +23,12 @@ install(TARGETS ${p2b_install_targets} EXPORT p2bTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/c_api/p2b.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/p2b DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  FILES_MATCHING PATTERN "*.hpp")
+set(p2b_public_headers ${PROJECT_SOURCE_DIR}/c_api/p2b.h)
+# The compiled limits, when the tree has them (c_api/p2b_build_config.h).
+if(EXISTS ${PROJECT_SOURCE_DIR}/c_api/p2b_build_config.h)
+  list(APPEND p2b_public_headers ${PROJECT_SOURCE_DIR}/c_api/p2b_build_config.h)
+endif()
+install(FILES ${p2b_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # ---- CMake package: lib/cmake/p2b ----
 set(p2b_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/p2b)
@@ -55,10 +54,6 @@ string(REGEX REPLACE "/$" "" P2B_PC_PREFIX_FROM_PCFILEDIR "${P2B_PC_PREFIX_FROM_
 set(P2B_PC_REQUIRES_PRIVATE "")
 if(P2B_PORT STREQUAL "posix")
   set(P2B_PC_REQUIRES_PRIVATE "libsodium")
-endif()
-set(P2B_PC_CFLAGS "")
-if(P2B_USE_DOUBLE)
-  set(P2B_PC_CFLAGS " -DP2B_USE_DOUBLE")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/p2b.pc.in ${PROJECT_BINARY_DIR}/p2b.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/p2b.pc DESTINATION ${p2b_pc_dir})

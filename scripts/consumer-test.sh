@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs p2b into a temporary prefix and builds tests/consumer against it
-# the ways an app would: find_package(p2b) (static C, shared C, C++ on the
-# core) and pkg-config (shared, and static via --static). Every program must
-# build and run; any failure stops the script with a message.
+# the ways an app would: find_package(p2b) (static C, shared C, the C API
+# from C++) and pkg-config (shared, and static via --static). The install
+# must be the C headers and one library (libp2b.a, libp2b.so), with no C++
+# header; libp2b.a must define every p2b and nanopb symbol it uses. Every
+# program must build and run; any failure stops the script with a message.
 #
 #   bash scripts/consumer-test.sh [--release] [build-dir]
 #
@@ -25,7 +27,7 @@ on_exit() {
 }
 trap on_exit EXIT
 
-libs=(p2b p2b_shared p2b_core p2b_port p2b_proto p2b_nanopb)
+libs=(p2b p2b_shared)
 if [ "$release" = 1 ]; then
   build=${1:-"$repo/build-install"}
   step "configure + build a Release tree in $build (libraries only)"
@@ -45,16 +47,30 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/p2b-consumer.XXXXXX")
 prefix=$tmp/prefix
 step "install $build -> $prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in include/p2b.h include/p2b/agent.hpp; do
-  [ -f "$prefix/$f" ] || die "$f not installed"
-done
+[ -f "$prefix/include/p2b.h" ] || die "include/p2b.h not installed"
+if [ -f "$repo/c_api/p2b_build_config.h" ]; then
+  [ -f "$prefix/include/p2b_build_config.h" ] || die "include/p2b_build_config.h not installed"
+fi
+[ -e "$prefix/include/p2b" ] && die "include/p2b/ (internal C++ headers) installed"
 pc=$(find "$prefix" -name p2b.pc -print -quit)
 config=$(find "$prefix" -name p2bConfig.cmake -print -quit)
 if [ -z "$pc" ] || [ -z "$config" ]; then die "p2b.pc or p2bConfig.cmake not installed"; fi
 libdir=$(dirname "$(dirname "$pc")")
-for f in libp2b.a libp2b_core.a libp2b_port.a libp2b_proto.a libp2b_nanopb.a libp2b.so; do
+for f in libp2b.a libp2b.so; do
   [ -e "$libdir/$f" ] || die "$libdir/$f not installed"
 done
+for f in "$libdir"/*; do
+  case "${f##*/}" in
+    libp2b.a | libp2b.so | libp2b.so.* | cmake | pkgconfig) ;;
+    *) die "unexpected file in $libdir: ${f##*/}" ;;
+  esac
+done
+step "libp2b.a is self-contained (nm)"
+cmake -DNM="${NM:-nm}" -DLIB="$libdir/libp2b.a" -P "$repo/tests/check_self_contained.cmake"
+# One version, from c_api/p2b.h, everywhere.
+header_version=$(sed -nE 's/^#define P2B_VERSION_(MAJOR|MINOR|PATCH) +([0-9]+).*/\2/p' \
+  "$prefix/include/p2b.h" | paste -sd.)
+[ -e "$libdir/libp2b.so.$header_version" ] || die "libp2b.so.$header_version missing"
 soname=$(readelf -d "$libdir/libp2b.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ -e "$libdir/$soname" ] || die "SONAME link $soname missing"
 (cd "$prefix" && find . -type f -o -type l | sort | sed 's/^\.\//   /')
@@ -72,6 +88,8 @@ readelf -d "$tmp/cmake-build/consumer_c_shared" | grep -q "\[$soname\]" ||
   die "consumer_c_shared does not load $soname"
 
 export PKG_CONFIG_PATH=$libdir/pkgconfig
+[ "$(pkg-config --modversion p2b)" = "$header_version" ] ||
+  die "p2b.pc says $(pkg-config --modversion p2b), p2b.h says $header_version"
 src=$repo/tests/consumer/main.c
 step "pkg-config, shared: $cc main.c \$(pkg-config --cflags --libs p2b)"
 pkg-config --print-errors --exists p2b
@@ -92,4 +110,4 @@ readelf -d "$tmp/pc_static" | grep -q "\[libp2b\.so" && die "pc_static is not st
 "$tmp/pc_static" || die "pc_static exited nonzero"
 
 rm -rf "$tmp"
-step "OK (cmake: static C, shared C, C++ core; pkg-config: shared, static)"
+step "OK (cmake: static C, shared C, C API from C++; pkg-config: shared, static)"

@@ -7,8 +7,9 @@
 #   bash scripts/cortex-m-test.sh [build-dir]
 #
 # build-dir defaults to build-cortex-m4 in the repository root. Packages and
-# the libsodium source come from scripts/setup.sh; this script installs
-# nothing.
+# the libsodium source (.deps/libsodium-*) come from scripts/setup.sh; this
+# script installs nothing. Eigen is the host's (scripts/lib/eigen.sh), given
+# to the build as P2B_EIGEN_DIR.
 #
 # Environment:
 #   BUILD_TYPE  CMAKE_BUILD_TYPE (default: MinSizeRel, what a device ships)
@@ -27,8 +28,7 @@ timeout_s=${TIMEOUT:-120}
 
 # Fail early, with a pointer to setup.sh, when a tool or a source is missing.
 missing=()
-for tool in cmake ninja protoc protoc-gen-nanopb arm-none-eabi-gcc arm-none-eabi-g++ \
-            arm-none-eabi-size qemu-system-arm; do
+for tool in cmake ninja arm-none-eabi-gcc arm-none-eabi-g++ arm-none-eabi-size qemu-system-arm; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 multilib=/usr/lib/arm-none-eabi/newlib/thumb/v7e-m+fp/hard
@@ -36,7 +36,9 @@ multilib=/usr/lib/arm-none-eabi/newlib/thumb/v7e-m+fp/hard
 [ -e "$multilib/libstdc++_nano.a" ] || missing+=("libstdc++-arm-none-eabi-newlib")
 compgen -G "$repo/.deps/libsodium-*/src/libsodium/crypto_box/crypto_box_seal.c" >/dev/null ||
   missing+=("libsodium source in .deps/")
-compgen -G "$repo/.deps/nanopb-*/pb_decode.c" >/dev/null || missing+=("nanopb source in .deps/")
+# shellcheck source=lib/eigen.sh
+source "$repo/scripts/lib/eigen.sh"
+eigen=$(eigen_include_dir 2>/dev/null) || missing+=("Eigen (libeigen3-dev)")
 if [ ${#missing[@]} -ne 0 ]; then
   echo "cortex-m-test: missing ${missing[*]}; run scripts/setup.sh first" >&2
   exit 1
@@ -51,15 +53,16 @@ step() { echo "== cortex-m-test $*"; }
 step "configure -> $build ($build_type)"
 # shellcheck disable=SC2086  # CMAKE_ARGS is a word list on purpose
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
-  -DCMAKE_BUILD_TYPE="$build_type" ${CMAKE_ARGS:-} >/dev/null
+  -DCMAKE_BUILD_TYPE="$build_type" -DP2B_EIGEN_DIR="$eigen" ${CMAKE_ARGS:-} >/dev/null
 
 step "build (ninja -j$jobs)"
 ninja -C "$build" -j"$jobs"
 
 images="$build/ports/cortex-m"
 step "sizes for cortex-m4 ($build_type; archives before --gc-sections, in bytes)"
-for lib in libp2b_core.a libp2b.a ports/cortex-m/libp2b_port.a ports/cortex-m/libp2b_cortex_m_board.a \
-           ports/cortex-m/libp2b_sodium.a libp2b_nanopb.a libp2b_proto.a; do
+# libp2b is the whole device library (the four parts after it, plus the C API).
+for lib in libp2b.a libp2b_core.a ports/cortex-m/libp2b_port.a libp2b_proto.a libp2b_nanopb.a \
+           ports/cortex-m/libp2b_cortex_m_board.a ports/cortex-m/libp2b_sodium.a; do
   arm-none-eabi-size -t "$build/$lib" | tail -n 1 |
     awk -v name="$(basename "$lib" .a)" '{printf "  %-22s text %7d  data %5d  bss %5d\n", name, $1, $2, $3}'
 done

@@ -87,8 +87,11 @@ if [ -f "$repo/toolchains/cortex-m4.cmake" ]; then
   # object; P2B_STACK_USAGE adds -fstack-usage (.su) to p2b_core. Neither
   # changes the generated code.
   ci="-Os -DNDEBUG -fcallgraph-info=su"
-  if configure_build cortex-m4 cortex-m4.cmake "${device_libs[@]}" p2b p2b_port -- \
-    -DP2B_STACK_USAGE=ON "-DCMAKE_C_FLAGS_MINSIZEREL=$ci" "-DCMAKE_CXX_FLAGS_MINSIZEREL=$ci"; then
+  # shellcheck source=lib/eigen.sh
+  source "$repo/scripts/lib/eigen.sh"
+  if eigen=$(eigen_include_dir) &&
+    configure_build cortex-m4 cortex-m4.cmake "${device_libs[@]}" p2b p2b_port -- \
+    "-DP2B_EIGEN_DIR=$eigen" -DP2B_STACK_USAGE=ON "-DCMAKE_C_FLAGS_MINSIZEREL=$ci" "-DCMAKE_CXX_FLAGS_MINSIZEREL=$ci"; then
     m4_ok=1
     add_row cortex-m4 "p2b_core" arm-none-eabi-size "$m4_build/libp2b_core.a"
     add_row cortex-m4 "p2b_nanopb + p2b_proto" arm-none-eabi-size \
@@ -117,7 +120,7 @@ done
 arena_table() {  # name extra-cmake-args...
   local name=$1 build=$repo/build-footprint-$1
   shift
-  configure_build "$name" "" p2b p2b_shared p2b_core p2b_port p2b_proto p2b_nanopb -- "$@"
+  configure_build "$name" "" p2b p2b_shared -- "$@"
   cmake --install "$build" --prefix "$build/stage" >/dev/null
   cmake -S "$repo/tools/footprint" -B "$build/arena" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel \
     -DCMAKE_PREFIX_PATH="$build/stage" >"$build/arena.configure.log" 2>&1 ||
@@ -136,7 +139,7 @@ join <(sed 's/ /_/;s/ /_/' <<<"$arena_float" | sort) <(sed 's/ /_/;s/ /_/' <<<"$
 if [ "$m4_ok" = 1 ]; then
   printf '\nWorst-case stack on cortex-m4 (call graph of the -fcallgraph-info=su .ci files)\n'
   python3 "$repo/scripts/stack_usage.py" "$m4_build" \
-    p2b_agent_decide p2b_agent_reward p2b_agent_poll_report
+    p2b_agent_decide p2b_agent_reward p2b_agent_poll_envelope
 fi
 
 # ---- budgets -----------------------------------------------------------

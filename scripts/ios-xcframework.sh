@@ -5,8 +5,8 @@
 # in Swift (docs/mobile.md).
 #
 # UNTESTED on the development machine: it needs macOS with Xcode (xcodebuild,
-# libtool), CMake >= 3.25, protoc and protoc-gen-nanopb on PATH, Eigen, and
-# nanopb 0.4.7 sources (.deps/nanopb-* or P2B_NANOPB_SOURCE_DIR).
+# libtool), CMake >= 3.25 and Eigen (its CMake package, or P2B_EIGEN_DIR=<dir
+# holding Eigen/Core>).
 #
 #   SODIUM_INCLUDE_DIR=<dir with sodium.h> \
 #   SODIUM_IOS_LIBRARY=<libsodium.a for iphoneos> \
@@ -31,16 +31,15 @@ build() {
   if [[ $port == posix ]]; then
     args+=(-DSODIUM_INCLUDE_DIR="$SODIUM_INCLUDE_DIR" -DSODIUM_LIBRARY="$sodium_lib")
   fi
-  if [[ -n ${P2B_NANOPB_SOURCE_DIR:-} ]]; then
-    args+=(-DP2B_NANOPB_SOURCE_DIR="$P2B_NANOPB_SOURCE_DIR")
+  if [[ -n ${P2B_EIGEN_DIR:-} ]]; then
+    args+=(-DP2B_EIGEN_DIR="$P2B_EIGEN_DIR")
   fi
   cmake -S "$root" -B "$dir" "${args[@]}"
   # Only the static libraries: `all` would also link p2b_shared and the
   # examples, which iOS does not want.
-  cmake --build "$dir" --config Release --target p2b p2b_core p2b_port p2b_proto p2b_nanopb
-  # One archive per platform: the C API together with the libraries it wraps.
-  libtool -static -o "$dir/libp2b-ios.a" "$dir/libp2b.a" "$dir/libp2b_core.a" \
-    "$dir/libp2b_port.a" "$dir/libp2b_proto.a" "$dir/libp2b_nanopb.a"
+  # libp2b.a is the whole device library (C API, core, port, nanopb).
+  cmake --build "$dir" --config Release --target p2b
+  cp "$dir/libp2b.a" "$dir/libp2b-ios.a"
 }
 
 if [[ $port == posix ]]; then

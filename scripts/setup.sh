@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs every Debian package the build, the tests and the demo need, and
-# fetches the nanopb source package into .deps/ (and, for the Cortex-M build,
-# libsodium's). Idempotent: a second run on a ready machine makes no network
-# call. P2B_SETUP_NO_CROSS=1 skips the ARM cross toolchains, bare-metal
-# Cortex-M included (the demo does not need them).
+# Installs every Debian package the build, the tests and the demo need, and,
+# for the Cortex-M build, fetches libsodium's source package into .deps/.
+# (nanopb is vendored in proto/nanopb/; the nanopb and protobuf-compiler
+# packages only serve scripts/regen-proto.sh and its freshness ctest.)
+# Idempotent: a second run on a ready machine makes no network call.
+# P2B_SETUP_NO_CROSS=1 skips the ARM cross toolchains, bare-metal Cortex-M
+# included (the demo does not need them).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -51,19 +53,16 @@ if [ "$want_cross" = 1 ]; then
   for p in "${cross_pkgs[@]}"; do installed "$p" || missing+=("$p"); done
 fi
 
-# The nanopb runtime is compiled from Debian's source package: the prebuilt
-# libnanopb-dev is built with PB_ENABLE_MALLOC, which the device core refuses.
-# It lands in .deps/ (ignored by git), never in the repository.
-have_nanopb_src() { compgen -G "$repo/.deps/nanopb-*/pb_decode.c" >/dev/null; }
 # The Cortex-M port compiles a libsodium subset from Debian's source package
-# too (ports/cortex-m/libsodium.cmake): there is no arm-none-eabi libsodium.
+# (ports/cortex-m/libsodium.cmake): there is no arm-none-eabi libsodium. It
+# lands in .deps/ (ignored by git), never in the repository.
 have_sodium_src() {
   [ "$want_cross" = 0 ] ||
     compgen -G "$repo/.deps/libsodium-*/src/libsodium/crypto_box/crypto_box_seal.c" >/dev/null
 }
 src_list=/etc/apt/sources.list.d/p2b-deb-src.sources
 updated=0
-if { ! have_nanopb_src || ! have_sodium_src; } && [ ! -f "$src_list" ]; then
+if ! have_sodium_src && [ ! -f "$src_list" ]; then
   "${sudo_cmd[@]}" tee "$src_list" >/dev/null <<'SRC'
 Types: deb-src
 URIs: http://deb.debian.org/debian
@@ -103,7 +102,6 @@ fetch_source() {
     }
   fi
 }
-have_nanopb_src || fetch_source nanopb
 have_sodium_src || fetch_source libsodium
 
 if [ ${#missing[@]} -eq 0 ] && [ "$updated" = 0 ]; then

@@ -8,7 +8,8 @@
 #     -DCMAKE_TOOLCHAIN_FILE=toolchains/android.cmake -DANDROID_NDK=/path/to/ndk \
 #     -DANDROID_ABI=arm64-v8a -DCMAKE_BUILD_TYPE=Release \
 #     -DP2B_BUILD_TESTS=OFF -DP2B_BUILD_BENCH=OFF -DP2B_BUILD_TOOLS=OFF \
-#     -DSODIUM_INCLUDE_DIR=<sodium>/include -DSODIUM_LIBRARY=<sodium>/lib/libsodium.a
+#     -DSODIUM_INCLUDE_DIR=<sodium>/include -DSODIUM_LIBRARY=<sodium>/lib/libsodium.a \
+#     -DP2B_EIGEN_DIR=<dir holding Eigen/Core, e.g. /usr/include/eigen3>
 #   cmake --build build-android-arm64 --target p2b_jni      # libp2b_jni.so
 #
 # Settings (each may be given with -D; the default is in brackets):
@@ -17,6 +18,8 @@
 #   ANDROID_PLATFORM  minimum API level [24]
 #   ANDROID_STL       [c++_static]: libp2b_jni.so is meant to be the app's only
 #                     library using the C++ runtime; otherwise use c++_shared
+#   P2B_EIGEN_DIR     Eigen's headers (header-only, so the host's copy does):
+#                     the NDK confines find_package to its sysroot
 #   P2B_PORT          posix [default] needs libsodium built for the ABI, which
 #                     Debian does not ship: pass SODIUM_INCLUDE_DIR and
 #                     SODIUM_LIBRARY (libsodium's dist-build/android-*.sh make
@@ -71,9 +74,3 @@ string(APPEND CMAKE_EXE_LINKER_FLAGS_INIT " -Wl,-z,max-page-size=16384")
 # try_compile projects re-read this file: hand them the NDK location too
 # (the NDK's own file forwards its ANDROID_* settings).
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES ANDROID_NDK)
-
-# The NDK confines find_* to its sysroot, so that no host library is linked
-# by mistake. Eigen is header-only: take the host's copy, unless given.
-if(NOT DEFINED Eigen3_DIR AND EXISTS /usr/share/eigen3/cmake/Eigen3Config.cmake)
-  set(Eigen3_DIR /usr/share/eigen3/cmake)
-endif()

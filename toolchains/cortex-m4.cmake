@@ -29,15 +29,14 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT "${P2B_CORTEX_M_CPU_FLAGS} -Wl,--gc-sections")
 set(CMAKE_USER_MAKE_RULES_OVERRIDE ${CMAKE_CURRENT_LIST_DIR}/../ports/cortex-m/no_pic_rules.cmake)
 
 # Only the toolchain's own sysroot: no host library or header is ever found.
-# Programs (protoc, the nanopb generator, size) run on the build host.
+# Programs (size, nm) run on the build host.
 set(CMAKE_FIND_ROOT_PATH /usr/lib/arm-none-eabi)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-# The one exception: Eigen is header-only and architecture-independent, so
-# the host's copy is pointed at explicitly rather than searched for.
-set(Eigen3_DIR /usr/share/eigen3/cmake CACHE PATH "Eigen3's CMake package (header-only)")
+# Eigen is header-only and not in that sysroot: pass -DP2B_EIGEN_DIR=<dir
+# holding Eigen/Core> (scripts/cortex-m-test.sh does, from scripts/lib/eigen.sh).
 
 # The bare-metal port (libsodium built for the target, malloc trap), and no
 # host-only parts: tests, tools and benchmarks need an OS.

@@ -50,9 +50,9 @@ list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES P2B_IOS_PLATFORM P2B_IOS_DEPLOY
 # also sets these per target (P2B_DEVICE_FLAGS), this covers the rest.
 set(CMAKE_CXX_FLAGS_INIT "-fno-rtti -fno-exceptions")
 
-# Build tools (protoc, the nanopb generator) run on the Mac; libraries and
-# headers must be built for iOS, so a Homebrew libsodium is never picked up
-# by mistake. Eigen's package (header-only) may come from the host.
+# Build tools run on the Mac; libraries and headers must be built for iOS, so
+# a Homebrew libsodium is never picked up by mistake. Packages may come from
+# the host (Eigen is header-only; or pass -DP2B_EIGEN_DIR).
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

@@ -13,7 +13,8 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 # BOTH: the cross sysroot first, then the host prefixes, where CMake only
 # looks in the target's multiarch directory (CMAKE_LIBRARY_ARCHITECTURE,
 # detected from the compiler) for libraries. That finds libsodium-dev:<arch>
-# in /usr/lib/<triple> and Eigen's CMake config in /usr/share.
+# in /usr/lib/<triple>, and Eigen's CMake package (header-only) in
+# /usr/share like any package.
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)

@@ -1,6 +1,7 @@
 /* Consumer check from C: an agent in caller memory, through p2b.h only.
- * Built three ways by scripts/consumer-test.sh (static and shared through
- * find_package, and through pkg-config); exits nonzero on any failure. */
+ * Built four ways by scripts/consumer-test.sh (static and shared through
+ * find_package, static and shared through pkg-config); exits nonzero on any
+ * failure. */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ int main(void) {
   int step, hits = 0, reports = 0;
   p2b_status s;
 
-  p2b_config_default(&cfg);
+  if (check("config_default", p2b_config_default(&cfg))) return 1;
   cfg.dim = DIM;
   cfg.n_actions = ACTIONS;
   cfg.centroids = kCodebook;
@@ -54,7 +55,7 @@ int main(void) {
     liked = action == (uint32_t)(step % 2);
     hits += liked;
     if (check("reward", p2b_agent_reward(agent, id, liked ? 1.0f : 0.0f))) return 1;
-    while ((s = p2b_agent_poll_report(agent, envelope, sizeof envelope, &written)) == P2B_OK)
+    while ((s = p2b_agent_poll_envelope(agent, envelope, sizeof envelope, &written)) == P2B_OK)
       ++reports;
     if (check("poll", s)) return 1;
   }

@@ -1,0 +1,36 @@
+# Fails when libp2b.a is not the whole device library: a symbol of p2b (C API,
+# core, port: names holding "p2b") or of nanopb (pb_*) that some member needs
+# and no member defines. What remains undefined must come from the platform
+# (libc, libm, the C++ runtime, libsodium with the posix port).
+# Run as: cmake -DNM=<nm> -DLIB=<libp2b.a> -P check_self_contained.cmake
+execute_process(COMMAND ${NM} -g ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm -g failed on ${LIB}: ${err}")
+endif()
+string(REGEX MATCHALL "[^\n]+" lines "${out}")
+set(defined "")
+set(undefined "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^ +U ([^ ]+)$")  # strong undefined; weak ones (w, v) may stay unresolved
+    list(APPEND undefined "${CMAKE_MATCH_1}")
+  elseif(line MATCHES "^[0-9a-fA-F]+ [A-Za-z] ([^ ]+)$")
+    list(APPEND defined "${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES undefined)
+list(REMOVE_ITEM undefined ${defined})
+set(missing "")
+foreach(sym IN LISTS undefined)
+  if(sym MATCHES "p2b" OR sym MATCHES "^pb_")
+    list(APPEND missing "${sym}")
+  endif()
+endforeach()
+if(missing)
+  list(JOIN missing "\n  " missing_lines)
+  message(FATAL_ERROR "${LIB} needs p2b/nanopb symbols it does not define:\n  ${missing_lines}")
+endif()
+if(NOT defined MATCHES "(^|;)p2b_agent_init(;|$)" OR NOT defined MATCHES "(^|;)pb_encode(;|$)")
+  message(FATAL_ERROR "${LIB} lacks p2b_agent_init or pb_encode: not the whole device library")
+endif()
+list(JOIN undefined " " external)
+message(STATUS "${LIB}: self-contained; from the platform: ${external}")
