@@ -1,5 +1,8 @@
 #include "arena_layout.hpp"
 
+#include "pending_ring.hpp"
+#include "reporter.hpp"
+
 namespace p2b {
 
 namespace {
@@ -17,20 +20,19 @@ std::size_t take(std::size_t* cursor, std::size_t bytes) {
 
 }  // namespace
 
-ArenaLayout compute_layout(const Config& cfg, std::size_t header_bytes, std::size_t slot_bytes,
-                           std::size_t entry_bytes, std::size_t report_bytes) {
-  const std::size_t d = cfg.dim;
-  const std::size_t k_arms = cfg.n_actions;
+ArenaLayout compute_layout(const Shape& shape, std::size_t header_bytes) {
+  const std::size_t d = shape.dim;
+  const std::size_t k_arms = shape.n_actions;
   ArenaLayout l{};
   std::size_t cur = header_bytes;
   l.factor = take(&cur, k_arms * d * d * sizeof(real));
   l.b = take(&cur, k_arms * d * sizeof(real));
   l.theta = take(&cur, k_arms * d * sizeof(real));
-  l.codebook = take(&cur, static_cast<std::size_t>(cfg.n_codes) * d * sizeof(float));
-  l.pending = take(&cur, cfg.pending_capacity * slot_bytes);
-  l.pending_x = take(&cur, cfg.pending_capacity * d * sizeof(real));
-  l.window = take(&cur, cfg.window * entry_bytes);
-  l.outbox = take(&cur, cfg.outbox_capacity * report_bytes);
+  l.codebook = take(&cur, static_cast<std::size_t>(shape.n_codes) * d * sizeof(float));
+  l.pending = take(&cur, shape.pending_capacity * sizeof(PendingSlot));
+  l.pending_x = take(&cur, shape.pending_capacity * d * sizeof(real));
+  l.window = take(&cur, shape.window * sizeof(WindowEntry));
+  l.outbox = take(&cur, shape.outbox_capacity * sizeof(Report));
   l.scratch = take(&cur, (d * d + 2 * d) * sizeof(real));
   l.staging = take(&cur, d * d * sizeof(double));
   l.total = align_up(cur);

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "p2b/config.hpp"
+#include "p2b/agent.hpp"
 
 namespace p2b {
 
@@ -22,9 +22,8 @@ struct ArenaLayout {
   std::size_t total;
 };
 
-// `header_bytes`, `slot_bytes`, `entry_bytes` and `report_bytes` come from
-// the agent's private types. cfg must already be validated.
-ArenaLayout compute_layout(const Config& cfg, std::size_t header_bytes, std::size_t slot_bytes,
-                           std::size_t entry_bytes, std::size_t report_bytes);
+// Offsets from the arena's start, after a header of `header_bytes` (the
+// agent's state object). `shape` must already be validated.
+ArenaLayout compute_layout(const Shape& shape, std::size_t header_bytes);
 
 }  // namespace p2b

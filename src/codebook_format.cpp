@@ -19,9 +19,17 @@ namespace {
 constexpr uint8_t kMagic[4] = {'P', '2', 'B', 'C'};
 constexpr uint32_t kFormat = 1;
 
+// Centroid values one row holds as generated (proto/p2b.options); a build
+// with a larger P2B_MAX_DIM fingerprints wider codebooks but has no file for them.
+constexpr uint32_t kFileMaxDim = sizeof(p2b_v1_CodebookRow::centroid) / sizeof(float);
+
 bool shape_ok(uint32_t k, uint32_t dim, uint32_t digits) {
   return k >= 1 && k <= kMaxCodes && dim >= 1 && dim <= kMaxDim && digits >= 1 &&
          digits <= kMaxDigits;
+}
+
+bool file_shape_ok(uint32_t k, uint32_t dim, uint32_t digits) {
+  return shape_ok(k, dim, digits) && dim <= kFileMaxDim;
 }
 
 void put_u32(uint8_t* p, uint32_t v) {
@@ -71,7 +79,7 @@ Status codebook_fingerprint(const CryptoPort& crypto, const float* centroids, ui
 Status encoded_codebook_size(const float* centroids, uint32_t k, uint32_t dim, uint32_t digits,
                              std::size_t* bytes) {
   if (centroids == nullptr || bytes == nullptr) return Status::null_pointer;
-  if (!shape_ok(k, dim, digits)) return Status::bad_codebook;
+  if (!file_shape_ok(k, dim, digits)) return Status::bad_codebook;
   const uint8_t zero_fp[kFingerprintBytes] = {};
   pb_ostream_t sizing = PB_OSTREAM_SIZING;
   if (!write_codebook(&sizing, centroids, k, dim, digits, zero_fp)) return Status::bad_codebook;
@@ -111,7 +119,7 @@ Status parse_codebook(const CryptoPort& crypto, const uint8_t* in, std::size_t l
     return Status::malformed_input;
   }
   if (header.format != kFormat) return Status::unsupported_version;
-  if (!shape_ok(header.k, header.dim, header.digits)) return Status::malformed_input;
+  if (!file_shape_ok(header.k, header.dim, header.digits)) return Status::malformed_input;
   const std::size_t n = static_cast<std::size_t>(header.k) * header.dim;
   if (cap < n) return Status::buffer_too_small;
   // Rows are validated in full before the caller's buffer is touched: the

@@ -3,8 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "p2b/agent.hpp"
-#include "ridge_arm.hpp"
+#include "agent_state.hpp"
 
 namespace p2b {
 
@@ -35,31 +34,39 @@ bool factor_arm(const double* a, uint32_t d, StatsForm form, real* out) {
   return form == StatsForm::gram ? cholesky_factor(a, d, out) : copy_factor(a, d, out);
 }
 
+// Every value finite and within the bounds a saved state may hold.
+Status check_stats(const double* a, const double* b, std::size_t n_arms, std::size_t d) {
+  if (!all_representable(a, d * d * n_arms) || !all_representable(b, d * n_arms)) {
+    return Status::non_finite;
+  }
+  for (std::size_t i = 0; i < d * n_arms; ++i) {
+    if (!vector_entry_ok(b[i])) return Status::non_finite;
+  }
+  return Status::ok;
+}
+
 }  // namespace
 
 Status Agent::import_stats(const double* a, const double* b, uint32_t n_actions, uint32_t dim,
                            StatsForm form) {
   if (a == nullptr || b == nullptr) return Status::null_pointer;
   if (form != StatsForm::gram && form != StatsForm::cholesky) return Status::bad_config;
-  if (n_actions != n_actions_ || dim != dim_) return Status::dimension_mismatch;
-  const std::size_t d = dim_;
+  ArmSet& arms = AgentState::of(this).arms;
+  if (n_actions != arms.count() || dim != arms.dim()) return Status::dimension_mismatch;
+  const std::size_t d = dim;
   const std::size_t per_arm = d * d;
-  if (!all_representable(a, per_arm * n_actions_) || !all_representable(b, d * n_actions_)) {
-    return Status::non_finite;
-  }
-  for (std::size_t i = 0; i < d * n_actions_; ++i) {
-    if (!vector_entry_ok(b[i])) return Status::non_finite;
-  }
-  real* staging = block<real>(off_scratch_);
-  for (uint32_t arm_index = 0; arm_index < n_actions_; ++arm_index) {
-    if (!factor_arm(a + arm_index * per_arm, dim_, form, staging)) {
+  const Status st = check_stats(a, b, n_actions, d);
+  if (st != Status::ok) return st;
+  real* staging = arms.scratch();
+  for (uint32_t arm_index = 0; arm_index < n_actions; ++arm_index) {
+    if (!factor_arm(a + arm_index * per_arm, dim, form, staging)) {
       return Status::not_positive_definite;
     }
   }
   // Every arm passed, so the second factorisation of each cannot fail.
-  for (uint32_t arm_index = 0; arm_index < n_actions_; ++arm_index) {
-    ArmView av = arm(arm_index);
-    factor_arm(a + arm_index * per_arm, dim_, form, av.L);
+  for (uint32_t arm_index = 0; arm_index < n_actions; ++arm_index) {
+    ArmView av = arms.arm(arm_index);
+    factor_arm(a + arm_index * per_arm, dim, form, av.L);
     for (std::size_t i = 0; i < d; ++i) av.b[i] = static_cast<real>(b[arm_index * d + i]);
     arm_refresh_theta(av, staging);
   }
@@ -68,10 +75,11 @@ Status Agent::import_stats(const double* a, const double* b, uint32_t n_actions,
 
 Status Agent::export_stats(double* a, double* b, uint32_t n_actions, uint32_t dim) const {
   if (a == nullptr || b == nullptr) return Status::null_pointer;
-  if (n_actions != n_actions_ || dim != dim_) return Status::dimension_mismatch;
-  const uint32_t d = dim_;
-  for (uint32_t arm_index = 0; arm_index < n_actions_; ++arm_index) {
-    const ArmView av = arm(arm_index);
+  const ArmSet& arms = AgentState::of(this).arms;
+  if (n_actions != arms.count() || dim != arms.dim()) return Status::dimension_mismatch;
+  const uint32_t d = dim;
+  for (uint32_t arm_index = 0; arm_index < n_actions; ++arm_index) {
+    const ArmView av = arms.arm(arm_index);
     double* out = a + static_cast<std::size_t>(arm_index) * d * d;
     // A = L L^T, accumulated in double.
     for (uint32_t j = 0; j < d; ++j) {

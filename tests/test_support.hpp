@@ -120,7 +120,7 @@ inline const TestKeys& test_keys() {
 
 inline p2b_config base_config(uint32_t d, uint32_t k_actions, uint32_t n_codes, uint64_t seed) {
   p2b_config cfg;
-  p2b_config_default(&cfg);
+  if (p2b_config_default(&cfg) != P2B_OK) std::abort();
   cfg.shuffler_public_key = test_keys().shuffler_pk;
   cfg.analyzer_public_key = test_keys().analyzer_pk;
   cfg.analyzer_verify_key = test_keys().verify_pk;

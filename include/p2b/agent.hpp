@@ -2,6 +2,10 @@
 // from its own user only, plus the randomized reporter and privacy accountant.
 // All state lives in one caller-provided arena; nothing here allocates,
 // throws or uses RTTI. An Agent is not thread-safe: use one per thread or lock.
+//
+// Agent is a handle: only Agent::init makes one, inside the arena, and its
+// data (the arms, pending ring, reporter and codebook copy) is defined in
+// src/, not here, so nothing below depends on the arena's layout.
 #pragma once
 
 #include <cstddef>
@@ -42,9 +46,30 @@ enum class StatsForm : uint32_t {
   cholesky = 1,  // lower-triangular L with A = L L^T, positive diagonal
 };
 
+// The configuration fields the arena's size depends on, and nothing else.
+struct Shape {
+  uint32_t dim;
+  uint32_t n_actions;
+  uint32_t n_codes;
+  uint32_t pending_capacity;
+  uint32_t outbox_capacity;
+  uint32_t window;
+};
+
+inline Shape shape_of(const Config& cfg) {
+  return Shape{cfg.dim,   cfg.n_actions, cfg.n_codes, cfg.pending_capacity, cfg.outbox_capacity,
+               cfg.window};
+}
+
+// bad_config unless every field of `shape` is within the compiled limits.
+Status validate_shape(const Shape& shape);
+// Everything init checks before touching memory, except the codebook's values.
 Status validate_config(const Config& cfg);
 
-// Exact arena byte count for `cfg`; the arena must also be kArenaAlign-aligned.
+// Exact arena byte count for a shape; the arena must also be
+// kArenaAlign-aligned. Needs no keys, ports or codebook: only the shape is
+// checked (bad_config). The Config overload reads the shape from `cfg`.
+Status footprint(const Shape& shape, std::size_t* bytes);
 Status footprint(const Config& cfg, std::size_t* bytes);
 
 class Agent {
@@ -83,7 +108,7 @@ class Agent {
 
   Status privacy(PrivacyLedger* out) const;
   Status fingerprints(KeyFingerprints* out) const;
-  uint64_t model_version() const { return model_version_; }
+  uint64_t model_version() const;
 
   Status saved_size(std::size_t* bytes) const;
   Status save(void* buf, std::size_t cap, std::size_t* written) const;
@@ -94,93 +119,17 @@ class Agent {
   Status save_encrypted(const uint8_t* key, void* buf, std::size_t cap, std::size_t* written) const;
   Status restore_encrypted(const uint8_t* key, uint8_t* buf, std::size_t len);
 
-  uint32_t dim() const { return dim_; }
-  uint32_t n_actions() const { return n_actions_; }
+  uint32_t dim() const;
+  uint32_t n_actions() const;
 
- private:
-  friend class StateCodec;
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
 
-  struct PendingSlot {
-    uint64_t id;
-    uint32_t action;
-    uint32_t code;
-    uint32_t state;  // 0 empty, 1 awaiting reward, 2 rewarded
-    uint32_t reserved;
-  };
-  struct WindowEntry {
-    uint32_t code;
-    uint32_t action;
-    float reward;
-  };
-
+ protected:
+  // Only the arena's internal state object (src/agent_state.hpp) derives
+  // from Agent; an Agent never exists on its own.
   Agent() = default;
-
-  // Arena views, derived from offsets so the arena is position-independent.
-  template <typename T>
-  T* block(std::size_t offset) const {
-    // const_cast: a const Agent still hands out its arena blocks, as the
-    // arena, not the header object, is what const-ness protects here.
-    return reinterpret_cast<T*>(const_cast<char*>(reinterpret_cast<const char*>(this)) + offset);
-  }
-  struct ArmView arm(uint32_t a) const;
-  real* pending_x(uint32_t slot) const;
-
-  Status check_input_context(const float* x, std::size_t len) const;
-  uint32_t encode_normalised(const real* xn) const;
-  Status choose(const real* xn, uint64_t rotation, uint32_t* action);
-  void record_interaction(uint32_t code, uint32_t action, float r);
-  Status draw_window_randomness(double u[3]);
-  void close_window(const double u[3]);
-  bool budget_allows_one_more() const;
-  Status walk_model(const uint8_t* body, std::size_t len, bool apply);
-
-  uint32_t magic_ = 0;
-  uint32_t layout_version_ = 0;
-  uint32_t dim_ = 0;
-  uint32_t n_actions_ = 0;
-  Policy policy_ = Policy::linucb;
-  uint32_t units_ = 0;  // 10^q
-  uint32_t window_ = 0;
-  uint32_t pending_capacity_ = 0;
-  uint32_t outbox_capacity_ = 0;
-  uint32_t n_codes_ = 0;
-  double alpha_ = 0;
-  double ridge_lambda_ = 0;
-  double ts_scale_ = 0;
-  double participation_ = 0;
-  double neg_rate_ = 0;
-  double epsilon_budget_ = 0;
-  double epsilon_per_report_ = 0;
-  uint64_t config_digest_ = 0;
-
-  Rng rng_;
-  uint64_t next_id_ = 0;
-  uint64_t reports_ = 0;
-  uint64_t windows_closed_ = 0;
-  uint64_t dropped_outbox_full_ = 0;
-  uint32_t window_len_ = 0;
-  uint32_t outbox_head_ = 0;
-  uint32_t outbox_len_ = 0;
-  uint32_t reserved_ = 0;
-
-  std::size_t off_factor_ = 0;
-  std::size_t off_b_ = 0;
-  std::size_t off_theta_ = 0;
-  std::size_t off_codebook_ = 0;
-  std::size_t off_pending_ = 0;
-  std::size_t off_pending_x_ = 0;
-  std::size_t off_window_ = 0;
-  std::size_t off_outbox_ = 0;
-  std::size_t off_scratch_ = 0;
-  std::size_t off_staging_ = 0;
-  std::size_t total_bytes_ = 0;
-
-  CryptoPort crypto_{};
-  uint64_t model_version_ = 0;  // of the last warm-start model applied
-  uint8_t shuffler_pk_[kPublicKeyBytes] = {};
-  uint8_t analyzer_pk_[kPublicKeyBytes] = {};
-  uint8_t verify_pk_[kPublicKeyBytes] = {};
-  KeyFingerprints fp_ = {};
+  ~Agent() = default;
 };
 
 }  // namespace p2b

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "p2b/crypto.hpp"
+#include "p2b_build_config.h"
 
 namespace p2b {
 
@@ -14,18 +15,18 @@ using real = double;
 using real = float;
 #endif
 
-// Compiled maxima. They bound stack use and keep every loop count known.
-constexpr uint32_t kMaxDim = 64;
-constexpr uint32_t kMaxActions = 1024;
-constexpr uint32_t kMaxCodes = 65536;
-constexpr uint32_t kMaxDigits = 6;  // 10^6 units still fits comfortably in uint32_t
-constexpr uint32_t kMaxWindow = 4096;
-constexpr uint32_t kMaxPending = 65536;
-constexpr uint32_t kMaxOutbox = 256;
+// Compiled maxima, from p2b_build_config.h (overridable through
+// P2B_USER_CONFIG_FILE). They bound stack use and keep every loop count known.
+constexpr uint32_t kMaxDim = P2B_MAX_DIM;
+constexpr uint32_t kMaxActions = P2B_MAX_ACTIONS;
+constexpr uint32_t kMaxCodes = P2B_MAX_CODES;
+constexpr uint32_t kMaxDigits = P2B_MAX_DIGITS;
+constexpr uint32_t kMaxWindow = P2B_MAX_WINDOW;
+constexpr uint32_t kMaxPending = P2B_MAX_PENDING;
+constexpr uint32_t kMaxOutbox = P2B_MAX_OUTBOX;
 
-// Every arena and every block inside it is aligned to this many bytes, which
-// covers EIGEN_MAX_STATIC_ALIGN_BYTES on x86-64, aarch64 and Cortex-M4.
-constexpr std::size_t kArenaAlign = 16;
+// Every arena and every block inside it is aligned to this many bytes.
+constexpr std::size_t kArenaAlign = P2B_ARENA_ALIGN;
 
 enum class Policy : uint32_t { linucb = 0, lints = 1 };
 

@@ -1,0 +1,91 @@
+// Randomized participation (P2B paper, section 3.1), the outbox and the
+// privacy ledger. After every window of t rewarded interactions a p-coin
+// decides whether one tuple of the window is released to the outbox; each
+// release is charged epsilon(p) against the budget.
+#pragma once
+
+#include <cstdint>
+
+#include "arena_layout.hpp"
+#include "p2b/agent.hpp"
+#include "p2b/random.hpp"
+#include "relative_ptr.hpp"
+
+namespace p2b {
+
+struct WindowEntry {
+  uint32_t code;
+  uint32_t action;
+  float reward;
+};
+
+// Where the reporter stands; saved and restored with the agent.
+struct ReporterProgress {
+  uint32_t window_len;
+  uint32_t outbox_head;
+  uint32_t outbox_len;
+  uint64_t reports;  // tuples released to the outbox
+  uint64_t windows_closed;
+  uint64_t dropped_outbox_full;
+};
+
+class Reporter {
+ public:
+  // Empty window and outbox (the arena is zeroed), nothing charged yet.
+  void init(const Config& cfg, char* arena, const ArenaLayout& layout);
+
+  uint32_t window_size() const { return window_; }
+  uint32_t outbox_capacity() const { return outbox_capacity_; }
+
+  bool next_interaction_closes_window() const { return window_len_ + 1 == window_; }
+  // The three uniforms close_window needs, drawn before anything changes so
+  // that a failing random source leaves the agent as it was.
+  static Status draw_window_randomness(Rng& rng, double u[3]);
+  // Adds a rewarded interaction; the window must not be full.
+  void record(uint32_t code, uint32_t action, float reward);
+  // Ends the (full) window: the p-coin u[0], the kind of tuple u[1], which
+  // one of that kind u[2].
+  void close_window(const double u[3]);
+
+  // ok with the oldest report, else no_report or (empty and spent)
+  // budget_exhausted.
+  Status head(const Report** out) const;
+  void pop();
+
+  PrivacyLedger ledger() const;
+
+  // Empties the window and the outbox; the ledger is kept.
+  void clear();
+
+  // Save and restore.
+  ReporterProgress progress() const;
+  const WindowEntry& window_entry(uint32_t i) const { return window_entries_.get()[i]; }
+  const Report& outbox_entry(uint32_t i) const { return outbox_.get()[i]; }
+  // True when `p` is a state this reporter could be in.
+  bool progress_consistent(const ReporterProgress& p) const;
+  void restore(const ReporterProgress& p);
+  void restore_window_entry(uint32_t i, const WindowEntry& e) { window_entries_.get()[i] = e; }
+  void restore_outbox_entry(uint32_t i, const Report& r) { outbox_.get()[i] = r; }
+
+ private:
+  bool budget_allows(uint64_t reports) const;
+  // The tuple of the first `n` window entries to release.
+  const WindowEntry* pick_tuple(uint32_t n, const double u[3]) const;
+
+  uint32_t window_ = 0;  // t
+  uint32_t window_len_ = 0;
+  uint32_t outbox_capacity_ = 0;
+  uint32_t outbox_head_ = 0;
+  uint32_t outbox_len_ = 0;
+  double participation_ = 0;  // p
+  double neg_rate_ = 0;
+  double epsilon_budget_ = 0;
+  double epsilon_per_report_ = 0;
+  uint64_t reports_ = 0;
+  uint64_t windows_closed_ = 0;
+  uint64_t dropped_outbox_full_ = 0;
+  RelativePtr<WindowEntry> window_entries_;
+  RelativePtr<Report> outbox_;
+};
+
+}  // namespace p2b
