@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test the project has: installs what it needs, then
-#   1. style: clang-format over all C/C++ sources;
+#   1. style: clang-format over all C/C++ sources, and the changelog fragments;
 #   2. host Debug build (assertions on) + the whole ctest suite, then clang-tidy;
 #   3. the same suite under AddressSanitizer + UBSan;
 #   4. a double-precision build of the core + suite;
@@ -28,6 +28,9 @@ fi
 
 step "format check (clang-format)"
 bash scripts/format.sh --check
+
+step "changelog fragments (changelog.d/)"
+bash scripts/changelog.sh --check
 
 host_suite() {  # a preset of CMakePresets.json; builds in build-<preset>
   step "build + ctest: $1"
