@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# clang-format over every C/C++ source of the project.
+# clang-format over every C/C++ source the project writes itself.
 #   bash scripts/format.sh          rewrites files in place
 #   bash scripts/format.sh --check  fails, listing files, if any would change
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp')
+# Vendored (nanopb) and generated (protoc) code keeps its own style.
+mapfile -t files < <(git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp' \
+  ':(exclude)proto/nanopb/*' ':(exclude)proto/generated/*')
 if [ "${1:-}" = "--check" ]; then
   bad=()
   for f in "${files[@]}"; do
