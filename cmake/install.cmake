@@ -23,12 +23,10 @@ install(TARGETS ${p2b_install_targets} EXPORT p2bTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-set(p2b_public_headers ${PROJECT_SOURCE_DIR}/c_api/p2b.h)
-# The compiled limits, when the tree has them (c_api/p2b_build_config.h).
-if(EXISTS ${PROJECT_SOURCE_DIR}/c_api/p2b_build_config.h)
-  list(APPEND p2b_public_headers ${PROJECT_SOURCE_DIR}/c_api/p2b_build_config.h)
-endif()
-install(FILES ${p2b_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/c_api/p2b.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The compiled limits (P2B_MAX_*, P2B_ARENA_ALIGN) that p2b.h reads.
+install(FILES ${PROJECT_SOURCE_DIR}/c_api/p2b_build_config.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        OPTIONAL)
 
 # ---- CMake package: lib/cmake/p2b ----
 set(p2b_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/p2b)
