@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string>
 
-#include "keyfiles.hpp"
+#include "common/keyfiles.hpp"
 
 namespace {
 

@@ -14,26 +14,24 @@
 #include <string>
 #include <vector>
 
-#include "keyfiles.hpp"
+#include "common/command_line.hpp"
+#include "common/exit_codes.hpp"
+#include "common/keyfiles.hpp"
 #include "p2b/crypto.hpp"
 
 namespace {
 
 namespace kf = p2b::keyfiles;
 
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
+using p2b::common::kExitClean;
+using p2b::common::kExitFailure;
+using p2b::common::ParseOutcome;
 
-constexpr char kUsage[] =
-    "usage: p2b-keygen --out DIR [--force]\n"
-    "\n"
+constexpr char kSynopsis[] = "usage: p2b-keygen --out DIR [--force]";
+constexpr char kDescription[] =
     "Writes the shuffler's X25519 box key pair, the analyzer's X25519 box key\n"
     "pair and the analyzer's Ed25519 signing key pair as raw files in DIR, then\n"
-    "prints the fingerprint of each public key. A missing DIR is created 0700.\n"
-    "\n"
-    "  --out DIR  where to write the six key files\n"
-    "  --force    replace existing key files (without it: refuse, write nothing)\n"
-    "  --help     show this help\n";
+    "prints the fingerprint of each public key. A missing DIR is created 0700.";
 
 static_assert(crypto_box_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "X25519 key size");
 static_assert(crypto_sign_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "Ed25519 key size");
@@ -43,23 +41,17 @@ struct Options {
   bool force = false;
 };
 
-enum class Parsed { run, help, usage_error };
-
-Parsed parse_args(int argc, char** argv, Options* opt, std::string* err) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") return Parsed::help;
-    if (arg == "--force") {
-      opt->force = true;
-    } else if (arg == "--out" && i + 1 < argc) {
-      opt->out_dir = argv[++i];
-    } else {
-      *err = arg == "--out" ? "--out needs a directory" : "unknown argument '" + arg + "'";
-      return Parsed::usage_error;
-    }
+ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* message) {
+  p2b::common::CommandLine cli("p2b-keygen", kSynopsis, kDescription, false);
+  cli.add_value("--out", &opt->out_dir, "where to write the six key files");
+  cli.app().add_flag("--force", opt->force,
+                     "replace existing key files (without it: refuse, write nothing)");
+  const ParseOutcome parsed = cli.parse(argc, argv, message);
+  if (parsed == ParseOutcome::ok && opt->out_dir.empty()) {
+    *message = "--out DIR is required";
+    return ParseOutcome::usage_error;
   }
-  if (opt->out_dir.empty()) *err = "--out DIR is required";
-  return err->empty() ? Parsed::run : Parsed::usage_error;
+  return parsed;
 }
 
 struct BoxPair {
@@ -240,23 +232,17 @@ int run(const Options& opt) {
   if (!written || !kf::sync_directory(opt.out_dir, &err)) return fail(err);
   std::printf("wrote %zu key files to %s\n%s", files.size(), opt.out_dir.c_str(),
               fingerprints.c_str());
-  return 0;
+  return kExitClean;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options opt;
-  std::string err;
-  switch (parse_args(argc, argv, &opt, &err)) {
-    case Parsed::help:
-      std::fputs(kUsage, stdout);
-      return 0;
-    case Parsed::usage_error:
-      std::fprintf(stderr, "p2b-keygen: %s\n%s", err.c_str(), kUsage);
-      return kExitUsage;
-    case Parsed::run:
-      break;
+  std::string message;
+  const ParseOutcome parsed = parse_args(argc, argv, &opt, &message);
+  if (parsed != ParseOutcome::ok) {
+    return p2b::common::report_parse_outcome("p2b-keygen", parsed, message);
   }
   return run(opt);
 }

@@ -136,9 +136,8 @@ BatchOutcome Analyzer::apply_batch(const server::Batch& batch) {
                                {"version", out.version}};
   for (int i = 0; i < kRejectReasons; ++i) {
     if (out.by_reason[i] > 0) {
-      fields.emplace_back(
-          std::string("rejected_") + reject_reason_name(static_cast<RejectReason>(i)),
-          out.by_reason[i]);
+      fields.push_back({std::string("rejected_") + reject_reason_name(static_cast<RejectReason>(i)),
+                        out.by_reason[i]});
     }
   }
   log_->info("batch_applied", fields);

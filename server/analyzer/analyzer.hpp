@@ -9,8 +9,8 @@
 #include <mutex>
 
 #include "codebook_file.hpp"
+#include "common/json_log.hpp"
 #include "features.hpp"
-#include "json_log.hpp"
 #include "key_ring.hpp"
 #include "metrics.hpp"
 #include "model_store.hpp"
@@ -19,6 +19,9 @@
 #include "wire/batch_format.hpp"
 
 namespace p2b::analyzer {
+
+using common::LogField;
+using common::Logger;
 
 struct AnalyzerSettings {
   AggregationMode mode = AggregationMode::centroid;

@@ -2,19 +2,20 @@
 
 #include <httplib.h>
 
-#include <exception>
+#include <nlohmann/json.hpp>
 #include <string>
-#include <utility>
+
+#include "common/http_errors.hpp"
+#include "common/http_server.hpp"
 
 namespace p2b::analyzer {
 
 namespace {
 
-constexpr const char* kJson = "application/json";
+using common::set_error;
 
-void json_error(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content("{\"error\":\"" + json_escape(message) + "\"}", kJson);
+void json_reply(httplib::Response& res, const nlohmann::ordered_json& body) {
+  res.set_content(body.dump(), "application/json");
 }
 
 // True if an If-None-Match header names `etag` (or is "*"). Weak tags
@@ -40,18 +41,19 @@ void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* a
   std::string err;
   if (!server::decode_batch(reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size(),
                             &batch, &err)) {
-    json_error(res, 400, err);
+    set_error(res, 400, "bad_batch", err);
     return;
   }
   const BatchOutcome out = analyzer->apply_batch(batch);
+  nlohmann::ordered_json body;
+  body["applied"] = out.duplicate ? 0 : out.applied;
   if (out.duplicate) {
-    res.set_content("{\"applied\":0,\"duplicate\":true}", kJson);
-    return;
+    body["duplicate"] = true;
+  } else {
+    body["rejected"] = out.rejected;
+    body["version"] = out.version;
   }
-  res.set_content("{\"applied\":" + std::to_string(out.applied) +
-                      ",\"rejected\":" + std::to_string(out.rejected) +
-                      ",\"version\":" + std::to_string(out.version) + "}",
-                  kJson);
+  json_reply(res, body);
 }
 
 void get_model(const httplib::Request& req, httplib::Response& res, const Analyzer* analyzer) {
@@ -59,14 +61,16 @@ void get_model(const httplib::Request& req, httplib::Response& res, const Analyz
   if (req.has_param("kind")) {
     const std::string k = req.get_param_value("kind");
     if (k == "raw") {
-      if (!analyzer->raw_enabled()) return json_error(res, 404, "raw baseline disabled");
+      if (!analyzer->raw_enabled()) {
+        return set_error(res, 404, "raw_disabled", "raw baseline disabled");
+      }
       kind = ModelKind::raw_baseline;
     } else if (k != "private") {
-      return json_error(res, 400, "unknown model kind");
+      return set_error(res, 400, "unknown_kind", "unknown model kind");
     }
   }
   const std::shared_ptr<const SignedModel> model = analyzer->model(kind);
-  if (!model) return json_error(res, 404, "no model yet");
+  if (!model) return set_error(res, 404, "no_model", "no model yet");
   const std::string etag = "\"" + std::to_string(model->version) + "\"";
   res.set_header("ETag", etag);
   if (req.has_header("If-None-Match") &&
@@ -79,17 +83,20 @@ void get_model(const httplib::Request& req, httplib::Response& res, const Analyz
 }
 
 void post_raw(const httplib::Request& req, httplib::Response& res, Analyzer* analyzer) {
-  if (!analyzer->raw_enabled()) return json_error(res, 404, "raw baseline disabled");
+  if (!analyzer->raw_enabled()) {
+    return set_error(res, 404, "raw_disabled", "raw baseline disabled");
+  }
   RawBatch raw;
   std::string err;
   if (!decode_raw(reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size(),
                   analyzer->raw_dim(), analyzer->n_actions(), &raw, &err)) {
-    return json_error(res, 400, err);
+    return set_error(res, 400, "bad_raw", err);
   }
   const RawOutcome out = analyzer->apply_raw(raw);
-  res.set_content("{\"applied\":" + std::to_string(out.applied) +
-                      ",\"version\":" + std::to_string(out.version) + "}",
-                  kJson);
+  nlohmann::ordered_json body;
+  body["applied"] = out.applied;
+  body["version"] = out.version;
+  json_reply(res, body);
 }
 
 }  // namespace
@@ -98,11 +105,9 @@ std::size_t max_request_bytes() {
   return server::kBatchHeaderBytes + server::kMaxBatchRecords * kInnerBytes;
 }
 
-void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log) {
-  server->set_payload_max_length(max_request_bytes());
-  // Headers and body go out in separate writes; without TCP_NODELAY, Nagle
-  // and the peer's delayed ACK add ~40 ms to every answer.
-  server->set_tcp_nodelay(true);
+void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,
+                    std::size_t max_body) {
+  common::configure_server(*server, max_body, *log);
   server->Post("/v1/batches", [analyzer](const httplib::Request& req, httplib::Response& res) {
     post_batch(req, res, analyzer);
   });
@@ -118,35 +123,12 @@ void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metric
   server->Get("/metrics", [metrics](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics->prometheus_text(), "text/plain; version=0.0.4");
   });
-  // A store or signing failure changed nothing, so the client may retry
-  // (the shuffler does, with the same batch id).
-  server->set_exception_handler(
-      [log](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-        std::string what = "unknown exception";
-        try {
-          std::rethrow_exception(std::move(ep));
-        } catch (const std::exception& e) {
-          what = e.what();
-        } catch (...) {
-        }
-        log->error("request_failed", {{"method", req.method}, {"path", req.path}, {"error", what}});
-        json_error(res, 500, "internal error; nothing was applied");
-      });
-  // Unrouted paths and httplib's own refusals (413, 400) get a JSON body too.
-  server->set_error_handler(
-      httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        const char* why = res.status == 404   ? "not found"
-                          : res.status == 413 ? "request body too large"
-                                              : "request refused";
-        json_error(res, res.status, why);
-        return httplib::Server::HandlerResponse::Handled;
-      }));
+  // An access log without client addresses.
   server->set_logger([log](const httplib::Request& req, const httplib::Response& res) {
     log->info("http", {{"method", req.method},
                        {"path", req.path},
                        {"status", res.status},
-                       {"bytes", static_cast<uint64_t>(res.body.size())}});
+                       {"bytes", res.body.size()}});
   });
 }
 

@@ -8,7 +8,6 @@
 #include <cstddef>
 
 #include "analyzer.hpp"
-#include "json_log.hpp"
 #include "metrics.hpp"
 
 namespace httplib {
@@ -20,8 +19,10 @@ namespace p2b::analyzer {
 // The largest body accepted: a batch of kMaxBatchRecords records.
 std::size_t max_request_bytes();
 
-// Registers every route and the error, exception and access-log handlers.
-// The three objects must outlive the server.
-void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log);
+// Registers every route and the error, exception and access-log handlers,
+// and caps request bodies at `max_body`. The three objects must outlive the
+// server.
+void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,
+                    std::size_t max_body = max_request_bytes());
 
 }  // namespace p2b::analyzer

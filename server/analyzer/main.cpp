@@ -1,18 +1,19 @@
-// p2b-analyzer: see docs/analyzer.md for the command line and the HTTP API.
+// p2b-analyzer: see docs/analyzer.md for the command line and the HTTP API,
+// docs/operations.md for exit codes, signals and logs.
 #include <httplib.h>
-#include <pthread.h>
 
-#include <atomic>
-#include <chrono>
-#include <csignal>
-#include <iostream>
+#include <exception>
 #include <memory>
-#include <thread>
+#include <string>
+#include <vector>
 
 #include "analyzer.hpp"
 #include "codebook_file.hpp"
+#include "common/exit_codes.hpp"
+#include "common/http_server.hpp"
+#include "common/json_log.hpp"
+#include "common/shutdown.hpp"
 #include "http_api.hpp"
-#include "json_log.hpp"
 #include "key_ring.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
@@ -20,30 +21,15 @@
 
 namespace {
 
-using p2b::analyzer::LogField;
+using p2b::common::kExitFailure;
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
-
-// SIGTERM and SIGINT stop the service; SIGUSR1 is how main() wakes the
-// waiting thread when the server stopped by itself.
-sigset_t waited_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGUSR1);
-  return set;
-}
-
-std::string fingerprint_list(const std::vector<std::string>& fps) {
+std::string joined(const std::vector<std::string>& items) {
   std::string s;
-  for (const std::string& fp : fps) s += (s.empty() ? "" : ",") + fp;
+  for (const std::string& item : items) s += (s.empty() ? "" : ",") + item;
   return s;
 }
 
-int serve(const p2b::analyzer::Options& opt, p2b::analyzer::Logger& log) {
+int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   using namespace p2b::analyzer;
   std::vector<std::string> warnings;
   KeyRing keys;
@@ -90,75 +76,40 @@ int serve(const p2b::analyzer::Options& opt, p2b::analyzer::Logger& log) {
                        {"codes", codebook.info.k},
                        {"lambda", opt.lambda},
                        {"raw_baseline", opt.raw_enabled},
-                       {"box_keys", fingerprint_list(box_fps)},
+                       {"max_body", opt.max_body},
+                       {"box_keys", joined(box_fps)},
                        {"verify_key", verify_fp},
                        {"model_version", version(ModelKind::private_reports)},
                        {"raw_model_version", version(ModelKind::raw_baseline)}});
 
   httplib::Server server;
-  install_routes(&server, analyzer.get(), &metrics, &log);
-  // An idle keep-alive connection holds a worker until this timeout, and
-  // shutdown waits for every worker.
-  server.set_keep_alive_timeout(2);
-  int port = opt.port;
-  if (port == 0) {
-    port = server.bind_to_any_port(opt.host);
-  } else if (!server.bind_to_port(opt.host, port)) {
-    port = -1;
-  }
-  if (port <= 0) {
-    log.error("listen_failed", {{"host", opt.host}, {"port", static_cast<uint32_t>(opt.port)}});
+  install_routes(&server, analyzer.get(), &metrics, &log, opt.max_body);
+  if (p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log) < 0) {
     return kExitFailure;
   }
-  // Tests and scripts read the port from this first stdout line.
-  std::cout << "listening on " << opt.host << ":" << port << std::endl;
-  log.info("listening", {{"host", opt.host}, {"port", port}});
-
-  // Signals stay blocked in every thread; this one waits for them.
-  std::atomic<bool> listen_done{false};
-  std::thread waiter([&] {
-    const sigset_t set = waited_signals();
-    int sig = 0;
-    while (sigwait(&set, &sig) != 0 || sig == SIGUSR1) {
-      if (listen_done) return;
-    }
-    log.info("shutdown", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
-    // stop() is a no-op until listen has started; wait for that.
-    while (!server.is_running() && !listen_done) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    server.stop();
-  });
-  // Returns once stopped and every in-flight request has been answered.
-  const bool clean = server.listen_after_bind();
-  listen_done = true;
-  pthread_kill(waiter.native_handle(), SIGUSR1);
-  waiter.join();
+  const p2b::common::StopOutcome outcome = p2b::common::serve_until_stopped(server, log);
   analyzer.reset();
-  store.reset();  // closes the database
-  log.info("stopped", {{"clean", clean}});
-  return kExitOk;
+  store.reset();  // closes the database, which checkpoints the WAL
+  return p2b::common::finish_stop(outcome, log);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  p2b::analyzer::Logger log(&std::cerr);
-  p2b::analyzer::Options opt;
-  std::string err;
-  switch (p2b::analyzer::parse_options(argc, argv, &opt, &err)) {
-    case p2b::analyzer::ParseOutcome::help:
-      std::cout << p2b::analyzer::usage_text();
-      return kExitOk;
-    case p2b::analyzer::ParseOutcome::error:
-      log.error("bad_arguments", {{"error", err}, {"hint", "p2b-analyzer --help"}});
-      return kExitUsage;
-    case p2b::analyzer::ParseOutcome::ok:
-      break;
-  }
   // Before any thread exists, so every thread inherits the mask.
-  const sigset_t set = waited_signals();
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
-  return serve(opt, log);
+  p2b::common::block_stop_signals();
+  p2b::analyzer::Options opt;
+  std::string message;
+  const p2b::common::ParseOutcome parsed = p2b::analyzer::parse_options(argc, argv, &opt, &message);
+  if (parsed != p2b::common::ParseOutcome::ok) {
+    return p2b::common::report_parse_outcome("p2b-analyzer", parsed, message);
+  }
+  p2b::common::Logger& log = p2b::common::service_log();
+  log.set_level(opt.log_level);
+  try {
+    return serve(opt, log);
+  } catch (const std::exception& e) {
+    log.error("fatal_error", {{"error", e.what()}});
+    return kExitFailure;
+  }
 }

@@ -1,5 +1,10 @@
 #include "metrics.hpp"
 
+#include <utility>
+#include <vector>
+
+#include "common/prometheus_text.hpp"
+
 namespace p2b::analyzer {
 
 const char* reject_reason_name(RejectReason r) {
@@ -31,49 +36,30 @@ void Metrics::raw_applied(uint64_t records) {
   raw_records_applied_ += records;
 }
 
-namespace {
-
-void family(std::string* out, const char* name, const char* type, const char* help) {
-  *out += std::string("# HELP ") + name + ' ' + help + "\n# TYPE " + name + ' ' + type + '\n';
-}
-
-void sample(std::string* out, const std::string& name, uint64_t v) {
-  *out += name + ' ' + std::to_string(v) + '\n';
-}
-
-}  // namespace
-
 std::string Metrics::prometheus_text() const {
-  std::string out;
-  family(&out, "p2b_analyzer_batches_applied_total", "counter", "Batches applied.");
-  sample(&out, "p2b_analyzer_batches_applied_total", batches_applied_);
-  family(&out, "p2b_analyzer_batches_duplicate_total", "counter",
-         "Batches acknowledged again without applying: their id was already applied.");
-  sample(&out, "p2b_analyzer_batches_duplicate_total", batches_duplicate_);
-  family(&out, "p2b_analyzer_records_applied_total", "counter",
-         "Reports that updated the statistics.");
-  sample(&out, "p2b_analyzer_records_applied_total", records_applied_);
-  family(&out, "p2b_analyzer_records_rejected_total", "counter",
-         "Reports in applied batches that were skipped, by reason.");
+  common::PrometheusText out;
+  out.counter("p2b_analyzer_batches_applied_total", "Batches applied.", batches_applied_);
+  out.counter("p2b_analyzer_batches_duplicate_total",
+              "Batches acknowledged again without applying: their id was already applied.",
+              batches_duplicate_);
+  out.counter("p2b_analyzer_records_applied_total", "Reports that updated the statistics.",
+              records_applied_);
+  std::vector<std::pair<std::string, uint64_t>> by_reason;
   for (int i = 0; i < kRejectReasons; ++i) {
-    sample(&out,
-           std::string("p2b_analyzer_records_rejected_total{reason=\"") +
-               reject_reason_name(static_cast<RejectReason>(i)) + "\"}",
-           rejected_[i]);
+    by_reason.emplace_back(reject_reason_name(static_cast<RejectReason>(i)), rejected_[i]);
   }
-  family(&out, "p2b_analyzer_raw_requests_applied_total", "counter",
-         "Raw-baseline requests applied.");
-  sample(&out, "p2b_analyzer_raw_requests_applied_total", raw_requests_applied_);
-  family(&out, "p2b_analyzer_raw_records_applied_total", "counter",
-         "Raw-baseline records applied.");
-  sample(&out, "p2b_analyzer_raw_records_applied_total", raw_records_applied_);
-  family(&out, "p2b_analyzer_model_version", "gauge",
-         "Version of the latest signed model (0: none yet).");
-  sample(&out, "p2b_analyzer_model_version", model_version_);
-  family(&out, "p2b_analyzer_raw_model_version", "gauge",
-         "Version of the latest raw-baseline model (0: none yet).");
-  sample(&out, "p2b_analyzer_raw_model_version", raw_model_version_);
-  return out;
+  out.labelled_counter("p2b_analyzer_records_rejected_total",
+                       "Reports in applied batches that were skipped, by reason.", "reason",
+                       by_reason);
+  out.counter("p2b_analyzer_raw_requests_applied_total", "Raw-baseline requests applied.",
+              raw_requests_applied_);
+  out.counter("p2b_analyzer_raw_records_applied_total", "Raw-baseline records applied.",
+              raw_records_applied_);
+  out.gauge("p2b_analyzer_model_version", "Version of the latest signed model (0: none yet).",
+            model_version_);
+  out.gauge("p2b_analyzer_raw_model_version",
+            "Version of the latest raw-baseline model (0: none yet).", raw_model_version_);
+  return out.text();
 }
 
 }  // namespace p2b::analyzer

@@ -3,11 +3,11 @@
 // the state before a batch or the state after it.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "common/sqlite_db.hpp"
 #include "model_store.hpp"
-
-struct sqlite3;
 
 namespace p2b::analyzer {
 
@@ -25,9 +25,7 @@ class SqliteModelStore : public ModelStore {
   void commit(const Commit& c) override;
 
  private:
-  void exec(const char* sql);
-
-  sqlite3* db_ = nullptr;
+  std::unique_ptr<common::Database> db_;
 };
 
 }  // namespace p2b::analyzer

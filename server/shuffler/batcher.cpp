@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "shuffler/json_log.hpp"
+#include "common/json_log.hpp"
 #include "wire/batch_format.hpp"
 
 namespace p2b::shuffler {
@@ -68,11 +68,11 @@ ClosedBatch Batcher::close_batch() {
   }
   metrics_.thresholded.fetch_add(closed.thresholded);
   if (closed.taken > 0) {
-    log_event("info", "batch_closed",
-              {{"batch_id", closed.kept > 0 ? server::batch_id_hex(id) : std::string()},
-               {"records", closed.taken},
-               {"kept", closed.kept},
-               {"thresholded", closed.thresholded}});
+    common::service_log().info(
+        "batch_closed", {{"batch_id", closed.kept > 0 ? server::batch_id_hex(id) : std::string()},
+                         {"records", closed.taken},
+                         {"kept", closed.kept},
+                         {"thresholded", closed.thresholded}});
   }
   return closed;
 }
@@ -84,17 +84,16 @@ bool Batcher::deliver_pending() {
     const int status = sink_.deliver(server::encode_batch(*batch), &detail);
     if (status != 200) {
       metrics_.forward_failures.fetch_add(1);
-      log_event("warn", "batch_delivery_failed",
-                {{"batch_id", id_hex},
-                 {"records", batch->records.size()},
-                 {"status", status},
-                 {"error", detail}});
+      common::service_log().warn("batch_delivery_failed", {{"batch_id", id_hex},
+                                                           {"records", batch->records.size()},
+                                                           {"status", status},
+                                                           {"error", detail}});
       return false;
     }
     const std::size_t deleted = spool_.acknowledge(batch->id);
     metrics_.forwarded.fetch_add(deleted);
     metrics_.batches.fetch_add(1);
-    log_event("info", "batch_forwarded", {{"batch_id", id_hex}, {"records", deleted}});
+    common::service_log().info("batch_forwarded", {{"batch_id", id_hex}, {"records", deleted}});
   }
   return true;
 }
@@ -110,7 +109,7 @@ void Batcher::run() {
       step();
       return;
     } catch (const std::exception& e) {
-      log_event("error", "batcher_step_failed", {{"error", e.what()}});
+      common::service_log().error("batcher_step_failed", {{"error", e.what()}});
       undelivered = true;
     }
     next_retry = Clock::now() + backoff;

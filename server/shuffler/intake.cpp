@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <utility>
 
-#include "shuffler/json_log.hpp"
+#include <nlohmann/json.hpp>
+
+#include "common/http_errors.hpp"
+#include "common/json_log.hpp"
 
 namespace p2b::shuffler {
 
@@ -28,9 +31,25 @@ int http_status(Rejection r) {
   return 422;
 }
 
+const char* detail(Rejection r) {
+  switch (r) {
+    case Rejection::wrong_length:
+      return "the body is empty or not a whole number of envelopes";
+    case Rejection::too_large:
+      return "the body is larger than --max-body";
+    case Rejection::unknown_key:
+      return "an envelope names a key this shuffler does not hold";
+    case Rejection::decrypt_failed:
+      return "an envelope does not decrypt with the key it names";
+    case Rejection::malformed:
+      return "an envelope decrypts to an invalid report";
+  }
+  return "an envelope decrypts to an invalid report";
+}
+
 }  // namespace
 
-ReportIntake::ReportIntake(std::vector<server::BoxKey> keys, Spool& spool, Metrics& metrics,
+ReportIntake::ReportIntake(common::BoxKeys keys, Spool& spool, Metrics& metrics,
                            std::size_t max_body, std::function<void(std::size_t)> on_stored)
     : keys_(std::move(keys)),
       spool_(spool),
@@ -38,14 +57,10 @@ ReportIntake::ReportIntake(std::vector<server::BoxKey> keys, Spool& spool, Metri
       max_body_(max_body),
       on_stored_(std::move(on_stored)) {}
 
-ReportIntake::~ReportIntake() {
-  if (!keys_.empty()) sodium_memzero(keys_.data(), keys_.size() * sizeof(server::BoxKey));
-}
-
 IntakeReply ReportIntake::refuse(Rejection why) {
   metrics_.reject(why);
-  log_event("warn", "reports_rejected", {{"reason", rejection_label(why)}});
-  return {http_status(why), std::string("{\"error\":\"") + rejection_label(why) + "\"}"};
+  common::service_log().warn("reports_rejected", {{"reason", rejection_label(why)}});
+  return {http_status(why), common::error_body(rejection_label(why), detail(why))};
 }
 
 IntakeReply ReportIntake::refuse_too_large() {
@@ -75,14 +90,17 @@ IntakeReply ReportIntake::handle(const std::string& body) {
   try {
     counts = spool_.insert(records);
   } catch (const SpoolError& e) {
-    log_event("error", "spool_insert_failed", {{"error", e.what()}});
-    return {503, "{\"error\":\"spool_unavailable\"}"};
+    common::service_log().error("spool_insert_failed", {{"error", e.what()}});
+    return {503, common::error_body("spool_unavailable",
+                                    "the spool could not store the reports; nothing was stored")};
   }
   metrics_.received.fetch_add(counts.accepted);
   metrics_.duplicates.fetch_add(counts.duplicates);
   if (on_stored_ && counts.accepted > 0) on_stored_(counts.accepted);
-  return {202, "{\"accepted\":" + std::to_string(counts.accepted) +
-                   ",\"duplicates\":" + std::to_string(counts.duplicates) + "}"};
+  nlohmann::ordered_json reply;
+  reply["accepted"] = counts.accepted;
+  reply["duplicates"] = counts.duplicates;
+  return {202, reply.dump()};
 }
 
 }  // namespace p2b::shuffler

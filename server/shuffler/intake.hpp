@@ -9,12 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "common/secret_keys.hpp"
 #include "shuffler/metrics.hpp"
 #include "shuffler/spool.hpp"
 #include "wire/envelope_open.hpp"
 
 namespace p2b::shuffler {
 
+// `json` is the body: the counts for a 202, else the shared error body
+// (common/http_errors.hpp).
 struct IntakeReply {
   int status = 0;
   std::string json;
@@ -24,9 +27,8 @@ class ReportIntake {
  public:
   // `on_stored` is told how many new records were committed (the batcher
   // counts towards its size trigger with it).
-  ReportIntake(std::vector<server::BoxKey> keys, Spool& spool, Metrics& metrics,
-               std::size_t max_body, std::function<void(std::size_t)> on_stored = {});
-  ~ReportIntake();
+  ReportIntake(common::BoxKeys keys, Spool& spool, Metrics& metrics, std::size_t max_body,
+               std::function<void(std::size_t)> on_stored = {});
   ReportIntake(const ReportIntake&) = delete;
   ReportIntake& operator=(const ReportIntake&) = delete;
 
@@ -38,7 +40,7 @@ class ReportIntake {
  private:
   IntakeReply refuse(Rejection why);
 
-  std::vector<server::BoxKey> keys_;
+  common::BoxKeys keys_;  // wiped when the intake goes
   Spool& spool_;
   Metrics& metrics_;
   std::size_t max_body_;

@@ -1,15 +1,11 @@
 #include "shuffler/metrics.hpp"
 
+#include <utility>
+#include <vector>
+
+#include "common/prometheus_text.hpp"
+
 namespace p2b::shuffler {
-
-namespace {
-
-void counter(std::string* out, const char* name, const char* help, uint64_t value) {
-  *out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " counter\n" + name +
-          " " + std::to_string(value) + "\n";
-}
-
-}  // namespace
 
 const char* rejection_label(Rejection r) {
   switch (r) {
@@ -43,32 +39,27 @@ Rejection rejection_for(server::OpenStatus s) {
 }
 
 std::string Metrics::render(std::size_t spool_depth) const {
-  std::string out;
-  counter(&out, "p2b_shuffler_received_total", "New envelopes accepted and spooled.",
-          received.load());
-  out +=
-      "# HELP p2b_shuffler_rejected_total Requests to /v1/reports refused, by reason.\n"
-      "# TYPE p2b_shuffler_rejected_total counter\n";
+  common::PrometheusText out;
+  out.counter("p2b_shuffler_received_total", "New envelopes accepted and spooled.",
+              received.load());
+  std::vector<std::pair<std::string, uint64_t>> by_reason;
   for (Rejection r : {Rejection::wrong_length, Rejection::too_large, Rejection::unknown_key,
                       Rejection::decrypt_failed, Rejection::malformed}) {
-    out += std::string("p2b_shuffler_rejected_total{reason=\"") + rejection_label(r) + "\"} " +
-           std::to_string(rejected[static_cast<int>(r)].load()) + "\n";
+    by_reason.emplace_back(rejection_label(r), rejected[static_cast<int>(r)].load());
   }
-  counter(&out, "p2b_shuffler_duplicates_total", "Replayed envelopes dropped.", duplicates.load());
-  counter(&out, "p2b_shuffler_thresholded_total",
-          "Records deleted because their crowd was below the threshold.", thresholded.load());
-  counter(&out, "p2b_shuffler_forwarded_total", "Records acknowledged by the analyzer.",
-          forwarded.load());
-  counter(&out, "p2b_shuffler_batches_total", "Batches acknowledged by the analyzer.",
-          batches.load());
-  counter(&out, "p2b_shuffler_forward_failures_total",
-          "Batch deliveries that failed and will be retried.", forward_failures.load());
-  out +=
-      "# HELP p2b_shuffler_spool_depth Records in the spool, batched or not.\n"
-      "# TYPE p2b_shuffler_spool_depth gauge\n"
-      "p2b_shuffler_spool_depth " +
-      std::to_string(spool_depth) + "\n";
-  return out;
+  out.labelled_counter("p2b_shuffler_rejected_total", "Requests to /v1/reports refused, by reason.",
+                       "reason", by_reason);
+  out.counter("p2b_shuffler_duplicates_total", "Replayed envelopes dropped.", duplicates.load());
+  out.counter("p2b_shuffler_thresholded_total",
+              "Records deleted because their crowd was below the threshold.", thresholded.load());
+  out.counter("p2b_shuffler_forwarded_total", "Records acknowledged by the analyzer.",
+              forwarded.load());
+  out.counter("p2b_shuffler_batches_total", "Batches acknowledged by the analyzer.",
+              batches.load());
+  out.counter("p2b_shuffler_forward_failures_total",
+              "Batch deliveries that failed and will be retried.", forward_failures.load());
+  out.gauge("p2b_shuffler_spool_depth", "Records in the spool, batched or not.", spool_depth);
+  return out.text();
 }
 
 }  // namespace p2b::shuffler

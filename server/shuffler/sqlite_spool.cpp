@@ -1,11 +1,9 @@
 #include "shuffler/sqlite_spool.hpp"
 
 #include <sodium.h>
-#include <sqlite3.h>
 
 #include <cstdint>
-
-#include "shuffler/sqlite_util.hpp"
+#include <utility>
 
 namespace p2b::shuffler {
 
@@ -29,6 +27,15 @@ CREATE INDEX IF NOT EXISTS records_by_batch ON records (batch_id, position);
 CREATE TABLE IF NOT EXISTS batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE);
 )sql";
 
+using common::Statement;
+using common::Transaction;
+
+// Every storage failure leaves as the interface's SpoolError.
+template <typename F>
+auto spool_call(F&& f) {
+  return common::translate_errors<SpoolError>("spool: ", std::forward<F>(f));
+}
+
 int64_t random_record_id() {
   uint64_t v = 0;
   randombytes_buf(&v, sizeof v);
@@ -39,154 +46,148 @@ int64_t random_record_id() {
 
 SqliteSpool::SqliteSpool(const std::string& path) {
   if (sodium_init() < 0) throw SpoolError("spool: libsodium cannot start");
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &db_,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
-  try {
-    if (rc != SQLITE_OK) sql::fail(db_, "cannot open " + path);
-    sqlite3_busy_timeout(db_, 5000);
-    {
-      sql::Statement wal(db_, "PRAGMA journal_mode=WAL");
-      if (!wal.step() || wal.column_text(0) != "wal") {
-        throw SpoolError("spool: " + path + " cannot use WAL mode");
-      }
-    }
-    // FULL: a commit is on disk before the 202 goes out. secure_delete:
-    // thresholded and forwarded records are overwritten, not just unlinked.
-    sql::exec(db_, "PRAGMA synchronous=FULL; PRAGMA secure_delete=ON");
+  spool_call([&] {
+    db_ = std::make_unique<common::Database>(path);
+    // secure_delete: thresholded and forwarded records are overwritten, not
+    // just unlinked.
+    db_->exec("PRAGMA secure_delete=ON");
     int64_t have = 0;
     {
-      sql::Statement version(db_, "PRAGMA user_version");
+      Statement version(*db_, "PRAGMA user_version");
       if (version.step()) have = version.column_int(0);
     }
     if (have > kSchemaVersion) {
-      throw SpoolError("spool: " + path + " has a newer schema (" + std::to_string(have) + ")");
+      throw common::SqliteError(path + " has a newer schema (" + std::to_string(have) + ")");
     }
-    sql::Transaction tx(db_);
-    sql::exec(db_, kSchema);
-    sql::exec(db_, ("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
+    Transaction tx(*db_);
+    db_->exec(kSchema);
+    db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     tx.commit();
-  } catch (...) {
-    sqlite3_close_v2(db_);
-    db_ = nullptr;
-    throw;
-  }
+  });
 }
 
-SqliteSpool::~SqliteSpool() {
-  sqlite3_close_v2(db_);
-}
+SqliteSpool::~SqliteSpool() = default;
 
 InsertCounts SqliteSpool::insert(const std::vector<SpoolRecord>& records) {
   std::lock_guard<std::mutex> lock(mu_);
-  InsertCounts counts;
-  sql::Transaction tx(db_);
-  sql::Statement seen(db_, "INSERT OR IGNORE INTO seen (digest) VALUES (?1)");
-  sql::Statement put(db_, "INSERT INTO records (id, crowd_id, inner) VALUES (?1, ?2, ?3)");
-  for (const SpoolRecord& r : records) {
-    seen.bind_blob(1, r.digest.data(), r.digest.size());
-    seen.run();
-    if (sqlite3_changes(db_) == 0) {
-      ++counts.duplicates;
-      continue;
+  return spool_call([&]() -> InsertCounts {
+    InsertCounts counts;
+    Transaction tx(*db_);
+    Statement seen(*db_, "INSERT OR IGNORE INTO seen (digest) VALUES (?1)");
+    Statement put(*db_, "INSERT INTO records (id, crowd_id, inner) VALUES (?1, ?2, ?3)");
+    for (const SpoolRecord& r : records) {
+      seen.bind_blob(1, r.digest.data(), r.digest.size());
+      seen.run();
+      if (db_->changes() == 0) {
+        ++counts.duplicates;
+        continue;
+      }
+      // A random id collides with odds of about n / 2^63; retry a few times
+      // rather than assume it never happens.
+      bool stored = false;
+      for (int attempt = 0; attempt < 8 && !stored; ++attempt) {
+        put.bind_int(1, random_record_id());
+        put.bind_int(2, r.crowd_id);
+        put.bind_blob(3, r.inner.data(), r.inner.size());
+        stored = put.run_unless_constraint();
+      }
+      if (!stored) throw SpoolError("spool: no free record id");
+      ++counts.accepted;
     }
-    // A random id collides with odds of about n / 2^63; retry a few times
-    // rather than assume it never happens.
-    bool stored = false;
-    for (int attempt = 0; attempt < 8 && !stored; ++attempt) {
-      put.bind_int(1, random_record_id());
-      put.bind_int(2, r.crowd_id);
-      put.bind_blob(3, r.inner.data(), r.inner.size());
-      stored = put.run_unless_constraint();
-    }
-    if (!stored) throw SpoolError("spool: no free record id");
-    ++counts.accepted;
-  }
-  tx.commit();
-  return counts;
+    tx.commit();
+    return counts;
+  });
 }
 
 ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, std::size_t max_records,
                                      const BatchSelector& select) {
   std::lock_guard<std::mutex> lock(mu_);
-  sql::Transaction tx(db_);
-  std::vector<int64_t> ids;
-  std::vector<uint32_t> crowds;
-  {
-    sql::Statement take(db_, "SELECT id, crowd_id FROM records WHERE batch_id IS NULL LIMIT ?1");
-    take.bind_int(1, static_cast<int64_t>(max_records));
-    while (take.step()) {
-      ids.push_back(take.column_int(0));
-      crowds.push_back(static_cast<uint32_t>(take.column_int(1)));
+  return spool_call([&]() -> ClosedBatch {
+    Transaction tx(*db_);
+    std::vector<int64_t> ids;
+    std::vector<uint32_t> crowds;
+    {
+      Statement take(*db_, "SELECT id, crowd_id FROM records WHERE batch_id IS NULL LIMIT ?1");
+      take.bind_int(1, static_cast<int64_t>(max_records));
+      while (take.step()) {
+        ids.push_back(take.column_int(0));
+        crowds.push_back(static_cast<uint32_t>(take.column_int(1)));
+      }
     }
-  }
-  ClosedBatch closed;
-  closed.taken = ids.size();
-  if (ids.empty()) return closed;
+    ClosedBatch closed;
+    closed.taken = ids.size();
+    if (ids.empty()) return closed;
 
-  const std::vector<std::size_t> keep = select(crowds);
-  std::vector<bool> kept(ids.size(), false);
-  sql::Statement assign(db_, "UPDATE records SET batch_id = ?1, position = ?2 WHERE id = ?3");
-  for (std::size_t pos = 0; pos < keep.size(); ++pos) {
-    const std::size_t i = keep[pos];
-    if (i >= ids.size() || kept[i]) throw SpoolError("spool: the batch selection is invalid");
-    kept[i] = true;
-    assign.bind_blob(1, id.data(), id.size());
-    assign.bind_int(2, static_cast<int64_t>(pos));
-    assign.bind_int(3, ids[i]);
-    assign.run();
-  }
-  sql::Statement drop(db_, "DELETE FROM records WHERE id = ?1");
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (kept[i]) continue;
-    drop.bind_int(1, ids[i]);
-    drop.run();
-  }
-  if (!keep.empty()) {
-    sql::Statement batch(db_, "INSERT INTO batches (id) VALUES (?1)");
-    batch.bind_blob(1, id.data(), id.size());
-    batch.run();
-  }
-  tx.commit();
-  closed.kept = keep.size();
-  closed.thresholded = ids.size() - keep.size();
-  return closed;
+    const std::vector<std::size_t> keep = select(crowds);
+    std::vector<bool> kept(ids.size(), false);
+    Statement assign(*db_, "UPDATE records SET batch_id = ?1, position = ?2 WHERE id = ?3");
+    for (std::size_t pos = 0; pos < keep.size(); ++pos) {
+      const std::size_t i = keep[pos];
+      if (i >= ids.size() || kept[i]) throw SpoolError("spool: the batch selection is invalid");
+      kept[i] = true;
+      assign.bind_blob(1, id.data(), id.size());
+      assign.bind_int(2, static_cast<int64_t>(pos));
+      assign.bind_int(3, ids[i]);
+      assign.run();
+    }
+    Statement drop(*db_, "DELETE FROM records WHERE id = ?1");
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (kept[i]) continue;
+      drop.bind_int(1, ids[i]);
+      drop.run();
+    }
+    if (!keep.empty()) {
+      Statement batch(*db_, "INSERT INTO batches (id) VALUES (?1)");
+      batch.bind_blob(1, id.data(), id.size());
+      batch.run();
+    }
+    tx.commit();
+    closed.kept = keep.size();
+    closed.thresholded = ids.size() - keep.size();
+    return closed;
+  });
 }
 
 std::optional<server::Batch> SqliteSpool::oldest_unacknowledged() {
   std::lock_guard<std::mutex> lock(mu_);
-  server::Batch batch;
-  {
-    sql::Statement oldest(db_, "SELECT id FROM batches ORDER BY seq LIMIT 1");
-    if (!oldest.step()) return std::nullopt;
-    oldest.column_blob(0, batch.id.data(), batch.id.size());
-  }
-  sql::Statement records(db_, "SELECT inner FROM records WHERE batch_id = ?1 ORDER BY position");
-  records.bind_blob(1, batch.id.data(), batch.id.size());
-  while (records.step()) {
-    records.column_blob(0, batch.records.emplace_back().data(), kInnerBytes);
-  }
-  return batch;
+  return spool_call([&]() -> std::optional<server::Batch> {
+    server::Batch batch;
+    {
+      Statement oldest(*db_, "SELECT id FROM batches ORDER BY seq LIMIT 1");
+      if (!oldest.step()) return std::nullopt;
+      oldest.column_blob_exact(0, batch.id.data(), batch.id.size());
+    }
+    Statement records(*db_, "SELECT inner FROM records WHERE batch_id = ?1 ORDER BY position");
+    records.bind_blob(1, batch.id.data(), batch.id.size());
+    while (records.step()) {
+      records.column_blob_exact(0, batch.records.emplace_back().data(), kInnerBytes);
+    }
+    return batch;
+  });
 }
 
 std::size_t SqliteSpool::acknowledge(const server::BatchId& id) {
   std::lock_guard<std::mutex> lock(mu_);
-  sql::Transaction tx(db_);
-  sql::Statement records(db_, "DELETE FROM records WHERE batch_id = ?1");
-  records.bind_blob(1, id.data(), id.size());
-  records.run();
-  const auto deleted = static_cast<std::size_t>(sqlite3_changes(db_));
-  sql::Statement batch(db_, "DELETE FROM batches WHERE id = ?1");
-  batch.bind_blob(1, id.data(), id.size());
-  batch.run();
-  tx.commit();
-  return deleted;
+  return spool_call([&]() -> std::size_t {
+    Transaction tx(*db_);
+    Statement records(*db_, "DELETE FROM records WHERE batch_id = ?1");
+    records.bind_blob(1, id.data(), id.size());
+    records.run();
+    const auto deleted = static_cast<std::size_t>(db_->changes());
+    Statement batch(*db_, "DELETE FROM batches WHERE id = ?1");
+    batch.bind_blob(1, id.data(), id.size());
+    batch.run();
+    tx.commit();
+    return deleted;
+  });
 }
 
 std::size_t SqliteSpool::count(const char* sql_text) {
   std::lock_guard<std::mutex> lock(mu_);
-  sql::Statement q(db_, sql_text);
-  return q.step() ? static_cast<std::size_t>(q.column_int(0)) : 0;
+  return spool_call([&]() -> std::size_t {
+    Statement q(*db_, sql_text);
+    return q.step() ? static_cast<std::size_t>(q.column_int(0)) : 0;
+  });
 }
 
 std::size_t SqliteSpool::depth() {

@@ -4,12 +4,12 @@
 // cost is the fsync per request anyway.
 #pragma once
 
+#include <memory>
 #include <mutex>
 #include <string>
 
+#include "common/sqlite_db.hpp"
 #include "shuffler/spool.hpp"
-
-struct sqlite3;
 
 namespace p2b::shuffler {
 
@@ -32,7 +32,7 @@ class SqliteSpool final : public Spool {
   std::size_t count(const char* sql);
 
   std::mutex mu_;
-  sqlite3* db_ = nullptr;
+  std::unique_ptr<common::Database> db_;
 };
 
 }  // namespace p2b::shuffler

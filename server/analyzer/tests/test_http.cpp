@@ -59,7 +59,7 @@ TEST(AnalyzerHttp, ModelIs404BeforeTheFirstBatch) {
   const auto res = s.client().Get("/v1/model");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 404);
-  EXPECT_EQ(res->body, "{\"error\":\"no model yet\"}");
+  EXPECT_EQ(res->body, R"({"error":"no_model","detail":"no model yet"})");
   EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
 }
 
@@ -114,7 +114,7 @@ TEST(AnalyzerHttp, BadFramingIs400) {
   auto res = post(s, "/v1/batches", body);
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
-  EXPECT_EQ(res->body.rfind("{\"error\":\"", 0), 0u) << res->body;
+  EXPECT_EQ(res->body.rfind("{\"error\":\"bad_batch\",\"detail\":\"", 0), 0u) << res->body;
   res = post(s, "/v1/batches", {'n', 'o', 'p', 'e'});
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
@@ -142,7 +142,7 @@ TEST(AnalyzerHttp, HealthMetricsAndUnknownPaths) {
   res = s.client().Get("/v1/nothing");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 404);
-  EXPECT_EQ(res->body, "{\"error\":\"not found\"}");
+  EXPECT_EQ(res->body.rfind("{\"error\":\"not_found\",\"detail\":\"", 0), 0u) << res->body;
   res = s.client().Get("/v1/model?kind=other");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);

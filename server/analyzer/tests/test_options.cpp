@@ -23,8 +23,8 @@ TEST(AnalyzerOptions, RequiredOnlyGivesTheDefaults) {
   ASSERT_EQ(parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "10"}, &o, &err),
             an::ParseOutcome::ok)
       << err;
-  EXPECT_EQ(o.host, "127.0.0.1");
-  EXPECT_EQ(o.port, 8720);
+  EXPECT_EQ(o.listen_host, "127.0.0.1");
+  EXPECT_EQ(o.listen_port, 8720);
   EXPECT_EQ(o.key_dirs, std::vector<std::string>{"k"});
   EXPECT_EQ(o.n_actions, 10u);
   EXPECT_EQ(o.lambda, 1.0);
@@ -42,8 +42,8 @@ TEST(AnalyzerOptions, EveryFlag) {
                   &o, &err),
             an::ParseOutcome::ok)
       << err;
-  EXPECT_EQ(o.host, "0.0.0.0");
-  EXPECT_EQ(o.port, 0);
+  EXPECT_EQ(o.listen_host, "0.0.0.0");
+  EXPECT_EQ(o.listen_port, 0);
   EXPECT_EQ(o.key_dirs, (std::vector<std::string>{"old", "new"}));
   EXPECT_EQ(o.lambda, 0.25);
   EXPECT_EQ(o.mode, an::AggregationMode::paper);
@@ -69,7 +69,7 @@ TEST(AnalyzerOptions, ConfigFileWithFlagsOverriding) {
   ASSERT_EQ(parse({"--config", path.c_str(), "--actions", "7", "--mode", "default"}, &o, &err),
             an::ParseOutcome::ok)
       << err;
-  EXPECT_EQ(o.port, 9000);
+  EXPECT_EQ(o.listen_port, 9000);
   EXPECT_EQ(o.key_dirs, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(o.codebook, "cb.p2bc");
   EXPECT_EQ(o.store, "/var/lib/p2b/analyzer.db");
@@ -111,7 +111,7 @@ TEST(AnalyzerOptions, Refusals) {
   for (size_t i = 0; i < cases.size(); ++i) {
     an::Options o;
     std::string err;
-    EXPECT_EQ(parse(cases[i], &o, &err), an::ParseOutcome::error) << "case " << i;
+    EXPECT_EQ(parse(cases[i], &o, &err), an::ParseOutcome::usage_error) << "case " << i;
     EXPECT_FALSE(err.empty()) << "case " << i;
   }
   an::Options o;

@@ -3,6 +3,8 @@
 // are spooled with replays dropped.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "shuffler/intake.hpp"
 #include "shuffler/sqlite_spool.hpp"
 #include "shuffler_test_support.hpp"
@@ -70,8 +72,10 @@ TEST_F(ShufflerIntake, EachRefusalHasItsStatusAndStoresNothing) {
     const auto before = rejected(c.why);
     const auto reply = intake.handle(c.body);
     EXPECT_EQ(reply.status, c.status) << p2b::shuffler::rejection_label(c.why);
-    EXPECT_EQ(reply.json,
-              std::string("{\"error\":\"") + p2b::shuffler::rejection_label(c.why) + "\"}");
+    // The shared error shape (docs/operations.md): a code and a sentence.
+    const auto body = nlohmann::json::parse(reply.json);
+    EXPECT_EQ(body["error"], p2b::shuffler::rejection_label(c.why));
+    EXPECT_TRUE(body["detail"].is_string());
     EXPECT_EQ(rejected(c.why), before + 1);
   }
   EXPECT_EQ(spool.depth(), 0U);

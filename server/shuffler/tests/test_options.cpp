@@ -63,7 +63,7 @@ TEST(ShufflerOptions, FlagsOverrideTheConfigFile) {
   Options o;
   ASSERT_EQ(parse({"--config", path, "--threshold", "6"}, &o), ParseOutcome::ok);
   EXPECT_EQ(o.key_dirs, (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(o.spool, "file.db");
+  EXPECT_EQ(o.store, "file.db");
   EXPECT_EQ(o.batch_size, 7U);
   EXPECT_EQ(o.threshold, 6U);
   ASSERT_EQ(parse({"--config", path, "--keys", "c"}, &o), ParseOutcome::ok);
@@ -91,10 +91,12 @@ TEST(ShufflerOptions, MistakesAreUsageErrors) {
   EXPECT_EQ(parse({"--help"}, &o), ParseOutcome::help);
 }
 
-TEST(ShufflerOptions, AnUnreadableConfigIsAnIoErrorAndABadLineAUsageError) {
+// Both are usage errors (exit 2) since the services share exit codes
+// (docs/operations.md); an unreadable file was an I/O error (exit 1) before.
+TEST(ShufflerOptions, AnUnreadableConfigAndABadLineAreUsageErrors) {
   shuffler_test::TempDir dir;
   Options o;
-  EXPECT_EQ(parse({"--config", dir.file("missing.conf")}, &o), ParseOutcome::io_error);
+  EXPECT_EQ(parse({"--config", dir.file("missing.conf")}, &o), ParseOutcome::usage_error);
   const std::string path = dir.file("bad.conf");
   std::ofstream(path) << "colour = blue\n";
   EXPECT_EQ(parse({"--config", path}, &o), ParseOutcome::usage_error);

@@ -1,4 +1,4 @@
-#include "keyfiles.hpp"
+#include "common/keyfiles.hpp"
 
 #include <fcntl.h>
 #include <sodium.h>

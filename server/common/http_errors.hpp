@@ -1,0 +1,25 @@
+// The one error body of both services: every 4xx and 5xx answer carries
+//   {"error":"<code>","detail":"<sentence for a person>"}
+// with Content-Type application/json. `error` is a stable snake_case code
+// for programs; `detail` may change between versions.
+#pragma once
+
+#include <string>
+
+namespace httplib {
+struct Response;
+}
+
+namespace p2b::common {
+
+std::string error_body(const std::string& code, const std::string& detail);
+
+// Sets the status and the error body.
+void set_error(httplib::Response& res, int status, const std::string& code,
+               const std::string& detail);
+
+// The code for an answer httplib gives on its own (not_found, too_large,
+// bad_request, method_not_allowed, else http_<status>).
+std::string code_for_status(int status);
+
+}  // namespace p2b::common

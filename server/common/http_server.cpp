@@ -1,0 +1,61 @@
+#include "common/http_server.hpp"
+
+#include <httplib.h>
+
+#include <cstdio>
+#include <exception>
+#include <utility>
+
+#include "common/http_errors.hpp"
+
+namespace p2b::common {
+
+void configure_server(httplib::Server& server, std::size_t max_body, Logger& log,
+                      RefusalHandler refusal) {
+  server.set_payload_max_length(max_body);
+  // Headers and body go out in separate writes; without TCP_NODELAY, Nagle
+  // and the peer's delayed ACK add ~40 ms to every answer.
+  server.set_tcp_nodelay(true);
+  server.set_keep_alive_timeout(2);
+  server.set_error_handler(httplib::Server::HandlerWithResponse(
+      [refusal = std::move(refusal)](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        if (!refusal || !refusal(req, res)) {
+          set_error(res, res.status, code_for_status(res.status),
+                    "refused by the HTTP layer (status " + std::to_string(res.status) + ")");
+        }
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+  // A store or signing failure changed nothing, so the client may retry.
+  server.set_exception_handler(
+      [&log](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "unknown exception";
+        try {
+          std::rethrow_exception(std::move(ep));
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        log.error("request_failed", {{"method", req.method}, {"path", req.path}, {"error", what}});
+        set_error(res, 500, "internal", "internal error; nothing was changed, retry later");
+      });
+}
+
+int bind_and_announce(httplib::Server& server, const std::string& host, int port, Logger& log) {
+  int bound = port;
+  if (port == 0) {
+    bound = server.bind_to_any_port(host);
+  } else if (!server.bind_to_port(host, port)) {
+    bound = -1;
+  }
+  if (bound <= 0) {
+    log.error("listen_failed", {{"host", host}, {"port", port}});
+    return -1;
+  }
+  std::printf("listening on %s:%d\n", host.c_str(), bound);
+  std::fflush(stdout);
+  log.info("listening", {{"host", host}, {"port", bound}});
+  return bound;
+}
+
+}  // namespace p2b::common

@@ -1,0 +1,36 @@
+// The cpp-httplib setup both services share: limits, error answers in the
+// shape of http_errors.hpp, and the startup line scripts read the port from.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "common/json_log.hpp"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace p2b::common {
+
+// Lets a service answer one of httplib's own refusals itself (the shuffler
+// counts its 413s); returns true if it set the body.
+using RefusalHandler = std::function<bool(const httplib::Request&, httplib::Response&)>;
+
+// Caps request bodies at `max_body` (httplib refuses a larger
+// Content-Length before buffering it), sets TCP_NODELAY and a 2 s keep-alive
+// timeout (an idle connection holds a worker, and shutdown waits for every
+// worker), gives httplib's own refusals the JSON error body, and answers an
+// exception with 500 {"error":"internal"} after logging "request_failed".
+void configure_server(httplib::Server& server, std::size_t max_body, Logger& log,
+                      RefusalHandler refusal = {});
+
+// Binds HOST:PORT (port 0: a free one) and prints "listening on HOST:PORT"
+// with the real port as the first line on stdout, flushed; logs
+// "listening". Returns the port, or -1 after logging "listen_failed".
+int bind_and_announce(httplib::Server& server, const std::string& host, int port, Logger& log);
+
+}  // namespace p2b::common

@@ -1,0 +1,67 @@
+#include "common/service_options.hpp"
+
+#include "common/option_values.hpp"
+
+namespace p2b::common {
+
+ServiceCommandLine::ServiceCommandLine(const std::string& program, const std::string& synopsis,
+                                       const std::string& description,
+                                       const ServiceDefaults& defaults)
+    : defaults_(defaults), cli_(program, synopsis, description, true) {
+  listen_opt_ = cli_.add_value(
+      "--listen", &listen_,
+      "HOST:PORT to serve HTTP on (default 127.0.0.1:" + std::to_string(defaults.listen_port) +
+          "); port 0 picks a free port");
+  cli_.app()
+      .add_option("--keys", key_dirs_, defaults.keys_help)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  const std::string store_names =
+      defaults.store_alias.empty() ? "--store" : "--store,--" + defaults.store_alias;
+  cli_.add_value(store_names, &store_, defaults.store_help);
+  max_body_opt_ = cli_.add_value(
+      "--max-body", &max_body_,
+      "largest request body in bytes (default " + std::to_string(defaults.max_body) + ")");
+  log_level_opt_ =
+      cli_.add_value("--log-level", &log_level_, "debug, info (default), warn or error");
+}
+
+ParseOutcome ServiceCommandLine::parse(int argc, const char* const* argv, ServiceOptions* out,
+                                       std::string* message) {
+  const ParseOutcome parsed = cli_.parse(argc, argv, message);
+  if (parsed != ParseOutcome::ok) return parsed;
+  ServiceOptions o;
+  o.listen_port = defaults_.listen_port;
+  o.max_body = defaults_.max_body;
+  const auto refuse = [&](std::string why) {
+    *message = std::move(why);
+    return ParseOutcome::usage_error;
+  };
+  if (given(listen_opt_) && !parse_listen(listen_, &o.listen_host, &o.listen_port)) {
+    return refuse(bad_value("listen", "HOST:PORT with a port in 0..65535", listen_));
+  }
+  for (const std::string& d : key_dirs_) {
+    if (d.empty()) return refuse("--keys: empty directory name");
+  }
+  if (key_dirs_.empty()) return refuse("--keys is required");
+  o.key_dirs = key_dirs_;
+  if (store_.empty()) return refuse("--store is required");
+  o.store = store_;
+  uint64_t body = 0;
+  if (given(max_body_opt_)) {
+    if (!parse_count(max_body_, defaults_.min_body, defaults_.max_max_body, &body)) {
+      return refuse(bad_value("max-body",
+                              std::to_string(defaults_.min_body) + ".." +
+                                  std::to_string(defaults_.max_max_body) + " bytes",
+                              max_body_));
+    }
+    o.max_body = static_cast<std::size_t>(body);
+  }
+  if (given(log_level_opt_) && !parse_log_level(log_level_, &o.log_level)) {
+    return refuse(bad_value("log-level", "debug, info, warn or error", log_level_));
+  }
+  *out = std::move(o);
+  return ParseOutcome::ok;
+}
+
+}  // namespace p2b::common

@@ -1,0 +1,58 @@
+// The settings both services share, spelled the same in both
+// (docs/operations.md): --listen, --keys, --store, --max-body, --log-level,
+// plus --config, --version and --help from CommandLine.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/command_line.hpp"
+#include "common/json_log.hpp"
+
+namespace p2b::common {
+
+struct ServiceOptions {
+  std::string listen_host = "127.0.0.1";
+  int listen_port = 0;  // 0: the kernel picks one
+  std::vector<std::string> key_dirs;
+  std::string store;
+  std::size_t max_body = 0;
+  LogLevel log_level = LogLevel::info;
+};
+
+// What differs between the services in the shared settings.
+struct ServiceDefaults {
+  int listen_port = 0;
+  std::string keys_help;
+  std::string store_help;
+  std::string store_alias;  // an older name of --store ("spool"), or empty
+  std::size_t max_body = 0;
+  std::size_t min_body = 1;
+  std::size_t max_max_body = std::size_t{1} << 30;
+};
+
+class ServiceCommandLine {
+ public:
+  ServiceCommandLine(const std::string& program, const std::string& synopsis,
+                     const std::string& description, const ServiceDefaults& defaults);
+
+  CommandLine& command_line() { return cli_; }
+  CLI::App& app() { return cli_.app(); }
+
+  // Parses and checks the shared settings into `out`; the service then
+  // checks its own (see CommandLine::add_value).
+  ParseOutcome parse(int argc, const char* const* argv, ServiceOptions* out, std::string* message);
+
+ private:
+  ServiceDefaults defaults_;
+  CommandLine cli_;
+  std::string listen_, max_body_, log_level_;
+  std::vector<std::string> key_dirs_;
+  std::string store_;
+  CLI::Option* listen_opt_;
+  CLI::Option* max_body_opt_;
+  CLI::Option* log_level_opt_;
+};
+
+}  // namespace p2b::common

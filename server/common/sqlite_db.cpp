@@ -1,0 +1,135 @@
+#include "common/sqlite_db.hpp"
+
+#include <sqlite3.h>
+
+#include <cstring>
+
+namespace p2b::common {
+
+Database::Database(const std::string& path) {
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+  try {
+    if (rc != SQLITE_OK) fail(path + ": cannot open");
+    sqlite3_busy_timeout(db_, 5000);
+    {
+      Statement wal(*this, "PRAGMA journal_mode=WAL");
+      if (!wal.step() || wal.column_text(0) != "wal") {
+        throw SqliteError(path + ": cannot use WAL mode");
+      }
+    }
+    exec("PRAGMA synchronous=FULL");
+  } catch (...) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+Database::~Database() {
+  sqlite3_close_v2(db_);
+}
+
+void Database::fail(const std::string& what) const {
+  throw SqliteError(what + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory"));
+}
+
+void Database::exec(const std::string& sql) {
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) fail(sql);
+}
+
+int64_t Database::changes() const {
+  return sqlite3_changes(db_);
+}
+
+Statement::Statement(const Database& db, const std::string& sql) : db_(db) {
+  if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) {
+    db.fail("prepare");
+  }
+}
+
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
+
+void Statement::bind_int(int index, int64_t value) {
+  if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) db_.fail("bind");
+}
+
+void Statement::bind_text(int index, const std::string& value) {
+  if (sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT,
+                          SQLITE_UTF8) != SQLITE_OK) {
+    db_.fail("bind");
+  }
+}
+
+void Statement::bind_blob(int index, const void* data, std::size_t len) {
+  if (sqlite3_bind_blob64(stmt_, index, data, len, SQLITE_TRANSIENT) != SQLITE_OK) {
+    db_.fail("bind");
+  }
+}
+
+bool Statement::step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_.fail("step");
+}
+
+void Statement::run() {
+  while (step()) {
+  }
+  reset();
+}
+
+bool Statement::run_unless_constraint() {
+  const int rc = sqlite3_step(stmt_);
+  sqlite3_reset(stmt_);
+  if (rc == SQLITE_DONE) return true;
+  if ((rc & 0xff) == SQLITE_CONSTRAINT) return false;
+  db_.fail("step");
+}
+
+void Statement::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+int64_t Statement::column_int(int col) const {
+  return sqlite3_column_int64(stmt_, col);
+}
+
+std::string Statement::column_text(int col) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, col);
+  return text != nullptr ? reinterpret_cast<const char*>(text) : "";
+}
+
+std::vector<uint8_t> Statement::column_blob(int col) const {
+  const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, col));
+  const int n = sqlite3_column_bytes(stmt_, col);
+  return p == nullptr ? std::vector<uint8_t>() : std::vector<uint8_t>(p, p + n);
+}
+
+void Statement::column_blob_exact(int col, uint8_t* out, std::size_t len) const {
+  const void* data = sqlite3_column_blob(stmt_, col);
+  if (data == nullptr || static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)) != len) {
+    throw SqliteError("a stored blob has the wrong length");
+  }
+  std::memcpy(out, data, len);
+}
+
+Transaction::Transaction(Database& db) : db_(db) {
+  db_.exec("BEGIN IMMEDIATE");
+}
+
+Transaction::~Transaction() {
+  if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  done_ = true;
+}
+
+}  // namespace p2b::common

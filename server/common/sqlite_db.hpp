@@ -1,0 +1,103 @@
+// One thin RAII layer over the SQLite C API for every service store:
+// a connection opened with the durability every store relies on, statements
+// that finalize themselves, and transactions that roll back unless
+// committed, so every error path leaves the database as it was. Every
+// failure throws SqliteError; a store translates it into its own interface's
+// error with translate_errors.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace p2b::common {
+
+class SqliteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Database {
+ public:
+  // Opens or creates `path` read-write on one serialised connection with a
+  // 5 s busy timeout, the WAL journal (checked: some file systems refuse it)
+  // and synchronous=FULL, so a commit that returned survives a power cut.
+  explicit Database(const std::string& path);
+  // Closing checkpoints the WAL.
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // Runs one or more statements that return no rows.
+  void exec(const std::string& sql);
+  // Rows changed by the last INSERT, UPDATE or DELETE.
+  int64_t changes() const;
+  [[noreturn]] void fail(const std::string& what) const;
+
+  sqlite3* handle() const { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+class Statement {
+ public:
+  Statement(const Database& db, const std::string& sql);
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  void bind_int(int index, int64_t value);
+  void bind_text(int index, const std::string& value);
+  void bind_blob(int index, const void* data, std::size_t len);
+  // True while there is a row to read; false once the statement is done.
+  bool step();
+  // Runs a statement that returns no rows and resets it for another use.
+  void run();
+  // Like run(), but returns a constraint violation as false instead of
+  // throwing.
+  bool run_unless_constraint();
+  void reset();
+
+  int64_t column_int(int col) const;
+  std::string column_text(int col) const;
+  std::vector<uint8_t> column_blob(int col) const;
+  // Copies a blob column that must be exactly `len` bytes long.
+  void column_blob_exact(int col, uint8_t* out, std::size_t len) const;
+
+ private:
+  const Database& db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// BEGIN IMMEDIATE takes the write lock up front, so a transaction never
+// fails halfway on a lock upgrade.
+class Transaction {
+ public:
+  explicit Transaction(Database& db);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  Database& db_;
+  bool done_ = false;
+};
+
+// Runs `f`, turning a SqliteError into `Error(prefix + message)`.
+template <typename Error, typename F>
+auto translate_errors(const std::string& prefix, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const SqliteError& e) {
+    throw Error(prefix + e.what());
+  }
+}
+
+}  // namespace p2b::common

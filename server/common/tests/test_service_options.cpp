@@ -1,0 +1,145 @@
+// The shared command line: the settings both services spell alike, the
+// --config file (repeats, `_` for `-`, flags override it), --version and
+// --help, and refusals.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/service_options.hpp"
+#include "p2b.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using p2b::common::ParseOutcome;
+using p2b::common::ServiceOptions;
+
+struct Parsed {
+  ParseOutcome outcome;
+  ServiceOptions options;
+  std::string message;
+  std::string extra;  // --color, a service-specific value
+};
+
+p2b::common::ServiceDefaults defaults() {
+  p2b::common::ServiceDefaults d;
+  d.listen_port = 8710;
+  d.store_alias = "spool";
+  d.max_body = 1000;
+  d.min_body = 10;
+  d.max_max_body = 5000;
+  return d;
+}
+
+Parsed parse(std::vector<std::string> args) {
+  p2b::common::ServiceCommandLine cli("p2b-test", "usage: p2b-test ...", "A test.", defaults());
+  Parsed p;
+  cli.command_line().add_value("--color", &p.extra, "a service's own value");
+  std::vector<const char*> argv = {"p2b-test"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  p.outcome = cli.parse(static_cast<int>(argv.size()), argv.data(), &p.options, &p.message);
+  return p;
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const std::string path = (fs::temp_directory_path() / (name + std::to_string(getpid()))).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CommonServiceOptions, DefaultsAndEveryFlag) {
+  Parsed p = parse({"--keys", "k", "--store", "s.db"});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.listen_host, "127.0.0.1");
+  EXPECT_EQ(p.options.listen_port, 8710);
+  EXPECT_EQ(p.options.max_body, 1000u);
+  EXPECT_EQ(p.options.log_level, p2b::common::LogLevel::info);
+  p = parse({"--listen", "[::1]:0", "--keys", "a", "--keys=b", "--spool", "old.db", "--max-body",
+             "4000", "--log-level", "debug", "--color", "red"});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.listen_host, "::1");
+  EXPECT_EQ(p.options.listen_port, 0);
+  EXPECT_EQ(p.options.key_dirs, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(p.options.store, "old.db") << "--spool is an alias of --store";
+  EXPECT_EQ(p.options.max_body, 4000u);
+  EXPECT_EQ(p.options.log_level, p2b::common::LogLevel::debug);
+  EXPECT_EQ(p.extra, "red");
+}
+
+TEST(CommonServiceOptions, ConfigFileRepeatsUnderscoresAndOverrides) {
+  const std::string path = write_file("p2b-options.conf",
+                                      "# a comment\n"
+                                      "keys = a\n"
+                                      "listen = 0.0.0.0:9000\n"
+                                      "keys = b\n"
+                                      "spool = from-file.db\n"
+                                      "max_body = 2000\n"
+                                      "log-level = warn\n"
+                                      "color = blue\n"
+                                      "color = green\n");
+  Parsed p = parse({"--config", path});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.key_dirs, (std::vector<std::string>{"a", "b"}))
+      << "a name repeated anywhere adds to the list";
+  EXPECT_EQ(p.options.listen_port, 9000);
+  EXPECT_EQ(p.options.store, "from-file.db");
+  EXPECT_EQ(p.options.max_body, 2000u) << "max_body reads as max-body";
+  EXPECT_EQ(p.options.log_level, p2b::common::LogLevel::warn);
+  EXPECT_EQ(p.extra, "green") << "the later of two single values wins";
+
+  p = parse({"--config", path, "--keys", "c", "--color", "red", "--store", "flag.db"});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.key_dirs, std::vector<std::string>{"c"}) << "a flag replaces the list";
+  EXPECT_EQ(p.extra, "red");
+  EXPECT_EQ(p.options.store, "flag.db");
+  std::remove(path.c_str());
+}
+
+TEST(CommonServiceOptions, HelpAndVersion) {
+  Parsed p = parse({"--version"});
+  EXPECT_EQ(p.outcome, ParseOutcome::version);
+  EXPECT_EQ(p.message, std::string("p2b-test ") + P2B_VERSION_STRING + "\n");
+  p = parse({"--help"});
+  EXPECT_EQ(p.outcome, ParseOutcome::help);
+  EXPECT_EQ(p.message.rfind("usage: p2b-test ...", 0), 0u) << p.message;
+  for (const char* flag : {"--listen", "--keys", "--store", "--max-body", "--log-level", "--config",
+                           "--version", "--color"}) {
+    EXPECT_NE(p.message.find(flag), std::string::npos) << flag;
+  }
+}
+
+TEST(CommonServiceOptions, MistakesAreUsageErrors) {
+  const std::string unknown = write_file("p2b-unknown.conf", "keys = a\ncolour = blue\n");
+  const std::vector<std::vector<std::string>> bad = {
+      {},
+      {"--store", "s"},
+      {"--keys", "k"},
+      {"--keys", "", "--store", "s"},
+      {"--keys", "k", "--store", "s", "--listen", "8710"},
+      {"--keys", "k", "--store", "s", "--listen", "h:65536"},
+      {"--keys", "k", "--store", "s", "--max-body", "9"},
+      {"--keys", "k", "--store", "s", "--max-body", "5001"},
+      {"--keys", "k", "--store", "s", "--max-body", "-5"},
+      {"--keys", "k", "--store", "s", "--log-level", "loud"},
+      {"--keys", "k", "--store", "s", "--bogus"},
+      {"--keys", "k", "--store", "s", "stray"},
+      {"--keys", "k", "--store"},
+      {"--config", "/nonexistent/p2b.conf"},
+      {"--config", unknown, "--store", "s"},
+  };
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    const Parsed p = parse(bad[i]);
+    EXPECT_EQ(p.outcome, ParseOutcome::usage_error) << "case " << i;
+    EXPECT_FALSE(p.message.empty()) << "case " << i;
+  }
+  EXPECT_EQ(parse({"--keys", "k", "--store", "s", "--bogus"}).message,
+            "unknown argument '--bogus'");
+  std::remove(unknown.c_str());
+}
+
+}  // namespace

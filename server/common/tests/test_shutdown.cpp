@@ -1,0 +1,108 @@
+// The shared shutdown loop: a stop signal gives a clean stop and exit 0; a
+// server that ends by itself, or a second signal during the drain, gives
+// exit 3 so a supervisor restarts the service.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "common/exit_codes.hpp"
+#include "common/shutdown.hpp"
+
+namespace {
+
+using p2b::common::StopOutcome;
+
+// Stop signals stay blocked for the whole test process, so kill() on
+// ourselves queues them for the waiting thread instead of killing us.
+class CommonShutdown : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { p2b::common::block_stop_signals(); }
+};
+
+// listen() blocks until stop() was called `stops_needed` times.
+struct FakeServer {
+  std::atomic<int> stops{0};
+  int stops_needed = 1;
+  bool result = true;
+  std::atomic<bool> released{false};
+
+  p2b::common::Serving serving() {
+    return {[this] {
+              while (stops < stops_needed && !released) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+              }
+              return result;
+            },
+            [this] { ++stops; },
+            {}};
+  }
+};
+
+void signal_later(int sig, int ms) {
+  std::thread([sig, ms] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    kill(getpid(), sig);
+  }).detach();
+}
+
+TEST_F(CommonShutdown, ASignalStopsCleanly) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    FakeServer server;
+    std::ostringstream sink;
+    p2b::common::Logger log(&sink);
+    signal_later(sig, 50);
+    const StopOutcome outcome = p2b::common::serve_until_stopped(server.serving(), log);
+    EXPECT_EQ(outcome, StopOutcome::clean);
+    EXPECT_EQ(p2b::common::finish_stop(outcome, log), p2b::common::kExitClean);
+    EXPECT_NE(sink.str().find(sig == SIGINT ? "\"SIGINT\"" : "\"SIGTERM\""), std::string::npos);
+    EXPECT_NE(sink.str().find("\"event\":\"stopped\",\"clean\":true"), std::string::npos)
+        << sink.str();
+  }
+}
+
+TEST_F(CommonShutdown, AServerThatEndsUnaskedIsUnclean) {
+  FakeServer server;
+  server.stops_needed = 0;  // returns at once, no signal
+  std::ostringstream sink;
+  p2b::common::Logger log(&sink);
+  const StopOutcome outcome = p2b::common::serve_until_stopped(server.serving(), log);
+  EXPECT_EQ(outcome, StopOutcome::failed);
+  EXPECT_EQ(p2b::common::finish_stop(outcome, log), p2b::common::kExitUnclean);
+  EXPECT_NE(sink.str().find("\"clean\":false"), std::string::npos) << sink.str();
+}
+
+TEST_F(CommonShutdown, AServerThatFailsWhileStoppingIsUnclean) {
+  FakeServer server;
+  server.result = false;
+  std::ostringstream sink;
+  p2b::common::Logger log(&sink);
+  signal_later(SIGTERM, 50);
+  EXPECT_EQ(p2b::common::serve_until_stopped(server.serving(), log), StopOutcome::failed);
+}
+
+TEST_F(CommonShutdown, ASecondSignalDuringTheDrainForcesTheExit) {
+  FakeServer server;
+  server.stops_needed = 1 << 30;  // a drain that never ends by itself
+  std::ostringstream sink;
+  p2b::common::Logger log(&sink);
+  p2b::common::Serving serving = server.serving();
+  std::atomic<bool> forced{false};
+  serving.force_exit = [&] {
+    forced = true;
+    server.released = true;  // stands in for _exit(3)
+  };
+  signal_later(SIGTERM, 50);
+  signal_later(SIGTERM, 300);
+  const StopOutcome outcome = p2b::common::serve_until_stopped(serving, log);
+  EXPECT_TRUE(forced);
+  EXPECT_EQ(outcome, StopOutcome::forced);
+  EXPECT_EQ(p2b::common::finish_stop(outcome, log), p2b::common::kExitUnclean);
+  EXPECT_NE(sink.str().find("stop_forced"), std::string::npos) << sink.str();
+}
+
+}  // namespace

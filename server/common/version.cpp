@@ -1,0 +1,11 @@
+#include "common/version.hpp"
+
+#include "p2b.h"
+
+namespace p2b::common {
+
+std::string version_line(const std::string& program) {
+  return program + " " + P2B_VERSION_STRING;
+}
+
+}  // namespace p2b::common

@@ -1,0 +1,12 @@
+// The version every p2b program prints for --version.
+#pragma once
+
+#include <string>
+
+namespace p2b::common {
+
+// "<program> <version>", e.g. "p2b-shuffler 0.1.0": the device library's
+// P2B_VERSION_STRING, so services and library never disagree.
+std::string version_line(const std::string& program);
+
+}  // namespace p2b::common
