@@ -1,4 +1,6 @@
-/* p2b_build_config.h: the compiled limits of p2b, in one place.
+/**
+ * \file p2b_build_config.h
+ * \brief The compiled limits of p2b, in one place.
  *
  * Every limit below bounds stack use or a fixed-size buffer of the device
  * core, so it is fixed when the library is compiled. A firmware build that
@@ -18,7 +20,7 @@
 #include P2B_USER_CONFIG_FILE
 #endif
 
-/* Largest context length d. The core keeps a few P2B_MAX_DIM-long scalar
+/** \brief Largest context length d. The core keeps a few P2B_MAX_DIM-long scalar
  * buffers on the stack per call. Saved state, model bundles and codebook
  * files hold at most 64 values per row as generated (the max_count options in
  * proto/p2b.options and proto/p2b_state.options), so an agent with d above 64
@@ -28,38 +30,38 @@
 #define P2B_MAX_DIM 64
 #endif
 
-/* Largest number of actions (arms) K. */
+/** \brief Largest number of actions (arms) K. */
 #ifndef P2B_MAX_ACTIONS
 #define P2B_MAX_ACTIONS 1024
 #endif
 
-/* Largest codebook size k. */
+/** \brief Largest codebook size k. */
 #ifndef P2B_MAX_CODES
 #define P2B_MAX_CODES 65536
 #endif
 
-/* Largest number of decimal digits q kept by the encoder; 10^q must fit in
+/** \brief Largest number of decimal digits q kept by the encoder; 10^q must fit in
  * a uint32_t. */
 #ifndef P2B_MAX_DIGITS
 #define P2B_MAX_DIGITS 6
 #endif
 
-/* Largest reporting window t (interactions per participation decision). */
+/** \brief Largest reporting window t (interactions per participation decision). */
 #ifndef P2B_MAX_WINDOW
 #define P2B_MAX_WINDOW 4096
 #endif
 
-/* Largest ring of decisions awaiting a reward. */
+/** \brief Largest ring of decisions awaiting a reward. */
 #ifndef P2B_MAX_PENDING
 #define P2B_MAX_PENDING 65536
 #endif
 
-/* Largest outbox of reports awaiting a poll. */
+/** \brief Largest outbox of reports awaiting a poll. */
 #ifndef P2B_MAX_OUTBOX
 #define P2B_MAX_OUTBOX 256
 #endif
 
-/* Alignment, in bytes, of an agent's arena and of every block inside it. The
+/** \brief Alignment, in bytes, of an agent's arena and of every block inside it. The
  * default covers Eigen's static alignment on x86-64, aarch64 and Cortex-M4. */
 #ifndef P2B_ARENA_ALIGN
 #define P2B_ARENA_ALIGN 16

@@ -50,7 +50,7 @@ uint64_t scenario_digest(uint32_t policy) {
     EXPECT_EQ(p2b_agent_reward(t.agent, id, r), P2B_OK);
     h = fnv(h, a);
     h = fnv(h, code);
-    p2b_report rep;
+    p2b_tuple rep;
     while (p2b_agent_poll_tuple(t.agent, &rep) == P2B_OK) {
       h = fnv(h, 0xFFFF0000ULL | rep.code);
       h = fnv(h, rep.action);

@@ -63,11 +63,11 @@ TEST(Envelope, DeviceSealsAndTheServiceOpensTheSameTuples) {
       ASSERT_EQ(p2b_agent_decide(ag, x.data(), 6, &a, &id), P2B_OK);
       ASSERT_EQ(p2b_agent_reward(ag, id, (i % 3) ? 1.0F : 0.25F), P2B_OK);
     }
-    p2b_report want;
+    p2b_tuple want;
     if (p2b_agent_poll_tuple(plain.agent, &want) != P2B_OK) continue;
     uint8_t bytes[P2B_ENVELOPE_BYTES + 10];
     size_t len = 0;
-    ASSERT_EQ(p2b_agent_poll_report(sealed.agent, bytes, sizeof bytes, &len), P2B_OK);
+    ASSERT_EQ(p2b_agent_poll_envelope(sealed.agent, bytes, sizeof bytes, &len), P2B_OK);
     ASSERT_EQ(len, static_cast<size_t>(P2B_ENVELOPE_BYTES));
     p2b::server::InnerOpened got{};
     uint32_t crowd = 0;

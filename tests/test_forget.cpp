@@ -62,7 +62,7 @@ TEST(Forget, PendingDecisionsExpireAndUnsentReportsAreDropped) {
   ASSERT_EQ(p2b_agent_decide(t.agent, x.data(), kDim, &action, &id), P2B_OK);
   ASSERT_EQ(p2b_agent_forget(t.agent), P2B_OK);
   EXPECT_EQ(p2b_agent_reward(t.agent, id, 1.0F), P2B_ERR_EXPIRED_DECISION);
-  p2b_report report;
+  p2b_tuple report;
   EXPECT_EQ(p2b_agent_poll_tuple(t.agent, &report), P2B_NO_REPORT);
   // Decision ids keep increasing, so no id from before the forget is reused.
   uint64_t next = 0;

@@ -121,7 +121,7 @@ void exercise(uint32_t policy) {
   // libsodium sets itself up on first use: that is init, not the hot path.
   uint8_t warm[P2B_ENVELOPE_BYTES];
   size_t warm_len = 0;
-  (void)p2b_agent_poll_report(fresh.agent, warm, sizeof warm, &warm_len);
+  (void)p2b_agent_poll_envelope(fresh.agent, warm, sizeof warm, &warm_len);
   int sealed = 0;
   int step = 0;
   NoHeap guard;
@@ -137,9 +137,9 @@ void exercise(uint32_t policy) {
     // Alternate the sealed and the plaintext queue readers.
     uint8_t envelope[P2B_ENVELOPE_BYTES];
     size_t len = 0;
-    p2b_report rep;
+    p2b_tuple rep;
     if (++step % 4 != 0) {
-      while (p2b_agent_poll_report(t.agent, envelope, sizeof envelope, &len) == P2B_OK) ++sealed;
+      while (p2b_agent_poll_envelope(t.agent, envelope, sizeof envelope, &len) == P2B_OK) ++sealed;
     } else {
       while (p2b_agent_poll_tuple(t.agent, &rep) == P2B_OK) {
       }

@@ -24,7 +24,7 @@ Tally run(p2b_agent* agent, uint32_t d, int n, RewardFn reward_of) {
     uint64_t id = 0;
     EXPECT_EQ(p2b_agent_decide(agent, x.data(), d, &a, &id), P2B_OK);
     EXPECT_EQ(p2b_agent_reward(agent, id, reward_of(step)), P2B_OK);
-    p2b_report rep;
+    p2b_tuple rep;
     while (p2b_agent_poll_tuple(agent, &rep) == P2B_OK) {
       ++t.reports;
       t.zero_reward_reports += rep.reward == 0.0F ? 1 : 0;
@@ -98,7 +98,7 @@ TEST(Reporter, ReportedTupleComesFromTheClosedWindow) {
     ASSERT_EQ(p2b_agent_encode(t.agent, x.data(), d, &code), P2B_OK);
     ASSERT_EQ(p2b_agent_reward(t.agent, id, 1.0F), P2B_OK);
     window.insert({code, a});
-    p2b_report rep;
+    p2b_tuple rep;
     if (p2b_agent_poll_tuple(t.agent, &rep) == P2B_OK) {
       EXPECT_EQ(window.count({rep.code, rep.action}), 1U);
       ++checked;
@@ -139,7 +139,7 @@ TEST(Accountant, BudgetStopsReportsAndSaysSo) {
   auto t = p2b_test::make_agent(cfg);
   const Tally tally = run(t.agent, d, 20000, [](int) { return 1.0F; });
   EXPECT_EQ(tally.reports, 3);
-  p2b_report rep;
+  p2b_tuple rep;
   EXPECT_EQ(p2b_agent_poll_tuple(t.agent, &rep), P2B_BUDGET_EXHAUSTED);
   p2b_privacy ledger;
   ASSERT_EQ(p2b_agent_privacy(t.agent, &ledger), P2B_OK);

@@ -46,7 +46,10 @@ struct Trace {
 
 Trace continue_run(p2b_agent* agent, uint64_t env_seed, const std::vector<uint64_t>& open_ids) {
   Trace tr;
-  for (uint64_t id : open_ids) p2b_agent_reward(agent, id, 1.0F);  // late rewards still land
+  for (uint64_t id : open_ids) {  // late rewards still land, unless the ring moved on
+    const p2b_status s = p2b_agent_reward(agent, id, 1.0F);
+    EXPECT_TRUE(s == P2B_OK || s == P2B_ERR_EXPIRED_DECISION) << p2b_status_str(s);
+  }
   std::mt19937_64 env(env_seed);
   for (int i = 0; i < 400; ++i) {
     const std::vector<float> x = p2b_test::simplex_point(env, kDim);
@@ -55,7 +58,7 @@ Trace continue_run(p2b_agent* agent, uint64_t env_seed, const std::vector<uint64
     EXPECT_EQ(p2b_agent_decide(agent, x.data(), kDim, &a, &id), P2B_OK);
     EXPECT_EQ(p2b_agent_reward(agent, id, a == 1 ? 1.0F : 0.0F), P2B_OK);
     tr.actions.push_back(a);
-    p2b_report rep;
+    p2b_tuple rep;
     while (p2b_agent_poll_tuple(agent, &rep) == P2B_OK) tr.report_codes.push_back(rep.code);
   }
   return tr;
