@@ -1,15 +1,25 @@
 // Reliability of the services as real processes on loopback: crash safety
 // under kill -9, thresholding and replays, and bad input. Every wait here is
 // bounded; a stuck service fails the test instead of hanging it.
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "model_support.hpp"
 #include "p2b/codebook_format.hpp"
@@ -321,6 +331,196 @@ TEST(Services, BadInputGetsItsOwn4xxStoresNothingAndTheServiceStaysUp) {
   const auto res = cli.Post("/v1/reports", body_of({good}, 0, 1), "application/octet-stream");
   ASSERT_TRUE(res && res->status == 202);
   EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_spool_depth"), 1.0);
+}
+
+// A service run by hand, for what ServiceProcess does not expose: its exit
+// code after --version or a refusal, and a pid to signal twice.
+class Child {
+ public:
+  Child(const std::string& binary, const std::vector<std::string>& args, const fs::path& log) {
+    int out[2];
+    if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      const int err = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (err >= 0) dup2(err, STDERR_FILENO);
+      close(out[0]);
+      close(out[1]);
+      std::vector<char*> argv{const_cast<char*>(binary.c_str())};
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(binary.c_str(), argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    out_ = out[0];
+  }
+  ~Child() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(out_);
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  // Everything the child writes to stdout up to the first newline (or EOF).
+  std::string first_line() {
+    std::string line;
+    char c = 0;
+    while (read(out_, &c, 1) == 1 && c != '\n') line.push_back(c);
+    return line;
+  }
+  std::string all_output() {
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = read(out_, buf, sizeof buf)) > 0;) text.append(buf, buf + n);
+    return text;
+  }
+  void signal(int sig) const { kill(pid_, sig); }
+  // The exit code, or -1 if it did not exit within `seconds` (then killed).
+  int exit_code(double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<int>(seconds * 1000));
+    int status = 0;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+};
+
+std::vector<std::string> shuffler_args(const Deployment& d) {
+  return {"--listen",   "127.0.0.1:0",
+          "--keys",     (d.dir() / "keys").string(),
+          "--store",    (d.dir() / "shuffler.db").string(),
+          "--analyzer", "http://127.0.0.1:9"};
+}
+
+std::vector<std::string> analyzer_args(const Deployment& d) {
+  return {"--listen",   "127.0.0.1:0",
+          "--keys",     (d.dir() / "keys").string(),
+          "--codebook", (d.dir() / "codebook.p2bc").string(),
+          "--store",    (d.dir() / "analyzer.db").string(),
+          "--actions",  std::to_string(kActions)};
+}
+
+TEST(Services, VersionHelpAndRefusalsExitAsDocumented) {
+  Deployment d("cli");
+  for (const auto& [binary, name] :
+       {std::pair{P2B_SHUFFLER_BIN, "p2b-shuffler"}, std::pair{P2B_ANALYZER_BIN, "p2b-analyzer"}}) {
+    Child version(binary, {"--version"}, d.dir() / "cli.log");
+    EXPECT_EQ(version.all_output(), std::string(name) + " " + P2B_VERSION_STRING + "\n");
+    EXPECT_EQ(version.exit_code(10), 0) << name;
+    Child help(binary, {"--help"}, d.dir() / "cli.log");
+    const std::string text = help.all_output();
+    EXPECT_EQ(help.exit_code(10), 0) << name;
+    for (const char* flag :
+         {"--listen", "--keys", "--store", "--max-body", "--log-level", "--config", "--version"}) {
+      EXPECT_NE(text.find(flag), std::string::npos) << name << " --help lacks " << flag;
+    }
+    Child bogus(binary, {"--bogus"}, d.dir() / "cli.log");
+    EXPECT_EQ(bogus.exit_code(10), 2) << name;
+    Child missing(binary, {"--config", (d.dir() / "none.toml").string()}, d.dir() / "cli.log");
+    EXPECT_EQ(missing.exit_code(10), 2) << name;
+  }
+  // Keys that cannot be read: a runtime failure, exit 1, before listening.
+  std::vector<std::string> args = shuffler_args(d);
+  args[3] = (d.dir() / "no-keys").string();
+  Child shuffler(P2B_SHUFFLER_BIN, args, d.dir() / "shuffler.log");
+  EXPECT_EQ(shuffler.exit_code(10), 1);
+  args = analyzer_args(d);
+  args[3] = (d.dir() / "no-keys").string();
+  Child analyzer(P2B_ANALYZER_BIN, args, d.dir() / "analyzer.log");
+  EXPECT_EQ(analyzer.exit_code(10), 1);
+}
+
+TEST(Services, BothReadTheSameConfigKeysAndAnswerErrorsAlike) {
+  Deployment d("config");
+  const fs::path shuffler_conf = d.dir() / "shuffler.toml";
+  const fs::path analyzer_conf = d.dir() / "analyzer.toml";
+  const std::string keys = (d.dir() / "keys").string();
+  std::ofstream(shuffler_conf) << "# p2b-shuffler\nlisten = \"127.0.0.1:0\"\nkeys = \"" << keys
+                               << "\"\nstore = \"" << (d.dir() / "shuffler.db").string()
+                               << "\"\nlog-level = \"warn\"\nmax-body = 2080\n"
+                                  "analyzer = \"http://127.0.0.1:9\"\n";
+  std::ofstream(analyzer_conf) << "# p2b-analyzer\nlisten = \"127.0.0.1:0\"\nkeys = \"" << keys
+                               << "\"\nstore = \"" << (d.dir() / "analyzer.db").string()
+                               << "\"\nlog-level = \"warn\"\nmax-body = 100000\n"
+                                  "codebook = \""
+                               << (d.dir() / "codebook.p2bc").string() << "\"\nactions = 10\n";
+  p2b::proc::ServiceProcess shuffler, analyzer;
+  shuffler.start(P2B_SHUFFLER_BIN, {"--config", shuffler_conf.string()},
+                 (d.dir() / "shuffler.log").string());
+  analyzer.start(P2B_ANALYZER_BIN, {"--config", analyzer_conf.string()},
+                 (d.dir() / "analyzer.log").string());
+  for (const p2b::proc::ServiceProcess* s : {&shuffler, &analyzer}) {
+    httplib::Client cli("127.0.0.1", s->port());
+    const auto res = cli.Get("/no/such/path");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 404);
+    EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
+    EXPECT_EQ(res->body.rfind("{\"error\":\"not_found\",\"detail\":\"", 0), 0u) << res->body;
+  }
+  // max-body from the files: both refuse a larger body with the same code.
+  httplib::Client to_shuffler("127.0.0.1", shuffler.port());
+  auto res = to_shuffler.Post("/v1/reports", std::string(2288, 'x'), "application/octet-stream");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
+  EXPECT_EQ(res->body.rfind("{\"error\":\"too_large\"", 0), 0u) << res->body;
+  httplib::Client to_analyzer("127.0.0.1", analyzer.port());
+  res = to_analyzer.Post("/v1/batches", std::string(100001, 'x'), "application/octet-stream");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
+  EXPECT_EQ(res->body.rfind("{\"error\":\"too_large\"", 0), 0u) << res->body;
+  EXPECT_EQ(shuffler.stop(), 0);
+  EXPECT_EQ(analyzer.stop(), 0);
+  // log-level = warn: the info lines (started, listening) were not written.
+  std::ifstream log(d.dir() / "analyzer.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("\"event\":\"started\""), std::string::npos) << text;
+}
+
+// A client that sent half a request holds a worker, so the graceful drain
+// takes the server's read timeout; a second SIGTERM cuts it short with exit
+// 3, which a supervisor treats as a failure.
+TEST(Services, ASecondSignalDuringTheDrainExitsUnclean) {
+  Deployment d("forced");
+  for (const auto& [binary, args] : {std::pair{P2B_SHUFFLER_BIN, shuffler_args(d)},
+                                     std::pair{P2B_ANALYZER_BIN, analyzer_args(d)}}) {
+    Child service(binary, args, d.dir() / "forced.log");
+    const std::string line = service.first_line();
+    const std::string prefix = "listening on 127.0.0.1:";
+    ASSERT_EQ(line.rfind(prefix, 0), 0u) << line;
+    const int port = std::stoi(line.substr(prefix.size()));
+    const int sock = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(sock, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+    const std::string half = "POST /v1/x HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    ASSERT_EQ(write(sock, half.data(), half.size()), static_cast<ssize_t>(half.size()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    service.signal(SIGTERM);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    service.signal(SIGTERM);
+    EXPECT_EQ(service.exit_code(3), 3) << binary;
+    close(sock);
+  }
+  std::ifstream log(d.dir() / "forced.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"event\":\"stop_forced\""), std::string::npos) << text;
 }
 
 }  // namespace
