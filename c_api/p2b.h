@@ -126,6 +126,8 @@
 extern "C" {
 #endif
 
+/** \def P2B_API
+ *  \brief Marks a function the library exports (the only symbols libp2b.so exports). */
 #if defined(_WIN32) && defined(P2B_SHARED_BUILD)
 #define P2B_API __declspec(dllexport)
 #elif defined(__GNUC__) || defined(__clang__)
@@ -134,8 +136,9 @@ extern "C" {
 #define P2B_API
 #endif
 
-/* A status nobody reads is a bug waiting: warn when a caller drops one. In C
-   with GCC a (void) cast does not silence it, on purpose: test the result. */
+/** \def P2B_NODISCARD
+ *  \brief Warns when a caller drops a returned status. In C with GCC a (void)
+ *  cast does not silence it, on purpose: test the result. */
 #if defined(__cplusplus) && __cplusplus >= 201703L
 #define P2B_NODISCARD [[nodiscard]]
 #elif defined(__GNUC__) || defined(__clang__)
@@ -144,6 +147,8 @@ extern "C" {
 #define P2B_NODISCARD
 #endif
 
+/** \def P2B_DEPRECATED
+ *  \brief Marks a name kept for compatibility until 1.0; `msg` names its successor. */
 #if defined(__GNUC__) || defined(__clang__)
 #define P2B_DEPRECATED(msg) __attribute__((deprecated(msg)))
 #else
@@ -152,13 +157,18 @@ extern "C" {
 
 /* ---- version -------------------------------------------------------- */
 
+/** \brief Major version: incompatible API or ABI changes. */
 #define P2B_VERSION_MAJOR 0
+/** \brief Minor version: additions that keep the API and ABI. */
 #define P2B_VERSION_MINOR 1
+/** \brief Patch version: fixes only. */
 #define P2B_VERSION_PATCH 0
 /** \brief The version as one number: major * 10000 + minor * 100 + patch. */
 #define P2B_VERSION_NUMBER (P2B_VERSION_MAJOR * 10000 + P2B_VERSION_MINOR * 100 + P2B_VERSION_PATCH)
+/** \cond INTERNAL */
 #define P2B_STRINGIFY_(x) #x
 #define P2B_EXPAND_STRINGIFY_(x) P2B_STRINGIFY_(x)
+/** \endcond */
 /** \brief The version as "major.minor.patch", derived from the numbers. */
 #define P2B_VERSION_STRING                 \
   P2B_EXPAND_STRINGIFY_(P2B_VERSION_MAJOR) \
@@ -295,13 +305,19 @@ typedef enum p2b_rng_mode {
  * allowed); random: fresh bytes for nonces. All are required.
  */
 typedef struct p2b_crypto {
+  /** crypto_box_seal: anonymous encryption of `len` bytes to an X25519 key */
   int (*seal)(uint8_t* out, const uint8_t* msg, size_t len, const uint8_t* recipient_pk);
+  /** unkeyed BLAKE2b with an `out_len`-byte digest */
   int (*hash)(uint8_t* out, size_t out_len, const uint8_t* msg, size_t len);
+  /** Ed25519 detached verification; 0 only for a valid signature */
   int (*verify)(const uint8_t* sig, const uint8_t* msg, size_t len, const uint8_t* signer_pk);
+  /** XChaCha20-Poly1305-IETF encryption, `len` + 16 bytes out */
   int (*aead_encrypt)(uint8_t* out, const uint8_t* msg, size_t len, const uint8_t* ad,
                       size_t ad_len, const uint8_t* nonce, const uint8_t* key);
+  /** its inverse; 0 only when the tag verifies */
   int (*aead_decrypt)(uint8_t* out, const uint8_t* box, size_t len, const uint8_t* ad,
                       size_t ad_len, const uint8_t* nonce, const uint8_t* key);
+  /** fresh unpredictable bytes for nonces */
   int (*random)(uint8_t* out, size_t len);
 } p2b_crypto;
 
@@ -727,6 +743,8 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_export(const p2b_agent* agent, double
  * \retval P2B_ERR_CODEBOOK_MISMATCH Built for another codebook.
  * \retval P2B_ERR_MODEL_ROLLBACK Not newer than the model applied last.
  * \retval P2B_ERR_NOT_POSITIVE_DEFINITE An arm's matrix is not positive definite.
+ * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
+ *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */
 P2B_NODISCARD P2B_API p2b_status p2b_agent_apply_model(p2b_agent* agent, const uint8_t* bundle,
                                                        size_t len);
@@ -784,6 +802,8 @@ P2B_NODISCARD P2B_API p2b_status p2b_codebook_parse(const uint8_t* file, size_t 
  * \retval P2B_OK
  * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
  * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
+ *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */
 P2B_NODISCARD P2B_API p2b_status p2b_agent_save_size(const p2b_agent* agent, size_t* bytes);
 
@@ -801,6 +821,8 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save_size(const p2b_agent* agent, siz
  * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
  * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` < p2b_agent_save_size().
  * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash.
+ * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
+ *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */
 P2B_NODISCARD P2B_API p2b_status p2b_agent_save(const p2b_agent* agent, void* buf, size_t cap,
                                                 size_t* written);
@@ -818,6 +840,8 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save(const p2b_agent* agent, void* bu
  * \retval P2B_ERR_UNSUPPORTED_VERSION A state format this version does not know.
  * \retval P2B_ERR_STATE_MISMATCH Saved under another configuration or codebook.
  * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash.
+ * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
+ *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */
 P2B_NODISCARD P2B_API p2b_status p2b_agent_restore(p2b_agent* agent, const void* buf, size_t len);
 
@@ -829,6 +853,8 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_restore(p2b_agent* agent, const void*
  * \retval P2B_OK
  * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
  * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
+ *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */
 P2B_NODISCARD P2B_API p2b_status p2b_agent_save_encrypted_size(const p2b_agent* agent,
                                                                size_t* bytes);
@@ -846,6 +872,8 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save_encrypted_size(const p2b_agent* 
  * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
  * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` < p2b_agent_save_encrypted_size().
  * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash, draw a nonce or encrypt.
+ * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
+ *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */
 P2B_NODISCARD P2B_API p2b_status p2b_agent_save_encrypted(const p2b_agent* agent,
                                                           const uint8_t key[P2B_STATE_KEY_BYTES],
@@ -867,6 +895,8 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save_encrypted(const p2b_agent* agent
  * \retval P2B_ERR_UNSUPPORTED_VERSION A state format this version does not know.
  * \retval P2B_ERR_STATE_MISMATCH Saved under another configuration or codebook.
  * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash.
+ * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
+ *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */
 P2B_NODISCARD P2B_API p2b_status p2b_agent_restore_encrypted(p2b_agent* agent,
                                                              const uint8_t key[P2B_STATE_KEY_BYTES],

@@ -9,5 +9,10 @@
 #ifndef EIGEN_NO_IO
 #define EIGEN_NO_IO
 #endif
+// Only Eigen's MPL-2.0 code may reach the device library (NOTICE): a header
+// under another licence then fails to compile instead of slipping in.
+#ifndef EIGEN_MPL2_ONLY
+#define EIGEN_MPL2_ONLY
+#endif
 
 #include <Eigen/Core>
