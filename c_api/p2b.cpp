@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../ports/platform.hpp"
+#include "../src/random.hpp"  // epsilon_per_report
 #include "p2b/agent.hpp"
 #include "p2b/blake2b.hpp"
 #include "p2b/codebook_format.hpp"

@@ -16,8 +16,8 @@
 #include "arm_set.hpp"
 #include "codebook.hpp"
 #include "p2b/agent.hpp"
-#include "p2b/random.hpp"
 #include "pending_ring.hpp"
+#include "random.hpp"
 #include "reporter.hpp"
 
 namespace p2b {

@@ -1,4 +1,4 @@
-#include "p2b/random.hpp"
+#include "random.hpp"
 
 #include <cmath>
 #include <cstring>

@@ -8,7 +8,7 @@
 
 #include "arena_layout.hpp"
 #include "p2b/agent.hpp"
-#include "p2b/random.hpp"
+#include "random.hpp"
 #include "relative_ptr.hpp"
 
 namespace p2b {

@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 
 #include "p2b/agent.hpp"
+#include "random.hpp"
 #include "test_support.hpp"
 
 namespace {

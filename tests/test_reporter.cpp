@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "p2b/random.hpp"
+#include "random.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -13,7 +13,6 @@
 
 #include "p2b/config.hpp"
 #include "p2b/crypto.hpp"
-#include "p2b/random.hpp"
 #include "p2b/status.hpp"
 
 namespace p2b {
