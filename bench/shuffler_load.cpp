@@ -2,7 +2,7 @@
 // second on loopback with durability on (SQLite WAL, synchronous=FULL, a
 // commit before every 202), and the p50/p99 latency of a request.
 //
-//   shuffler_load [--seconds S] [--clients C] [--per-request N]
+//   shuffler_load [--seconds S] [--clients C] [--per-request N]   (--help)
 //
 // Each client thread posts requests of N distinct, valid envelopes as fast as
 // it gets answers. The analyzer URL points at a closed port, so batches stay
@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "../ports/posix/sodium_port.hpp"
+#include "cli/tool_cli.hpp"
 #include "p2b/envelope.hpp"
 #include "proc/service_process.hpp"
 
@@ -63,19 +65,25 @@ double percentile(std::vector<double> v, double q) {
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   double seconds = 10;
   int clients = 4;
   std::size_t per_request = 50;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--seconds") seconds = std::atof(argv[i + 1]);
-    if (a == "--clients") clients = std::atoi(argv[i + 1]);
-    if (a == "--per-request") per_request = static_cast<std::size_t>(std::atoi(argv[i + 1]));
-  }
-  if (sodium_init() < 0 || seconds <= 0 || clients <= 0 || per_request == 0) return 2;
+  CLI::App app("Load benchmark for p2b-shuffler: envelopes per second and request latency.",
+               "shuffler_load");
+  p2b::tools::add_common_flags(app);
+  app.add_option("--seconds", seconds, "how long to post [10]")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->type_name("S");
+  app.add_option("--clients", clients, "client threads [4]")
+      ->check(CLI::Range(1, 1024))
+      ->type_name("C");
+  app.add_option("--per-request", per_request, "envelopes per request [50]")
+      ->check(CLI::Range(1, 100000))
+      ->type_name("N");
+  const int parsed = p2b::tools::parse_command_line(app, argc, argv);
+  if (parsed >= 0) return parsed;
+  if (sodium_init() < 0) return 1;
 
   const fs::path dir = fs::temp_directory_path() / "p2b-shuffler-load";
   fs::remove_all(dir);
@@ -156,4 +164,15 @@ int main(int argc, char** argv) {
               percentile(all, 0.99));
   fs::remove_all(dir);
   return total > 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "shuffler_load: error: %s\n", e.what());
+    return 1;
+  }
 }

@@ -10,7 +10,9 @@
 #             other report sampling (neg_rate)
 #   steep     a steeper mapping (5x Glorot W, zero b, written with numpy) to
 #             see the paper's shape where the environment has the headroom
-#   yeast     the multi-label experiment on ../shared/data/yeast.arff
+#   yeast     the multi-label experiment on $P2B_DATA_DIR/yeast.arff
+#             (P2B_DATA_DIR defaults to ../shared/data beside the checkout;
+#             the step is skipped without the file, docs/data.md)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-"$repo/out/results"}
@@ -44,8 +46,7 @@ s = np.sqrt(6 / (10 + 10))
 np.savez('$out/steep-weights.npz', W=5 * r.uniform(-s, s, (10, 10)), b=np.zeros(10))"
 timed steep --users 10000,100000,1000000 --weights "$out/steep-weights.npz" --no-crypto --plot \
   --codebook "$out/fig4/codebooks/d10-q1-k1024-seed1.p2bc"
-yeast="$repo/../shared/data/yeast.arff"
-[ -f "$yeast" ] || yeast=/work/shared/data/yeast.arff
+yeast="${P2B_DATA_DIR:-$repo/../shared/data}/yeast.arff"
 if [ -f "$yeast" ]; then
   timed yeast-disjoint --env multilabel --data "$yeast" --dim 10 --codes 32 --users 168
   timed yeast-resampled --env multilabel --data "$yeast" --dim 10 --codes 32 --users 10000,100000

@@ -60,6 +60,18 @@ case "$case_name" in
       # shellcheck disable=SC2086
       "$sim" $args --out "$work/x" >/dev/null 2>&1 || [ $? = 2 ] || fail "exit code for: $args"
     done ;;
+  config_and_version)  # --config FILE sets options, the command line wins; --version
+    printf 'users = "400"\ncodes = 16\nquiet = true\nno-crypto = true\nmode = "default"\n' \
+      > "$work/sim.toml"
+    "$sim" --config "$work/sim.toml" --mode paper --out "$work/c" >"$work/c.log"
+    [ "$(cut -d, -f2,3,8,15 "$work/c/results.csv" | tail -n +2)" = "paper,400,16,0" ] ||
+      fail "config file or command line not applied"
+    "$sim" --version | grep -qE '^p2b-sim [0-9]+\.[0-9]+\.[0-9]+' || fail "--version"
+    printf 'users = 5\n' > "$work/bad.toml"
+    rc=0
+    "$sim" --config "$work/bad.toml" --out "$work/x" >/dev/null 2>"$work/bad.err" || rc=$?
+    [ "$rc" = 2 ] || fail "a bad value in the config file: exit $rc, not 2"
+    grep -q -- "--users" "$work/bad.err" || fail "error does not name the flag" ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
 echo "ok: $case_name"

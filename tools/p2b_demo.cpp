@@ -10,13 +10,16 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../ports/posix/sodium_port.hpp"
+#include "cli/tool_cli.hpp"
 #include "keyfiles.hpp"
 #include "p2b/codebook_format.hpp"
 #include "proc/metrics.hpp"
@@ -53,44 +56,40 @@ struct Options {
   std::string out = "out/demo";
 };
 
-[[noreturn]] void usage(int code) {
-  std::printf(
-      "usage: p2b-demo [--users N] [--threshold L] [--codes k] [--seed S] [--out DIR]\n"
-      "Runs P2B end to end: keys, codebook, p2b-shuffler and p2b-analyzer on loopback,\n"
-      "devices through the C API, a signed model, cold vs warm late users.\n");
-  std::exit(code);
+// A whole number in [1, 1e7] (1e4 and 2.5e4 are accepted, as before CLI11),
+// cast to the field's type.
+template <typename T>
+void add_count(CLI::App& app, const char* name, const char* type, T* field, const char* help) {
+  app.add_option_function<std::string>(
+         name,
+         [=](const std::string& v) {
+           char* end = nullptr;
+           const double x = std::strtod(v.c_str(), &end);
+           if (end == v.c_str() || *end != '\0' || !(x >= 1 && x <= 1e7)) {
+             throw std::invalid_argument(std::string(name) + " needs a number in [1, 1e7], got " +
+                                         v);
+           }
+           *field = static_cast<T>(x);
+         },
+         help)
+      ->type_name(type);
 }
 
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h") usage(0);
-    if (i + 1 >= argc) usage(2);
-    const std::string v = argv[++i];
-    char* end = nullptr;
-    const double x = std::strtod(v.c_str(), &end);
-    const bool number = end != v.c_str() && *end == '\0' && x >= 1 && x <= 1e7;
-    if (a == "--out") {
-      o.out = v;
-    } else if (!number) {
-      std::fprintf(stderr, "p2b-demo: %s needs a number in [1, 1e7], got %s\n", a.c_str(),
-                   v.c_str());
-      usage(2);
-    } else if (a == "--users") {
-      o.users = static_cast<uint32_t>(x);
-    } else if (a == "--threshold") {
-      o.threshold = static_cast<uint32_t>(x);
-    } else if (a == "--codes") {
-      o.codes = static_cast<uint32_t>(x);
-    } else if (a == "--seed") {
-      o.seed = static_cast<uint64_t>(x);
-    } else {
-      std::fprintf(stderr, "p2b-demo: unknown option %s\n", a.c_str());
-      usage(2);
-    }
-  }
-  return o;
+// Returns -1 to go on, else the exit status (0 after --help or --version, 2
+// on bad usage).
+int parse(int argc, char** argv, Options* o) {
+  CLI::App app(
+      "Runs P2B end to end: keys, codebook, p2b-shuffler and p2b-analyzer on loopback,\n"
+      "devices through the C API, a signed model, cold vs warm late users.",
+      "p2b-demo");
+  p2b::tools::add_common_flags(app);
+  add_count(app, "--users", "N", &o->users, "early (sharing) users [50000]");
+  add_count(app, "--threshold", "L", &o->threshold, "shuffler crowd-blending threshold l [10]");
+  add_count(app, "--codes", "k", &o->codes, "codebook size [1024]");
+  add_count(app, "--seed", "S", &o->seed, "[1]");
+  app.add_option("--out", o->out, "keys, codebook, service data and results [out/demo]")
+      ->type_name("DIR");
+  return p2b::tools::parse_command_line(app, argc, argv);
 }
 
 void check_core(p2b::Status s, const char* what) {
@@ -188,7 +187,14 @@ Model fetch_model(httplib::Client& cli, const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options o = parse(argc, argv);
+  Options o;
+  try {
+    const int parsed = parse(argc, argv, &o);
+    if (parsed >= 0) return parsed;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "p2b-demo: error: %s\n", e.what());
+    return 1;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   p2b::proc::ServiceProcess analyzer, shuffler;
   try {
@@ -265,7 +271,7 @@ int main(int argc, char** argv) {
         if (++n_raw == kRawPerPost) flush_raw();
       }
       std::size_t len = 0;
-      while (p2b_agent_poll_report(device.get(), env_bytes, sizeof env_bytes, &len) == P2B_OK) {
+      while (p2b_agent_poll_envelope(device.get(), env_bytes, sizeof env_bytes, &len) == P2B_OK) {
         envelopes.emplace_back(reinterpret_cast<const char*>(env_bytes), len);
       }
       if (u % 500 == 0 || u == o.users) progress("early users", u, o.users);

@@ -7,11 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,14 +21,17 @@
 #include "sim/experiment.hpp"
 #include "sim/multilabel_env.hpp"
 #include "sim/progress.hpp"
+#include "sim/results_table.hpp"
 #include "sim/sim_options.hpp"
 #include "sim/synthetic_env.hpp"
 
 namespace {
 
 using p2b::sim::Mode;
+using p2b::sim::mode_name;
 using p2b::sim::PointResult;
 using p2b::sim::PointSpec;
+using p2b::sim::ResultRow;
 using p2b::sim::SimOptions;
 
 double peak_rss_mb() {
@@ -39,68 +40,12 @@ double peak_rss_mb() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // Linux reports KiB
 }
 
-const char* mode_name(Mode m) {
-  return m == Mode::paper ? "paper" : "default";
-}
-
-std::string csv_header() {
-  return "env,mode,users,population,late_users,actions,dim,codes,digits,interactions,p,"
-         "threshold,neg_rate,alpha,crypto,seed,cold,cold_se,warm_nonprivate,warm_nonprivate_se,"
-         "warm_private,warm_private_se,oracle,reports,kept,codes_reported,codes_released,"
-         "smallest_crowd,epsilon_per_user,delta_indicative,seconds,peak_rss_mb\n";
-}
-
-struct Row {
-  std::string env;
-  Mode mode;
-  uint32_t actions, dim, codes;
-  PointSpec spec;
-  PointResult r;
-  double seconds;
-  double rss;
-};
-
-std::string csv_row(const Row& w) {
-  char buf[1024];
-  const PointResult& r = w.r;
-  std::snprintf(
-      buf, sizeof buf,
-      "%s,%s,%llu,%llu,%llu,%u,%u,%u,%u,%u,%.3f,%u,%.3f,%.3f,%d,%llu,%.6f,%.6f,%.6f,%.6f,"
-      "%.6f,%.6f,%.6f,%llu,%llu,%u,%u,%llu,%.4f,%.3g,%.1f,%.0f\n",
-      w.env.c_str(), mode_name(w.mode), static_cast<unsigned long long>(w.spec.early_users),
-      static_cast<unsigned long long>(r.population), static_cast<unsigned long long>(r.late_users),
-      w.actions, w.dim, w.codes, w.spec.digits, w.spec.interactions, w.spec.participation,
-      w.spec.threshold, w.spec.neg_rate, w.spec.alpha, w.spec.crypto ? 1 : 0,
-      static_cast<unsigned long long>(w.spec.seed), r.cold.mean, r.cold.stderr_,
-      r.warm_nonprivate.mean, r.warm_nonprivate.stderr_, r.warm_private.mean,
-      r.warm_private.stderr_, r.oracle, static_cast<unsigned long long>(r.reports),
-      static_cast<unsigned long long>(r.kept), r.codes_reported, r.codes_released,
-      static_cast<unsigned long long>(r.smallest_released_crowd), r.epsilon_per_user,
-      r.delta_indicative, w.seconds, w.rss);
-  return buf;
-}
-
-std::string json_row(const Row& w) {
-  // The CSV's fields, keyed by the header's names.
-  std::istringstream names(csv_header()), values(csv_row(w));
-  std::string name, value, out = "  {";
-  bool first = true;
-  while (std::getline(names, name, ',') && std::getline(values, value, ',')) {
-    while (!name.empty() && name.back() == '\n') name.pop_back();
-    while (!value.empty() && value.back() == '\n') value.pop_back();
-    const bool text = name == "env" || name == "mode";
-    out += (first ? "\"" : ", \"") + name + "\": " + (text ? "\"" + value + "\"" : value);
-    first = false;
-  }
-  return out + "}";
-}
-
 void print_row_header() {
   std::printf("%-8s %8s %4s %3s %9s %9s %9s %9s %8s %8s %7s %6s\n", "mode", "users", "|A|", "d",
               "cold", "warm-np", "warm-p", "oracle", "reports", "kept", "eps", "secs");
 }
 
-void print_row(const Row& w, bool progress_shown) {
+void print_row(const ResultRow& w, bool progress_shown) {
   const PointResult& r = w.r;
   if (progress_shown) std::fprintf(stderr, "\r%*s\r", 78, "");
   std::printf("%-8s %8llu %4u %3u %9.5f %9.5f %9.5f %9.5f %8llu %8llu %7.4f %6.1f\n",
@@ -160,15 +105,13 @@ int main(int argc, char** argv) {
                             : ("W, b from " + o.weights).c_str());
     }
     std::fflush(stdout);
-    if (std::system(("mkdir -p '" + o.out_dir + "'").c_str()) != 0) {
-      throw std::runtime_error("cannot create " + o.out_dir);
-    }
+    std::filesystem::create_directories(o.out_dir);
     EnvInputs inputs;
     if (!o.weights.empty()) {  // before any training, so a bad file fails fast
       inputs.weights = p2b::data::load_weights(
           o.weights, p2b::data::WeightsShape{o.actions.front(), o.dims.front()});
     }
-    std::vector<Row> rows;
+    std::vector<ResultRow> rows;
     print_row_header();
     for (uint32_t dim : o.dims) {
       const p2b::sim::Codebook cb = p2b::sim::codebook_for(o, dim);
@@ -204,27 +147,14 @@ int main(int argc, char** argv) {
             const double secs =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             rows.push_back(
-                Row{o.env, mode, env->n_actions(), dim, cb.k, spec, r, secs, peak_rss_mb()});
+                ResultRow{o.env, mode, env->n_actions(), dim, cb.k, spec, r, secs, peak_rss_mb()});
             print_row(rows.back(), !o.quiet);
           }
         }
         if (o.env == "multilabel") break;  // the labels are the actions: one pass
       }
     }
-    {
-      std::ofstream csv(o.out_dir + "/results.csv");
-      csv << csv_header();
-      for (const Row& w : rows) csv << csv_row(w);
-      std::ofstream json(o.out_dir + "/results.json");
-      json << "[\n";
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        json << json_row(rows[i]) << (i + 1 < rows.size() ? ",\n" : "\n");
-      }
-      json << "]\n";
-      csv.close();
-      json.close();
-      if (!csv || !json) throw std::runtime_error("cannot write results to " + o.out_dir);
-    }
+    p2b::sim::write_results(o.out_dir, rows);
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     const PointResult& last = rows.back().r;

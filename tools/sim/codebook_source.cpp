@@ -1,28 +1,19 @@
 #include "codebook_source.hpp"
 
 #include <cstdio>
-#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 #include <string>
 
+#include "codebook/codebook_file.hpp"
+#include "codebook/train.hpp"
+#include "codebook/train_summary.hpp"
 #include "p2b.h"
 
 namespace p2b::sim {
 namespace {
-
-// Above this many grid points the trainer streams samples (mini-batch).
-constexpr double kFullGridLimit = 2.5e6;
-
-double grid_points(uint32_t d, uint32_t q) {
-  // C(10^q + d - 1, d - 1)
-  double units = 1;
-  for (uint32_t i = 0; i < q; ++i) units *= 10;
-  double c = 1;
-  for (uint32_t i = 1; i < d; ++i) c = c * (units + i) / i;
-  return c;
-}
 
 Codebook read_codebook(const std::string& path, uint32_t dim) {
   std::ifstream in(path, std::ios::binary);
@@ -45,6 +36,29 @@ Codebook read_codebook(const std::string& path, uint32_t dim) {
   return cb;
 }
 
+// Trains with p2b-codebook's defaults (the trainer switches to mini-batch
+// on grids too large to hold) and writes the file p2b-codebook would.
+void train(const SimOptions& o, uint32_t dim, const std::string& path) {
+  codebook::TrainOptions t;
+  t.dim = dim;
+  t.digits = o.digits;
+  t.codes = o.codes;
+  t.seed = o.seed;
+  t.threads = o.threads;
+  if (!o.quiet) t.on_status = codebook::print_status_line;
+  std::fprintf(stderr, "training codebook: d=%u q=%u k=%u seed=%llu\n", dim, o.digits, o.codes,
+               static_cast<unsigned long long>(o.seed));
+  const codebook::TrainResult r = codebook::train_codebook(t);
+  if (!o.quiet) std::fputc('\n', stderr);
+  std::string err;
+  if (!codebook::write_codebook_file(path, r.centroids, dim, o.digits, false, &err)) {
+    throw std::runtime_error(err);
+  }
+  codebook::print_train_summary(t, r, nullptr);
+  std::printf("  wrote       %s\n", path.c_str());
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 Codebook codebook_for(const SimOptions& o, uint32_t dim) {
@@ -54,19 +68,8 @@ Codebook codebook_for(const SimOptions& o, uint32_t dim) {
                            "-k" + std::to_string(o.codes) + "-seed" + std::to_string(o.seed) +
                            ".p2bc";
   if (!std::ifstream(path).good()) {
-    if (std::system(("mkdir -p '" + dir + "'").c_str()) != 0) {
-      throw std::runtime_error("cannot create " + dir);
-    }
-    const bool stream = grid_points(dim, o.digits) > kFullGridLimit;
-    const std::string cmd = "'" + o.codebook_bin + "' --dim " + std::to_string(dim) + " --digits " +
-                            std::to_string(o.digits) + " --codes " + std::to_string(o.codes) +
-                            " --seed " + std::to_string(o.seed) + " --threads " +
-                            std::to_string(o.threads) + " --out '" + path + "'" +
-                            (stream ? " --mini-batch" : "") + (o.quiet ? " --quiet" : "");
-    std::fprintf(stderr, "training codebook: %s\n", cmd.c_str());
-    if (std::system(cmd.c_str()) != 0) {
-      throw std::runtime_error("p2b-codebook failed for d=" + std::to_string(dim));
-    }
+    std::filesystem::create_directories(dir);
+    train(o, dim, path);
   }
   return read_codebook(path, dim);
 }

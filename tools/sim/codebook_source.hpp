@@ -1,6 +1,7 @@
 // Where p2b-sim's codebooks come from: a file given with --codebook, or one
-// trained by p2b-codebook (the project's trainer) and cached in the output
-// directory, so a grid over d trains each codebook once.
+// trained in process by the library behind p2b-codebook (tools/codebook),
+// written as the same file p2b-codebook would write, and cached in the
+// output directory, so a grid over d trains each codebook once.
 #pragma once
 
 #include <cstdint>

@@ -10,7 +10,8 @@
 #include "analyzer/statistics.hpp"
 #include "c_agent.hpp"
 #include "deployment.hpp"
-#include "parallel.hpp"
+#include "parallel/parallel_for.hpp"
+#include "seeds.hpp"
 #include "shuffler/shuffle.hpp"
 
 namespace p2b::sim {
@@ -213,7 +214,7 @@ PointResult run_point(const PointSpec& s, const Environment& env,
   const p2b_config early_cfg = device_config(s, early_shape, dep);
   const std::size_t n_early_chunks = (s.early_users + kChunkUsers - 1) / kChunkUsers;
   std::vector<EarlyChunk> early(n_early_chunks);
-  for_each_chunk(n_early_chunks, s.threads, [&](std::size_t c) {
+  tools::parallel_for(n_early_chunks, s.threads, [&](std::size_t c) {
     p2b_config cfg = early_cfg;
     cfg.seed = mix_seed(s.seed, kDeviceRng, c);
     CAgent device(cfg);
@@ -316,7 +317,7 @@ PointResult run_point(const PointSpec& s, const Environment& env,
   auto per_user = [&](const p2b_config& base, const Model* model, uint32_t model_dim, bool scalar,
                       uint64_t stream) {
     std::vector<Tally> parts(n_late_chunks);
-    for_each_chunk(n_late_chunks, s.threads, [&](std::size_t c) {
+    tools::parallel_for(n_late_chunks, s.threads, [&](std::size_t c) {
       p2b_config cfg = base;
       cfg.seed = mix_seed(s.seed, stream, c);
       CAgent agent(cfg);
@@ -360,7 +361,7 @@ PointResult run_point(const PointSpec& s, const Environment& env,
   if (paper) {
     // Independent agents, so the two shared runs may go side by side.
     std::vector<Tally> both(2);
-    for_each_chunk(2, s.threads, [&](std::size_t i) {
+    tools::parallel_for(2, s.threads, [&](std::size_t i) {
       both[i] = i == 0 ? shared(late_cfg, raw_model, d, false, kLateRng + 1)
                        : shared(priv_cfg, priv_model, 1, true, kLateRng + 2);
     });

@@ -1,49 +1,20 @@
 #include "sim_options.hpp"
 
-#include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "cli/tool_cli.hpp"
+
 namespace p2b::sim {
 namespace {
 
-void usage(FILE* f) {
-  std::fprintf(
-      f,
-      "usage: p2b-sim [options]\n"
-      "Runs the P2B paper's experiments on the p2b library: cold, warm non-private and\n"
-      "warm private late users (docs/simulator.md).\n\n"
-      "grid (comma-separated lists; every combination is one point):\n"
-      "  --users LIST          early (sharing) users u; population u/early-fraction [10000]\n"
-      "  --actions LIST        |A| [10]\n"
-      "  --dim LIST            d; a range A-B is allowed [10]\n"
-      "  --mode LIST           paper, default or both [both]\n"
-      "protocol:\n"
-      "  --interactions t      per user, also the reporting window [10]\n"
-      "  --codes k             codebook size [1024]    --digits q    decimals kept [1]\n"
-      "  --p P                 participation probability [0.5]\n"
-      "  --threshold l         crowd-blending threshold [10]\n"
-      "  --neg-rate R          chance a report is a zero-reward tuple [0.05]\n"
-      "  --alpha A             LinUCB exploration [1]\n"
-      "  --early-fraction F    share of the population that is early [0.7]\n"
-      "  --no-crypto           skip sealing and opening (plaintext tuples; reported in output)\n"
-      "environment:\n"
-      "  --env synthetic|multilabel [synthetic]\n"
-      "  --beta B              synthetic reward scale [0.1]\n"
-      "  --noise-sd S          sd of the reward noise z [0.001: the reference code's\n"
-      "                        beta * 0.01; 0.1 is the 'variance 0.01' reading]\n"
-      "  --contexts simplex|uniform   flat Dirichlet, or U(0,1)^d normalised [simplex]\n"
-      "  --weights FILE        W and b from .npy, .npz or .csv (docs/data.md)\n"
-      "  --data FILE.arff      multi-label data set (--env multilabel)\n"
-      "  --labels SPEC         auto, first:N, last:N or prefix:NAME [auto]\n"
-      "run:\n"
-      "  --codebook FILE       use this codebook (single d) instead of training one\n"
-      "  --seed S [1]    --threads N [all cores]    --out DIR [out/sim]\n"
-      "  --plot                draw PNGs with /usr/bin/python3 (tools/plot_sim.py)\n"
-      "  --quiet               no progress bar\n");
-}
+constexpr const char* kDescription =
+    "Runs the P2B paper's experiments on the p2b library: cold, warm non-private and\n"
+    "warm private late users (docs/simulator.md). Lists are comma-separated; every\n"
+    "combination of the grid options is one point.";
 
 template <typename T>
 std::vector<T> parse_list(const std::string& text, double lo, double hi, const char* what) {
@@ -83,113 +54,143 @@ double parse_number(const std::string& v, double lo, double hi, const std::strin
   return x;
 }
 
+// An option whose value is checked and stored by `store`; `help` ends with
+// the default in brackets.
+template <typename Store>
+CLI::Option* value(CLI::App& app, const char* name, const char* type, const char* help,
+                   Store store) {
+  return app.add_option_function<std::string>(name, store, help)->type_name(type);
+}
+
+// A number in [lo, hi], cast to the field's type.
+template <typename T>
+CLI::Option* number(CLI::App& app, const char* name, const char* type, double lo, double hi,
+                    T* field, const char* help) {
+  return value(app, name, type, help, [=](const std::string& v) {
+    *field = static_cast<T>(parse_number(v, lo, hi, name));
+  });
+}
+
+void add_grid(CLI::App& app, SimOptions* o) {
+  const char* g = "grid";
+  value(app, "--users", "LIST", "early (sharing) users u; population u/early-fraction [10000]",
+        [o](const std::string& v) { o->users = parse_list<uint64_t>(v, 10, 1e8, "--users"); })
+      ->group(g);
+  value(app, "--actions", "LIST", "|A| [10]", [o](const std::string& v) {
+    o->actions = parse_list<uint32_t>(v, 2, 1024, "--actions");
+  })->group(g);
+  value(app, "--dim", "LIST", "d; a range A-B is allowed [10]", [o](const std::string& v) {
+    o->dims = parse_list<uint32_t>(v, 2, 64, "--dim");
+  })->group(g);
+  value(app, "--mode", "LIST", "paper, default or both [both]", [o](const std::string& v) {
+    if (v == "paper") {
+      o->modes = {Mode::paper};
+    } else if (v == "default") {
+      o->modes = {Mode::standard};
+    } else if (v == "both") {
+      o->modes = {Mode::paper, Mode::standard};
+    } else {
+      throw std::invalid_argument("--mode must be paper, default or both");
+    }
+  })->group(g);
+}
+
+void add_protocol(CLI::App& app, SimOptions* o) {
+  number(app, "--interactions", "t", 1, 4096, &o->interactions,
+         "per user, also the reporting window [10]");
+  number(app, "--codes", "k", 1, 65536, &o->codes, "codebook size [1024]");
+  number(app, "--digits", "q", 1, 3, &o->digits, "decimals kept [1]");
+  number(app, "--p", "P", 1e-6, 1 - 1e-6, &o->participation, "participation probability [0.5]");
+  number(app, "--threshold", "l", 0, 1e9, &o->threshold, "crowd-blending threshold [10]");
+  number(app, "--neg-rate", "R", 0, 1, &o->neg_rate,
+         "chance a report is a zero-reward tuple [0.05]");
+  number(app, "--alpha", "A", 0, 1e6, &o->alpha, "LinUCB exploration [1]");
+  number(app, "--early-fraction", "F", 0.01, 0.99, &o->early_fraction,
+         "share of the population that is early [0.7]");
+  app.add_flag_callback(
+      "--no-crypto", [o] { o->crypto = false; },
+      "skip sealing and opening (plaintext tuples; reported in output)");
+  for (const char* name : {"--interactions", "--codes", "--digits", "--p", "--threshold",
+                           "--neg-rate", "--alpha", "--early-fraction", "--no-crypto"}) {
+    app.get_option(name)->group("protocol");
+  }
+}
+
+void add_environment(CLI::App& app, SimOptions* o) {
+  value(app, "--env", "synthetic|multilabel", "[synthetic]", [o](const std::string& v) {
+    if (v != "synthetic" && v != "multilabel") {
+      throw std::invalid_argument("--env must be synthetic or multilabel");
+    }
+    o->env = v;
+  });
+  number(app, "--beta", "B", 0, 1, &o->beta, "synthetic reward scale [0.1]");
+  number(app, "--noise-sd", "S", 0, 10, &o->noise_sd,
+         "sd of the reward noise z [0.001: the reference code's beta * 0.01; 0.1 is the "
+         "'variance 0.01' reading]");
+  value(app, "--contexts", "simplex|uniform", "flat Dirichlet, or U(0,1)^d normalised [simplex]",
+        [o](const std::string& v) {
+          if (v == "simplex") {
+            o->contexts = ContextLaw::simplex;
+          } else if (v == "uniform") {
+            o->contexts = ContextLaw::normalised_uniform;
+          } else {
+            throw std::invalid_argument("--contexts must be simplex or uniform");
+          }
+        });
+  app.add_option("--weights", o->weights, "W and b from .npy, .npz or .csv (docs/data.md)")
+      ->type_name("FILE");
+  app.add_option("--data", o->data, "multi-label data set (--env multilabel)")
+      ->type_name("FILE.arff");
+  app.add_option("--labels", o->labels, "auto, first:N, last:N or prefix:NAME [auto]")
+      ->type_name("SPEC");
+  for (const char* name :
+       {"--env", "--beta", "--noise-sd", "--contexts", "--weights", "--data", "--labels"}) {
+    app.get_option(name)->group("environment");
+  }
+}
+
+void add_run(CLI::App& app, SimOptions* o) {
+  app.add_option("--codebook", o->codebook, "use this codebook (single d) instead of training one")
+      ->type_name("FILE");
+  number(app, "--seed", "S", 0, 9e15, &o->seed, "[1]");
+  number(app, "--threads", "N", 1, 256, &o->threads, "[all cores]");
+  app.add_option("--out", o->out_dir, "[out/sim]")->type_name("DIR");
+  app.add_flag("--plot", o->plot, "draw PNGs with /usr/bin/python3 (tools/plot_sim.py)");
+  app.add_flag("--quiet", o->quiet, "no progress bar");
+  for (const char* name : {"--codebook", "--seed", "--threads", "--out", "--plot", "--quiet"}) {
+    app.get_option(name)->group("run");
+  }
+}
+
+void check_combinations(const SimOptions& o) {
+  if (o.env == "multilabel" && o.data.empty()) {
+    throw std::invalid_argument("--env multilabel needs --data FILE.arff");
+  }
+  if (!o.codebook.empty() && o.dims.size() != 1) {
+    throw std::invalid_argument("--codebook fits one d; give a single --dim");
+  }
+  if (!o.weights.empty() && (o.dims.size() != 1 || o.actions.size() != 1)) {
+    throw std::invalid_argument("--weights fits one (|A|, d); give a single --actions and --dim");
+  }
+}
+
 }  // namespace
 
 int parse_sim_options(int argc, char** argv, SimOptions* o) {
   o->threads = std::max(1U, std::thread::hardware_concurrency());
-#ifdef P2B_CODEBOOK_BIN
-  o->codebook_bin = P2B_CODEBOOK_BIN;
-#endif
 #ifdef P2B_PLOT_SIM
   o->plot_script = P2B_PLOT_SIM;
 #endif
+  CLI::App app(kDescription, "p2b-sim");
+  tools::add_common_flags(app);
+  add_grid(app, o);
+  add_protocol(app, o);
+  add_environment(app, o);
+  add_run(app, o);
+  const int rc = tools::parse_command_line(app, argc, argv);
+  if (rc >= 0) return rc;
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      if (a == "--help" || a == "-h") {
-        usage(stdout);
-        return 0;
-      }
-      if (a == "--no-crypto") {
-        o->crypto = false;
-        continue;
-      }
-      if (a == "--plot") {
-        o->plot = true;
-        continue;
-      }
-      if (a == "--quiet") {
-        o->quiet = true;
-        continue;
-      }
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      const std::string v = argv[++i];
-      if (a == "--users") {
-        o->users = parse_list<uint64_t>(v, 10, 1e8, "--users");
-      } else if (a == "--actions") {
-        o->actions = parse_list<uint32_t>(v, 2, 1024, "--actions");
-      } else if (a == "--dim") {
-        o->dims = parse_list<uint32_t>(v, 2, 64, "--dim");
-      } else if (a == "--mode") {
-        if (v == "paper") {
-          o->modes = {Mode::paper};
-        } else if (v == "default") {
-          o->modes = {Mode::standard};
-        } else if (v == "both") {
-          o->modes = {Mode::paper, Mode::standard};
-        } else {
-          throw std::invalid_argument("--mode must be paper, default or both");
-        }
-      } else if (a == "--interactions") {
-        o->interactions = static_cast<uint32_t>(parse_number(v, 1, 4096, a));
-      } else if (a == "--codes") {
-        o->codes = static_cast<uint32_t>(parse_number(v, 1, 65536, a));
-      } else if (a == "--digits") {
-        o->digits = static_cast<uint32_t>(parse_number(v, 1, 3, a));
-      } else if (a == "--p") {
-        o->participation = parse_number(v, 1e-6, 1 - 1e-6, a);
-      } else if (a == "--threshold") {
-        o->threshold = static_cast<uint32_t>(parse_number(v, 0, 1e9, a));
-      } else if (a == "--neg-rate") {
-        o->neg_rate = parse_number(v, 0, 1, a);
-      } else if (a == "--alpha") {
-        o->alpha = parse_number(v, 0, 1e6, a);
-      } else if (a == "--early-fraction") {
-        o->early_fraction = parse_number(v, 0.01, 0.99, a);
-      } else if (a == "--env") {
-        if (v != "synthetic" && v != "multilabel") {
-          throw std::invalid_argument("--env must be synthetic or multilabel");
-        }
-        o->env = v;
-      } else if (a == "--beta") {
-        o->beta = parse_number(v, 0, 1, a);
-      } else if (a == "--noise-sd") {
-        o->noise_sd = parse_number(v, 0, 10, a);
-      } else if (a == "--contexts") {
-        if (v == "simplex") {
-          o->contexts = ContextLaw::simplex;
-        } else if (v == "uniform") {
-          o->contexts = ContextLaw::normalised_uniform;
-        } else {
-          throw std::invalid_argument("--contexts must be simplex or uniform");
-        }
-      } else if (a == "--weights") {
-        o->weights = v;
-      } else if (a == "--data") {
-        o->data = v;
-      } else if (a == "--labels") {
-        o->labels = v;
-      } else if (a == "--codebook") {
-        o->codebook = v;
-      } else if (a == "--seed") {
-        o->seed = static_cast<uint64_t>(parse_number(v, 0, 9e15, a));
-      } else if (a == "--threads") {
-        o->threads = static_cast<unsigned>(parse_number(v, 1, 256, a));
-      } else if (a == "--out") {
-        o->out_dir = v;
-      } else {
-        throw std::invalid_argument("unknown option " + a);
-      }
-    }
-    if (o->env == "multilabel" && o->data.empty()) {
-      throw std::invalid_argument("--env multilabel needs --data FILE.arff");
-    }
-    if (!o->codebook.empty() && o->dims.size() != 1) {
-      throw std::invalid_argument("--codebook fits one d; give a single --dim");
-    }
-    if (!o->weights.empty() && (o->dims.size() != 1 || o->actions.size() != 1)) {
-      throw std::invalid_argument("--weights fits one (|A|, d); give a single --actions and --dim");
-    }
+    check_combinations(*o);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "p2b-sim: %s\n(see p2b-sim --help)\n", e.what());
     return 2;

@@ -1,4 +1,4 @@
-// p2b-sim's command line.
+// p2b-sim's command line (CLI11, with --config FILE and --version).
 #pragma once
 
 #include <cstdint>
@@ -30,8 +30,7 @@ struct SimOptions {
   std::string weights;  // --weights FILE (.npy, .npz or .csv)
   std::string data;     // --data FILE.arff (multilabel)
   std::string labels = "auto";
-  std::string codebook;      // --codebook FILE: use instead of training
-  std::string codebook_bin;  // the p2b-codebook executable
+  std::string codebook;  // --codebook FILE: use instead of training
   std::string plot_script;
   uint64_t seed = 1;
   unsigned threads = 2;

@@ -135,7 +135,7 @@ class Yeast : public ::testing::Test {
   void SetUp() override {
     if (!std::ifstream(P2B_YEAST_ARFF)) {
       GTEST_SKIP() << "yeast.arff not found at " << P2B_YEAST_ARFF
-                   << " (set the CMake cache variable P2B_YEAST_ARFF)";
+                   << " (set P2B_DATA_DIR or the cache variable P2B_YEAST_ARFF)";
     }
   }
 };

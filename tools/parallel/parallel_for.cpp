@@ -1,18 +1,25 @@
-#include "codebook/parallel.hpp"
+#include "parallel/parallel_for.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
+#include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
-namespace p2b::codebook {
+namespace p2b::tools {
 namespace {
 
-// Workers that live for the whole process. Seeding calls parallel_for once
-// per centre (1024 times); starting threads for each call cost more than the
-// work itself whenever the machine is busy.
+// Set while a thread runs tasks, so a nested call runs inline instead of
+// waiting for the pool it is part of.
+thread_local bool t_in_task = false;
+
+// Workers that live for the whole process. The trainer's seeding calls
+// parallel_for once per centre (1024 times); starting threads for each call
+// cost more than the work itself whenever the machine is busy.
 class Pool {
  public:
   void run(std::size_t tasks, unsigned threads, const std::function<void(std::size_t)>& body) {
@@ -22,6 +29,7 @@ class Pool {
     body_ = &body;
     tasks_ = tasks;
     next_ = 0;
+    failure_ = nullptr;
     helpers_ = threads - 1;
     busy_ = helpers_;
     ++generation_;
@@ -31,6 +39,7 @@ class Pool {
     lock.lock();
     done_.wait(lock, [&] { return busy_ == 0; });
     body_ = nullptr;
+    if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
   }
 
   ~Pool() {
@@ -51,7 +60,17 @@ class Pool {
   }
 
   void work() {
-    for (std::size_t i = next_++; i < tasks_; i = next_++) (*body_)(i);
+    t_in_task = true;
+    for (std::size_t i = next_++; i < tasks_; i = next_++) {
+      try {
+        (*body_)(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(failure_mutex_);
+        if (!failure_) failure_ = std::current_exception();
+        next_ = tasks_;  // hand out no more tasks
+      }
+    }
+    t_in_task = false;
   }
 
   void serve(std::size_t index) {
@@ -71,11 +90,13 @@ class Pool {
 
   std::mutex job_mutex_;
   std::mutex mutex_;
+  std::mutex failure_mutex_;
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   const std::function<void(std::size_t)>* body_ = nullptr;
   std::size_t tasks_ = 0;
   std::atomic<std::size_t> next_{0};
+  std::exception_ptr failure_;
   std::size_t helpers_ = 0;
   std::size_t busy_ = 0;
   uint64_t generation_ = 0;
@@ -87,7 +108,7 @@ class Pool {
 void parallel_for(std::size_t tasks, unsigned threads,
                   const std::function<void(std::size_t)>& body) {
   const std::size_t workers = std::min<std::size_t>(std::max(1U, threads), tasks);
-  if (workers <= 1) {
+  if (workers <= 1 || t_in_task) {
     for (std::size_t i = 0; i < tasks; ++i) body(i);
     return;
   }
@@ -95,4 +116,4 @@ void parallel_for(std::size_t tasks, unsigned threads,
   pool.run(tasks, static_cast<unsigned>(workers), body);
 }
 
-}  // namespace p2b::codebook
+}  // namespace p2b::tools

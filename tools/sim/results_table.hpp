@@ -1,0 +1,31 @@
+// p2b-sim's results: one row per grid point, written as results.csv and
+// results.json from one list of columns, so the two files always agree.
+// The JSON holds each number as the CSV prints it (same rounding); a value
+// that is not finite prints as nan/inf in the CSV and as null in the JSON.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "experiment.hpp"
+
+namespace p2b::sim {
+
+struct ResultRow {
+  std::string env;
+  Mode mode = Mode::standard;
+  uint32_t actions = 0, dim = 0, codes = 0;
+  PointSpec spec;
+  PointResult r;
+  double seconds = 0.0;
+  double rss_mb = 0.0;
+};
+
+const char* mode_name(Mode m);
+
+// Writes <dir>/results.csv and <dir>/results.json; throws std::runtime_error
+// when either cannot be written.
+void write_results(const std::string& dir, const std::vector<ResultRow>& rows);
+
+}  // namespace p2b::sim
