@@ -117,9 +117,6 @@ void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metric
   server->Post("/v1/raw", [analyzer](const httplib::Request& req, httplib::Response& res) {
     post_raw(req, res, analyzer);
   });
-  server->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("ok", "text/plain");
-  });
   server->Get("/metrics", [metrics](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics->prometheus_text(), "text/plain; version=0.0.4");
   });

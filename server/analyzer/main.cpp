@@ -12,6 +12,7 @@
 #include "common/exit_codes.hpp"
 #include "common/http_server.hpp"
 #include "common/json_log.hpp"
+#include "common/service_main.hpp"
 #include "common/shutdown.hpp"
 #include "http_api.hpp"
 #include "key_ring.hpp"
@@ -22,12 +23,6 @@
 namespace {
 
 using p2b::common::kExitFailure;
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string s;
-  for (const std::string& item : items) s += (s.empty() ? "" : ",") + item;
-  return s;
-}
 
 int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   using namespace p2b::analyzer;
@@ -77,7 +72,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
                        {"lambda", opt.lambda},
                        {"raw_baseline", opt.raw_enabled},
                        {"max_body", opt.max_body},
-                       {"box_keys", joined(box_fps)},
+                       {"box_keys", box_fps},
                        {"verify_key", verify_fp},
                        {"model_version", version(ModelKind::private_reports)},
                        {"raw_model_version", version(ModelKind::raw_baseline)}});
@@ -96,20 +91,6 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before any thread exists, so every thread inherits the mask.
-  p2b::common::block_stop_signals();
-  p2b::analyzer::Options opt;
-  std::string message;
-  const p2b::common::ParseOutcome parsed = p2b::analyzer::parse_options(argc, argv, &opt, &message);
-  if (parsed != p2b::common::ParseOutcome::ok) {
-    return p2b::common::report_parse_outcome("p2b-analyzer", parsed, message);
-  }
-  p2b::common::Logger& log = p2b::common::service_log();
-  log.set_level(opt.log_level);
-  try {
-    return serve(opt, log);
-  } catch (const std::exception& e) {
-    log.error("fatal_error", {{"error", e.what()}});
-    return kExitFailure;
-  }
+  return p2b::common::service_main<p2b::analyzer::Options>("p2b-analyzer", argc, argv,
+                                                           p2b::analyzer::parse_options, serve);
 }

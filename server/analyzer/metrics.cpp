@@ -45,6 +45,7 @@ std::string Metrics::prometheus_text() const {
   out.counter("p2b_analyzer_records_applied_total", "Reports that updated the statistics.",
               records_applied_);
   std::vector<std::pair<std::string, uint64_t>> by_reason;
+  by_reason.reserve(kRejectReasons);
   for (int i = 0; i < kRejectReasons; ++i) {
     by_reason.emplace_back(reject_reason_name(static_cast<RejectReason>(i)), rejected_[i]);
   }

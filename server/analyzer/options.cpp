@@ -13,6 +13,7 @@ namespace {
 
 using common::bad_value;
 using common::given;
+using common::usage_error;
 
 constexpr int kDefaultPort = 8720;
 
@@ -58,10 +59,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
   if (parsed != ParseOutcome::ok) return parsed;
-  const auto refuse = [&](std::string why) {
-    *message = std::move(why);
-    return ParseOutcome::usage_error;
-  };
+  const auto refuse = [message](std::string why) { return usage_error(message, std::move(why)); };
   if (codebook.empty()) return refuse("--codebook is required");
   o.codebook = codebook;
   if (actions.empty()) return refuse("--actions is required");

@@ -79,6 +79,11 @@ ParseOutcome CommandLine::parse(int argc, const char* const* argv, std::string* 
   return ParseOutcome::ok;
 }
 
+ParseOutcome usage_error(std::string* message, std::string why) {
+  *message = std::move(why);
+  return ParseOutcome::usage_error;
+}
+
 bool given(const CLI::Option* option) {
   return option->count() > 0;
 }

@@ -42,6 +42,9 @@ class CommandLine {
   CLI::App app_;
 };
 
+// Sets `message` to `why`; returns usage_error, for a caller's own checks.
+ParseOutcome usage_error(std::string* message, std::string why);
+
 // True if the option was given on the command line or in the config file.
 bool given(const CLI::Option* option);
 

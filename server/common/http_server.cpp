@@ -17,6 +17,9 @@ void configure_server(httplib::Server& server, std::size_t max_body, Logger& log
   // and the peer's delayed ACK add ~40 ms to every answer.
   server.set_tcp_nodelay(true);
   server.set_keep_alive_timeout(2);
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok", "text/plain");
+  });
   server.set_error_handler(httplib::Server::HandlerWithResponse(
       [refusal = std::move(refusal)](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;

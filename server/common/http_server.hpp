@@ -20,7 +20,7 @@ namespace p2b::common {
 // counts its 413s); returns true if it set the body.
 using RefusalHandler = std::function<bool(const httplib::Request&, httplib::Response&)>;
 
-// Caps request bodies at `max_body` (httplib refuses a larger
+// Serves GET /healthz ("ok"), caps request bodies at `max_body` (httplib refuses a larger
 // Content-Length before buffering it), sets TCP_NODELAY and a 2 s keep-alive
 // timeout (an idle connection holds a worker, and shutdown waits for every
 // worker), gives httplib's own refusals the JSON error body, and answers an

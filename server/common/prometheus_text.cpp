@@ -52,7 +52,9 @@ void PrometheusText::labelled_counter(
     const std::vector<std::pair<std::string, uint64_t>>& samples) {
   family(name, "counter", help);
   for (const auto& [label_value, value] : samples) {
-    sample(name + '{' + label + "=\"" + escape_label_value(label_value) + "\"}", value);
+    std::string series = name;
+    series.append("{").append(label).append("=\"").append(escape_label_value(label_value));
+    sample(series.append("\"}"), value);
   }
 }
 

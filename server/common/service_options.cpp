@@ -33,10 +33,7 @@ ParseOutcome ServiceCommandLine::parse(int argc, const char* const* argv, Servic
   ServiceOptions o;
   o.listen_port = defaults_.listen_port;
   o.max_body = defaults_.max_body;
-  const auto refuse = [&](std::string why) {
-    *message = std::move(why);
-    return ParseOutcome::usage_error;
-  };
+  const auto refuse = [message](std::string why) { return usage_error(message, std::move(why)); };
   if (given(listen_opt_) && !parse_listen(listen_, &o.listen_host, &o.listen_port)) {
     return refuse(bad_value("listen", "HOST:PORT with a port in 0..65535", listen_));
   }

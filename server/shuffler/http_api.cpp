@@ -28,10 +28,6 @@ void install_routes(httplib::Server& server, ReportIntake& intake, Metrics& metr
     res.set_content(reply.json, "application/json");
   });
 
-  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("ok", "text/plain");
-  });
-
   server.Get("/metrics", [&metrics, &spool, &log](const httplib::Request&, httplib::Response& res) {
     try {
       res.set_content(metrics.render(spool.depth()), "text/plain; version=0.0.4");

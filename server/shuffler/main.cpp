@@ -3,7 +3,6 @@
 // ciphertexts to the analyzer (docs/shuffler.md). Exit codes, signals and
 // logs: docs/operations.md.
 #include <httplib.h>
-#include <sodium.h>
 
 #include <chrono>
 #include <exception>
@@ -14,6 +13,7 @@
 #include "common/http_server.hpp"
 #include "common/json_log.hpp"
 #include "common/secret_keys.hpp"
+#include "common/service_main.hpp"
 #include "common/shutdown.hpp"
 #include "shuffler/batcher.hpp"
 #include "shuffler/http_api.hpp"
@@ -28,12 +28,6 @@ using p2b::common::kExitFailure;
 int fail(p2b::common::Logger& log, const char* event, const std::string& why) {
   log.error(event, {{"error", why}});
   return kExitFailure;
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string s;
-  for (const std::string& item : items) s += (s.empty() ? "" : ",") + item;
-  return s;
 }
 
 int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
@@ -69,7 +63,7 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   const int port = p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log);
   if (port < 0) return kExitFailure;
   log.info("started", {{"port", port},
-                       {"key_fingerprints", joined(keys.fingerprints)},
+                       {"key_fingerprints", keys.fingerprints},
                        {"batch_size", opt.batch_size},
                        {"batch_seconds", opt.batch_seconds},
                        {"threshold", opt.threshold},
@@ -86,20 +80,6 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before any thread exists, so every thread inherits the mask.
-  p2b::common::block_stop_signals();
-  p2b::shuffler::Options opt;
-  std::string message;
-  const p2b::common::ParseOutcome parsed = p2b::shuffler::parse_options(argc, argv, &opt, &message);
-  if (parsed != p2b::common::ParseOutcome::ok) {
-    return p2b::common::report_parse_outcome("p2b-shuffler", parsed, message);
-  }
-  p2b::common::Logger& log = p2b::common::service_log();
-  log.set_level(opt.log_level);
-  if (sodium_init() < 0) return fail(log, "startup_failed", "libsodium cannot start");
-  try {
-    return run(opt, log);
-  } catch (const std::exception& e) {
-    return fail(log, "fatal_error", e.what());
-  }
+  return p2b::common::service_main<p2b::shuffler::Options>("p2b-shuffler", argc, argv,
+                                                           p2b::shuffler::parse_options, run);
 }

@@ -14,6 +14,7 @@ namespace {
 
 using common::bad_value;
 using common::given;
+using common::usage_error;
 
 common::ServiceDefaults defaults() {
   common::ServiceDefaults d;
@@ -50,10 +51,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
   if (parsed != ParseOutcome::ok) return parsed;
-  const auto refuse = [&](std::string why) {
-    *message = std::move(why);
-    return ParseOutcome::usage_error;
-  };
+  const auto refuse = [message](std::string why) { return usage_error(message, std::move(why)); };
   if (analyzer.empty()) return refuse("--analyzer is required");
   if (!valid_analyzer_url(analyzer)) {
     return refuse(bad_value("analyzer", "http(s)://host[:port][/prefix]", analyzer));

@@ -20,7 +20,7 @@ using p2b::common::ParseOutcome;
 using p2b::common::ServiceOptions;
 
 struct Parsed {
-  ParseOutcome outcome;
+  ParseOutcome outcome = ParseOutcome::usage_error;
   ServiceOptions options;
   std::string message;
   std::string extra;  // --color, a service-specific value
@@ -36,7 +36,7 @@ p2b::common::ServiceDefaults defaults() {
   return d;
 }
 
-Parsed parse(std::vector<std::string> args) {
+Parsed parse(const std::vector<std::string>& args) {
   p2b::common::ServiceCommandLine cli("p2b-test", "usage: p2b-test ...", "A test.", defaults());
   Parsed p;
   cli.command_line().add_value("--color", &p.extra, "a service's own value");
@@ -47,7 +47,7 @@ Parsed parse(std::vector<std::string> args) {
 }
 
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = (fs::temp_directory_path() / (name + std::to_string(getpid()))).string();
+  std::string path = (fs::temp_directory_path() / (name + std::to_string(getpid()))).string();
   std::ofstream(path) << text;
   return path;
 }
