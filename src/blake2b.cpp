@@ -51,7 +51,7 @@ void mix(uint64_t v[16], int a, int b, int c, int d, uint64_t x, uint64_t y) {
 // this block included (messages here stay far below 2^64 bytes).
 void compress(uint64_t h[8], const uint8_t block[kBlockBytes], uint64_t bytes, bool last) {
   uint64_t m[16];
-  for (unsigned i = 0; i < 16; ++i) m[i] = load64(block + 8 * i);
+  for (std::size_t i = 0; i < 16; ++i) m[i] = load64(block + 8 * i);
   uint64_t v[16];
   for (unsigned i = 0; i < 8; ++i) {
     v[i] = h[i];
