@@ -44,7 +44,7 @@ TEST(ParallelFor, FirstFailureIsRethrownAndLaterTasksStop) {
 }
 
 TEST(ParallelFor, NestedCallRunsInsideTheTask) {
-  std::vector<std::atomic<int>> runs(8 * 16);
+  std::vector<std::atomic<int>> runs(std::size_t{8} * 16);
   parallel_for(8, 2, [&](std::size_t outer) {
     parallel_for(16, 2, [&](std::size_t inner) { ++runs[outer * 16 + inner]; });
   });

@@ -26,7 +26,7 @@ std::string read(const fs::path& p) {
 }
 
 fs::path out_dir(const char* name) {
-  const fs::path dir = fs::path(P2B_TEST_TMP) / name;
+  fs::path dir = fs::path(P2B_TEST_TMP) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
