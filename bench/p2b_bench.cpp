@@ -86,7 +86,7 @@ class BenchAgent {
     rewards_ = coin_flips(kPoolSize, gen);
 
     p2b_config cfg;
-    p2b_config_default(&cfg);
+    if (p2b_config_default(&cfg) != P2B_OK) std::abort();
     cfg.dim = shape.d;
     cfg.n_actions = shape.K;
     cfg.policy = policy;

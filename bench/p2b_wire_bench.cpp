@@ -41,7 +41,7 @@ class Agent {
     std::exponential_distribution<double> expo(1.0);
     codebook_.resize(32 * static_cast<size_t>(d));
     for (float& v : codebook_) v = static_cast<float>(expo(gen));
-    p2b_config_default(&cfg_);
+    if (p2b_config_default(&cfg_) != P2B_OK) std::abort();
     cfg_.dim = d;
     cfg_.n_actions = k_arms;
     cfg_.centroids = codebook_.data();
@@ -61,7 +61,9 @@ class Agent {
     std::vector<float> x(d);
     for (uint32_t i = 0; i < 50 * k_arms; ++i) {
       for (float& v : x) v = static_cast<float>(expo(gen));
-      p2b_agent_learn(agent_, x.data(), d, i % k_arms, (i % 3) ? 1.0F : 0.0F);
+      if (p2b_agent_learn(agent_, x.data(), d, i % k_arms, (i % 3) ? 1.0F : 0.0F) != P2B_OK) {
+        std::abort();
+      }
     }
   }
   ~Agent() { std::free(mem_); }
@@ -79,11 +81,11 @@ class Agent {
     spec.n_actions = k_arms_;
     spec.version = version;
     p2b_fingerprints fp;
-    p2b_agent_fingerprints(agent_, &fp);
+    if (p2b_agent_fingerprints(agent_, &fp) != P2B_OK) std::abort();
     std::memcpy(spec.codebook_fp, fp.codebook, sizeof spec.codebook_fp);
     std::vector<double> a(static_cast<size_t>(k_arms_) * d_ * d_),
         b(static_cast<size_t>(k_arms_) * d_);
-    p2b_agent_export(agent_, a.data(), b.data(), k_arms_, d_);
+    if (p2b_agent_export(agent_, a.data(), b.data(), k_arms_, d_) != P2B_OK) std::abort();
     std::vector<uint8_t> out;
     std::string err;
     if (!p2b::server::build_model_bundle(spec, a.data(), b.data(), kKeys.sign, &out, &err)) {
@@ -125,11 +127,15 @@ void BM_PollSealedEnvelope(benchmark::State& state) {
     state.PauseTiming();
     uint32_t a = 0;
     uint64_t id = 0;
-    p2b_agent_decide(agent.get(), x, 10, &a, &id);
-    p2b_agent_reward(agent.get(), id, 1.0F);
+    if (p2b_agent_decide(agent.get(), x, 10, &a, &id) != P2B_OK ||
+        p2b_agent_reward(agent.get(), id, 1.0F) != P2B_OK) {
+      state.ResumeTiming();
+      state.SkipWithError("decide/reward failed");
+      break;
+    }
     state.ResumeTiming();
     size_t n = 0;
-    const p2b_status st = p2b_agent_poll_report(agent.get(), env, sizeof env, &n);
+    const p2b_status st = p2b_agent_poll_envelope(agent.get(), env, sizeof env, &n);
     if (st != P2B_OK && st != P2B_NO_REPORT) state.SkipWithError(p2b_status_str(st));
     benchmark::DoNotOptimize(env);
   }
@@ -186,7 +192,7 @@ void BM_SaveRestore(benchmark::State& state) {
   const bool encrypted = state.range(0) != 0;
   Agent agent(10, 10);
   size_t n = 0;
-  p2b_agent_save_size(agent.get(), &n);
+  if (p2b_agent_save_size(agent.get(), &n) != P2B_OK) std::abort();
   std::vector<uint8_t> buf(n + P2B_STATE_ENCRYPTION_OVERHEAD);
   const uint8_t key[P2B_STATE_KEY_BYTES] = {1};
   for (auto _ : state) {

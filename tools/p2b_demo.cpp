@@ -20,7 +20,7 @@
 
 #include "../ports/posix/sodium_port.hpp"
 #include "cli/tool_cli.hpp"
-#include "keyfiles.hpp"
+#include "common/keyfiles.hpp"
 #include "p2b/codebook_format.hpp"
 #include "proc/metrics.hpp"
 #include "proc/service_process.hpp"

@@ -39,14 +39,14 @@ void Deployment::configure(p2b_config* cfg) const {
 
 void Deployment::collect(p2b_agent* agent, bool crypto, std::vector<SharedTuple>* out) const {
   if (!crypto) {
-    p2b_report r;
+    p2b_tuple r;
     while (p2b_agent_poll_tuple(agent, &r) == P2B_OK) out->push_back({r.code, r.action, r.reward});
     return;
   }
   uint8_t envelope[P2B_ENVELOPE_BYTES];
   size_t len = 0;
   p2b_status st;
-  while ((st = p2b_agent_poll_report(agent, envelope, sizeof envelope, &len)) == P2B_OK) {
+  while ((st = p2b_agent_poll_envelope(agent, envelope, sizeof envelope, &len)) == P2B_OK) {
     server::OuterOpened outer{};
     server::OpenStatus os = server::open_outer(envelope, len, &shuffler_, 1, &outer);
     if (os != server::OpenStatus::ok) {
