@@ -12,6 +12,7 @@
 
 #include "common/keyfiles.hpp"
 #include "common/secret_keys.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -22,22 +23,14 @@ using p2b::common::KeyError;
 using p2b::common::SecureArray;
 using p2b::server::BoxKey;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "p2b-keys-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string sub(const char* name) const {
-    const fs::path p = fs::path(path_) / name;
-    fs::create_directories(p);
-    return p.string();
-  }
+using p2b_test::TempDir;
 
- private:
-  std::string path_;
-};
+// A fresh subdirectory of the test's temporary directory.
+std::string sub(const TempDir& tmp, const char* name) {
+  std::string p = tmp.file(name);
+  fs::create_directories(p);
+  return p;
+}
 
 bool all_zero(const void* p, std::size_t n) {
   const auto* b = static_cast<const uint8_t*>(p);
@@ -108,8 +101,8 @@ KeyDir write_box_pair(const std::string& dir, const std::string& name) {
 TEST(CommonSecretKeys, LoadsPairsChecksThemAndKeepsEachKeyOnce) {
   ASSERT_GE(sodium_init(), 0);
   TempDir tmp;
-  const std::string old_dir = tmp.sub("old");
-  const std::string new_dir = tmp.sub("new");
+  const std::string old_dir = sub(tmp, "old");
+  const std::string new_dir = sub(tmp, "new");
   const KeyDir old_keys = write_box_pair(old_dir, "shuffler.box");
   write_box_pair(new_dir, "shuffler.box");
   const auto loaded = p2b::common::load_box_keys({old_dir, new_dir, old_dir + "/"}, "shuffler.box");
@@ -122,10 +115,10 @@ TEST(CommonSecretKeys, LoadsPairsChecksThemAndKeepsEachKeyOnce) {
   EXPECT_EQ(loaded.fingerprints[0], fp);
 
   // A public key of one pair next to the secret key of another.
-  const std::string mixed = tmp.sub("mixed");
+  const std::string mixed = sub(tmp, "mixed");
   const KeyDir a = write_box_pair(mixed, "analyzer.box");
   fs::remove(mixed + "/analyzer.box.pk");
-  const KeyDir other = write_box_pair(tmp.sub("other"), "x");
+  const KeyDir other = write_box_pair(sub(tmp, "other"), "x");
   std::string err;
   ASSERT_TRUE(kf::create_key_file(mixed + "/analyzer.box.pk", other.pk, sizeof other.pk,
                                   kf::KeyKind::public_key, &err));
@@ -135,7 +128,7 @@ TEST(CommonSecretKeys, LoadsPairsChecksThemAndKeepsEachKeyOnce) {
   } catch (const KeyError& e) {
     EXPECT_NE(std::string(e.what()).find("does not belong to"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(p2b::common::load_box_keys({tmp.sub("empty")}, "analyzer.box"), KeyError);
+  EXPECT_THROW(p2b::common::load_box_keys({sub(tmp, "empty")}, "analyzer.box"), KeyError);
   EXPECT_THROW(p2b::common::load_box_keys({}, "analyzer.box"), KeyError);
   (void)a;
 }
@@ -143,7 +136,7 @@ TEST(CommonSecretKeys, LoadsPairsChecksThemAndKeepsEachKeyOnce) {
 TEST(CommonSecretKeys, LoadsAnEd25519KeyOnlyWhenItsHalvesAgree) {
   ASSERT_GE(sodium_init(), 0);
   TempDir tmp;
-  const std::string dir = tmp.sub("k");
+  const std::string dir = sub(tmp, "k");
   uint8_t pk[crypto_sign_PUBLICKEYBYTES];
   uint8_t sk[crypto_sign_SECRETKEYBYTES];
   crypto_sign_keypair(pk, sk);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/sqlite_db.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -18,18 +19,7 @@ using p2b::common::SqliteError;
 using p2b::common::Statement;
 using p2b::common::Transaction;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "p2b-sqlite-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const char* name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
+using p2b_test::TempDir;
 
 int64_t scalar(const Database& db, const std::string& sql) {
   Statement q(db, sql);
