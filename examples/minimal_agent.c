@@ -71,7 +71,8 @@ int main(void) {
     if ((s = p2b_agent_reward(agent, id, reward)) != P2B_OK) return fail("reward", s);
     hits += reward > 0.0f;
     if (step >= 1500) late_hits += reward > 0.0f;
-    while ((s = p2b_agent_poll_envelope(agent, envelope, sizeof envelope, &envelope_len)) == P2B_OK) {
+    while ((s = p2b_agent_poll_envelope(agent, envelope, sizeof envelope, &envelope_len)) ==
+           P2B_OK) {
       /* Upload these bytes to the shuffler as they are. */
       printf("  report: %zu-byte sealed envelope after step %d\n", envelope_len, step);
     }

@@ -70,8 +70,8 @@ void exercise(p2b_agent* ag) {
   uint8_t envelope[P2B_ENVELOPE_BYTES];
   size_t written = 0;
   // Restored outbox entries are sealed here for the first time.
-  for (int i = 0; i < 4 && p2b_agent_poll_envelope(ag, envelope, sizeof envelope, &written) == P2B_OK;
-       ++i) {
+  for (int i = 0;
+       i < 4 && p2b_agent_poll_envelope(ag, envelope, sizeof envelope, &written) == P2B_OK; ++i) {
     p2b_fuzz::require(written == P2B_ENVELOPE_BYTES, "envelope size");
   }
   const float x[p2b_fuzz::kDim] = {0.1F, 0.2F, 0.3F, 0.4F};
