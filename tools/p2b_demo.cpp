@@ -23,6 +23,7 @@
 #include "common/keyfiles.hpp"
 #include "p2b/codebook_format.hpp"
 #include "proc/metrics.hpp"
+#include "proc/run_command.hpp"
 #include "proc/service_process.hpp"
 #include "sim/c_agent.hpp"
 #include "sim/late_cohort.hpp"
@@ -97,9 +98,7 @@ void check_core(p2b::Status s, const char* what) {
 }
 
 void run_or_throw(const std::string& what, const std::vector<std::string>& argv) {
-  std::string cmd;
-  for (const std::string& a : argv) cmd += "'" + a + "' ";
-  if (std::system((cmd + ">/dev/null").c_str()) != 0) throw std::runtime_error(what + " failed");
+  if (p2b::proc::run_command(argv, true) != 0) throw std::runtime_error(what + " failed");
 }
 
 std::vector<uint8_t> read_file(const fs::path& p) {

@@ -16,6 +16,7 @@
 
 #include "data/weights_file.hpp"
 #include "p2b.h"
+#include "proc/run_command.hpp"
 #include "sim/codebook_source.hpp"
 #include "sim/environment.hpp"
 #include "sim/experiment.hpp"
@@ -167,8 +168,7 @@ int main(int argc, char** argv) {
         "results: %s/results.csv and results.json (%zu points) in %.1f s, peak RSS %.0f MB\n",
         o.out_dir.c_str(), rows.size(), secs, peak_rss_mb());
     if (o.plot) {
-      const std::string cmd = "/usr/bin/python3 '" + o.plot_script + "' '" + o.out_dir + "'";
-      if (std::system(cmd.c_str()) != 0) {
+      if (p2b::proc::run_command({"/usr/bin/python3", o.plot_script, o.out_dir}) != 0) {
         std::fprintf(stderr, "p2b-sim: plotting failed (results are written)\n");
         return 1;
       }
