@@ -90,6 +90,22 @@ TEST(ArenaLayout, DocumentedSizesOn64BitHosts) {
   }
 }
 
+// One decision of each agent on the same context: the same action and id,
+// then the same reward to both.
+static void step_together(p2b_agent* x_agent, p2b_agent* y_agent, const std::vector<float>& x,
+                          float reward, int step) {
+  uint32_t a = 0;
+  uint32_t b = 0;
+  uint64_t id_a = 0;
+  uint64_t id_b = 0;
+  ASSERT_EQ(p2b_agent_decide(x_agent, x.data(), x.size(), &a, &id_a), P2B_OK);
+  ASSERT_EQ(p2b_agent_decide(y_agent, x.data(), x.size(), &b, &id_b), P2B_OK);
+  ASSERT_EQ(a, b) << "step " << step;
+  ASSERT_EQ(id_a, id_b) << "step " << step;
+  ASSERT_EQ(p2b_agent_reward(x_agent, id_a, reward), P2B_OK);
+  ASSERT_EQ(p2b_agent_reward(y_agent, id_b, reward), P2B_OK);
+}
+
 // An arena copied elsewhere is the same agent: no block is found through an
 // absolute address.
 TEST(ArenaLayout, AnAgentCopiedToOtherMemoryDecidesAsTheOriginal) {
@@ -106,17 +122,8 @@ TEST(ArenaLayout, AnAgentCopiedToOtherMemoryDecidesAsTheOriginal) {
   std::memcpy(copy.get(), t.mem.get(), t.bytes);
   auto* moved = static_cast<p2b_agent*>(copy.get());
   for (int i = 0; i < 50; ++i) {
-    const std::vector<float> x = p2b_test::simplex_point(env, 6);
-    uint32_t a = 0;
-    uint32_t b = 0;
-    uint64_t id_a = 0;
-    uint64_t id_b = 0;
-    ASSERT_EQ(p2b_agent_decide(t.agent, x.data(), 6, &a, &id_a), P2B_OK);
-    ASSERT_EQ(p2b_agent_decide(moved, x.data(), 6, &b, &id_b), P2B_OK);
-    ASSERT_EQ(a, b) << "step " << i;
-    ASSERT_EQ(id_a, id_b);
-    ASSERT_EQ(p2b_agent_reward(t.agent, id_a, i % 2 == 0 ? 1.0F : 0.0F), P2B_OK);
-    ASSERT_EQ(p2b_agent_reward(moved, id_b, i % 2 == 0 ? 1.0F : 0.0F), P2B_OK);
+    ASSERT_NO_FATAL_FAILURE(step_together(t.agent, moved, p2b_test::simplex_point(env, 6),
+                                          i % 2 == 0 ? 1.0F : 0.0F, i));
   }
   const std::vector<uint8_t> state = p2b_test::saved(moved);
   EXPECT_EQ(p2b_test::saved(t.agent), state);
@@ -126,16 +133,8 @@ TEST(ArenaLayout, AnAgentCopiedToOtherMemoryDecidesAsTheOriginal) {
   ASSERT_EQ(p2b_agent_restore(reference.agent, state.data(), state.size()), P2B_OK);
   std::memset(t.mem.get(), 0, t.bytes);
   for (int i = 0; i < 20; ++i) {
-    const std::vector<float> x = p2b_test::simplex_point(env, 6);
-    uint32_t a = 0;
-    uint32_t b = 0;
-    uint64_t id_a = 0;
-    uint64_t id_b = 0;
-    ASSERT_EQ(p2b_agent_decide(reference.agent, x.data(), 6, &a, &id_a), P2B_OK);
-    ASSERT_EQ(p2b_agent_decide(moved, x.data(), 6, &b, &id_b), P2B_OK);
-    ASSERT_EQ(a, b) << "step " << i;
-    ASSERT_EQ(p2b_agent_reward(reference.agent, id_a, 1.0F), P2B_OK);
-    ASSERT_EQ(p2b_agent_reward(moved, id_b, 1.0F), P2B_OK);
+    ASSERT_NO_FATAL_FAILURE(
+        step_together(reference.agent, moved, p2b_test::simplex_point(env, 6), 1.0F, i));
   }
   EXPECT_EQ(p2b_test::saved(reference.agent), p2b_test::saved(moved));
 }
