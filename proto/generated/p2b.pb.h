@@ -45,6 +45,10 @@ typedef struct _p2b_v1_ModelHeader {
     uint64_t version; /* strictly increasing; devices refuse rollback */
     uint64_t created_unix; /* seconds since the epoch */
     pb_byte_t signer_fp[16]; /* 16 bytes: fingerprint of the verify key */
+    uint32_t kind; /* 0: private (from shuffled reports); 1: raw baseline */
+    uint64_t not_after_unix; /* 0: no expiry; else devices given a later time refuse it */
+    double central_epsilon; /* central DP noise in the statistics; 0: none */
+    double central_delta; /* its delta */
 } p2b_v1_ModelHeader;
 
 /* Column `column` < dim of arm `arm`'s A (entries on and below the diagonal:
@@ -82,13 +86,13 @@ extern "C" {
 /* Initializer values for message structs */
 #define p2b_v1_Report_init_default               {0, 0, 0, 0, {0}}
 #define p2b_v1_Envelope_init_default             {0, {0}, {0}}
-#define p2b_v1_ModelHeader_init_default          {0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, {0}}
+#define p2b_v1_ModelHeader_init_default          {0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, {0}, 0, 0, 0, 0}
 #define p2b_v1_ArmColumn_init_default            {0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_CodebookHeader_init_default       {0, 0, 0, 0, {0}}
 #define p2b_v1_CodebookRow_init_default          {0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_Report_init_zero                  {0, 0, 0, 0, {0}}
 #define p2b_v1_Envelope_init_zero                {0, {0}, {0}}
-#define p2b_v1_ModelHeader_init_zero             {0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, {0}}
+#define p2b_v1_ModelHeader_init_zero             {0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, {0}, 0, 0, 0, 0}
 #define p2b_v1_ArmColumn_init_zero               {0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_CodebookHeader_init_zero          {0, 0, 0, 0, {0}}
 #define p2b_v1_CodebookRow_init_zero             {0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
@@ -113,6 +117,10 @@ extern "C" {
 #define p2b_v1_ModelHeader_version_tag           9
 #define p2b_v1_ModelHeader_created_unix_tag      10
 #define p2b_v1_ModelHeader_signer_fp_tag         11
+#define p2b_v1_ModelHeader_kind_tag              12
+#define p2b_v1_ModelHeader_not_after_unix_tag    13
+#define p2b_v1_ModelHeader_central_epsilon_tag   14
+#define p2b_v1_ModelHeader_central_delta_tag     15
 #define p2b_v1_ArmColumn_arm_tag                 1
 #define p2b_v1_ArmColumn_column_tag              2
 #define p2b_v1_ArmColumn_values_tag              3
@@ -152,7 +160,11 @@ X(a, STATIC,   SINGULAR, DOUBLE,   ts_scale,          7) \
 X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, codebook_fp,       8) \
 X(a, STATIC,   SINGULAR, UINT64,   version,           9) \
 X(a, STATIC,   SINGULAR, UINT64,   created_unix,     10) \
-X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, signer_fp,        11)
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, signer_fp,        11) \
+X(a, STATIC,   SINGULAR, UINT32,   kind,             12) \
+X(a, STATIC,   SINGULAR, UINT64,   not_after_unix,   13) \
+X(a, STATIC,   SINGULAR, DOUBLE,   central_epsilon,  14) \
+X(a, STATIC,   SINGULAR, DOUBLE,   central_delta,    15)
 #define p2b_v1_ModelHeader_CALLBACK NULL
 #define p2b_v1_ModelHeader_DEFAULT NULL
 
@@ -198,7 +210,7 @@ extern const pb_msgdesc_t p2b_v1_CodebookRow_msg;
 #define p2b_v1_CodebookHeader_size               42
 #define p2b_v1_CodebookRow_size                  326
 #define p2b_v1_Envelope_size                     138
-#define p2b_v1_ModelHeader_size                  109
+#define p2b_v1_ModelHeader_size                  144
 #define p2b_v1_Report_size                       46
 
 #ifdef __cplusplus

@@ -27,6 +27,10 @@ bool write_bundle(pb_ostream_t* os, const ModelSpec& s, const uint8_t* signer_fp
   h.version = s.version;
   h.created_unix = s.created_unix;
   std::memcpy(h.signer_fp, signer_fp, kFingerprintBytes);
+  h.kind = s.kind;
+  h.not_after_unix = s.not_after_unix;
+  h.central_epsilon = s.central_epsilon;
+  h.central_delta = s.central_delta;
   if (!pb_encode_delimited(os, p2b_v1_ModelHeader_fields, &h)) return false;
   const std::size_t d = s.dim;
   for (uint32_t arm = 0; arm < s.n_actions; ++arm) {

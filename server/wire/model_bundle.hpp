@@ -20,6 +20,10 @@ struct ModelSpec {
   uint8_t codebook_fp[kFingerprintBytes] = {};
   uint64_t version = 0;
   uint64_t created_unix = 0;
+  uint32_t kind = 0;             // 0 private, 1 raw baseline (p2b.proto ModelHeader.kind)
+  uint64_t not_after_unix = 0;   // 0: no expiry
+  double central_epsilon = 0.0;  // 0: no central DP noise in the statistics
+  double central_delta = 0.0;
 };
 
 // `a` holds n_actions column-major dim x dim matrices (A_a, prior included),
