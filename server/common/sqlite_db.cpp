@@ -1,12 +1,41 @@
 #include "common/sqlite_db.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 namespace p2b::common {
 
+namespace {
+
+constexpr mode_t kOwnerOnly = S_IRUSR | S_IWUSR;
+
+// SQLite creates files 0644 less the umask, and -wal/-shm inherit the main
+// file's mode, so the main file is created (or narrowed) here, before SQLite
+// opens it. Leftover -wal/-shm files of an older run are narrowed too.
+void make_owner_only(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, kOwnerOnly);
+  if (fd < 0) throw SqliteError(path + ": cannot open: " + std::strerror(errno));
+  const int rc = ::fchmod(fd, kOwnerOnly);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) throw SqliteError(path + ": cannot make it owner-only: " + std::strerror(err));
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+    const std::string side = path + suffix;
+    if (::chmod(side.c_str(), kOwnerOnly) != 0 && errno != ENOENT) {
+      throw SqliteError(side + ": cannot make it owner-only: " + std::strerror(errno));
+    }
+  }
+}
+
+}  // namespace
+
 Database::Database(const std::string& path) {
+  make_owner_only(path);
   const int rc =
       sqlite3_open_v2(path.c_str(), &db_,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
@@ -41,6 +70,14 @@ void Database::exec(const std::string& sql) {
 
 int64_t Database::changes() const {
   return sqlite3_changes(db_);
+}
+
+bool Database::checkpoint_truncate() {
+  const int rc =
+      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+  if (rc == SQLITE_BUSY) return false;
+  if (rc != SQLITE_OK) fail("wal_checkpoint(TRUNCATE)");
+  return true;
 }
 
 Statement::Statement(const Database& db, const std::string& sql) : db_(db) {

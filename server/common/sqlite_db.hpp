@@ -27,6 +27,8 @@ class Database {
   // Opens or creates `path` read-write on one serialised connection with a
   // 5 s busy timeout, the WAL journal (checked: some file systems refuse it)
   // and synchronous=FULL, so a commit that returned survives a power cut.
+  // The file is made owner-only (0600) whatever the umask or its old mode;
+  // SQLite gives its -wal and -shm files the database file's mode.
   explicit Database(const std::string& path);
   // Closing checkpoints the WAL.
   ~Database();
@@ -37,6 +39,11 @@ class Database {
   void exec(const std::string& sql);
   // Rows changed by the last INSERT, UPDATE or DELETE.
   int64_t changes() const;
+  // Copies every committed page into the database file and truncates the
+  // WAL to zero bytes, so deleted rows (already zeroed in place by
+  // secure_delete) leave no older page version in the WAL. False when a
+  // reader holds the WAL (SQLITE_BUSY): the caller retries later.
+  bool checkpoint_truncate();
   [[noreturn]] void fail(const std::string& what) const;
 
   sqlite3* handle() const { return db_; }

@@ -63,6 +63,8 @@ SqliteSpool::SqliteSpool(const std::string& path) {
     db_->exec(kSchema);
     db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     tx.commit();
+    // A WAL left by a crash may still hold forwarded or thresholded records.
+    db_->checkpoint_truncate();
   });
 }
 
@@ -142,6 +144,9 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, std::size_t max_
       batch.run();
     }
     tx.commit();
+    // The WAL holds the records in arrival order and the thresholded ones;
+    // only the shuffled, kept records may stay on disk.
+    db_->checkpoint_truncate();
     closed.kept = keep.size();
     closed.thresholded = ids.size() - keep.size();
     return closed;
@@ -178,6 +183,7 @@ std::size_t SqliteSpool::acknowledge(const server::BatchId& id) {
     batch.bind_blob(1, id.data(), id.size());
     batch.run();
     tx.commit();
+    db_->checkpoint_truncate();  // the forwarded records' older page versions
     return deleted;
   });
 }

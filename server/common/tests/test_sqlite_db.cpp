@@ -1,6 +1,7 @@
 // The shared SQLite layer: the durability settings every store relies on,
 // transactions that roll back unless committed, and error translation.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "common/sqlite_db.hpp"
+#include "file_scan.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -20,6 +22,24 @@ using p2b::common::Statement;
 using p2b::common::Transaction;
 
 using p2b_test::TempDir;
+
+mode_t file_mode(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 0777;
+}
+
+// Sets the umask for one scope: the file-mode tests must hold under any.
+class ScopedUmask {
+ public:
+  explicit ScopedUmask(mode_t m) : old_(::umask(m)) {}
+  ~ScopedUmask() { ::umask(old_); }
+  ScopedUmask(const ScopedUmask&) = delete;
+  ScopedUmask& operator=(const ScopedUmask&) = delete;
+
+ private:
+  mode_t old_;
+};
 
 int64_t scalar(const Database& db, const std::string& sql) {
   Statement q(db, sql);
@@ -95,6 +115,50 @@ TEST(CommonSqlite, ANonDatabaseFileIsRefused) {
   for (int i = 0; i < 4096; ++i) std::fputc('x', f);
   std::fclose(f);
   EXPECT_THROW(Database{path}, SqliteError);
+}
+
+TEST(CommonSqlite, StoreFilesAreOwnerOnlyUnderAnyUmask) {
+  TempDir dir;
+  const ScopedUmask open_umask(0);
+  const std::string path = dir.file("a.db");
+  Database db(path);
+  db.exec("CREATE TABLE t (v BLOB)");
+  db.exec("INSERT INTO t VALUES (x'00')");
+  for (const std::string& f : p2b_test::store_files(path)) {
+    ASSERT_TRUE(fs::exists(f)) << f;
+    EXPECT_EQ(file_mode(f), 0600u) << f;
+  }
+}
+
+TEST(CommonSqlite, AnExistingWideStoreIsNarrowedToOwnerOnly) {
+  TempDir dir;
+  const std::string path = dir.file("a.db");
+  { Database db(path); }
+  ASSERT_EQ(::chmod(path.c_str(), 0666), 0);
+  Database db(path);
+  EXPECT_EQ(file_mode(path), 0600u);
+}
+
+TEST(CommonSqlite, CheckpointTruncateLeavesNoDeletedRowOnDisk) {
+  TempDir dir;
+  const std::string path = dir.file("a.db");
+  const std::vector<uint8_t> secret = {0x5e, 0xc7, 0x3e, 0x7a, 0x11, 0xfe, 0x00, 0x42,
+                                       0x99, 0x13, 0x37, 0xc0, 0xff, 0xee, 0xba, 0xbe};
+  Database db(path);
+  db.exec("PRAGMA secure_delete=ON; CREATE TABLE t (v BLOB)");
+  {
+    Statement ins(db, "INSERT INTO t VALUES (?1)");
+    ins.bind_blob(1, secret.data(), secret.size());
+    ins.run();
+  }
+  // The control: the committed row is in the WAL, so the scan can find it.
+  EXPECT_TRUE(p2b_test::file_contains(path + "-wal", secret));
+  db.exec("DELETE FROM t");
+  // Deleting alone leaves the older page version in the WAL.
+  EXPECT_TRUE(p2b_test::store_contains(path, secret));
+  ASSERT_TRUE(db.checkpoint_truncate());
+  EXPECT_EQ(fs::file_size(path + "-wal"), 0u);
+  EXPECT_FALSE(p2b_test::store_contains(path, secret));
 }
 
 }  // namespace
