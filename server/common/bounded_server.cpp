@@ -79,6 +79,19 @@ BoundedServer::BoundedServer(const HttpLimits& limits, HttpCounters& counters)
   });
 }
 
+int BoundedServer::bind(const std::string& host, int port) {
+  int bound = port;
+  if (port == 0) {
+    bound = bind_to_any_port(host);
+  } else if (!bind_to_port(host, port)) {
+    bound = -1;
+  }
+  if (bound <= 0) return -1;
+  // listen() again on a listening socket only changes its backlog.
+  if (::listen(svr_sock_, SOMAXCONN) != 0) return -1;
+  return bound;
+}
+
 bool BoundedServer::process_and_close_socket(socket_t sock) {
   if (ConnectionGate::shedding()) {
     counters_.refused(HttpRefusal::too_many_connections);

@@ -15,6 +15,8 @@
 
 #include <httplib.h>
 
+#include <string>
+
 #include "common/http_limits.hpp"
 
 namespace p2b::common {
@@ -25,6 +27,11 @@ class BoundedServer : public httplib::Server {
   BoundedServer(const HttpLimits& limits, HttpCounters& counters);
 
   const HttpLimits& limits() const { return limits_; }
+
+  // Binds HOST:PORT (port 0: a free one) and returns the port, or -1.
+  // httplib listens with a backlog of 5, so a burst of connections saw
+  // SYNs dropped and 1 s retransmits; this widens it to SOMAXCONN.
+  int bind(const std::string& host, int port);
 
  private:
   bool process_and_close_socket(socket_t sock) override;

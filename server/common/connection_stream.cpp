@@ -75,8 +75,14 @@ bool ConnectionStream::wait_readable() {
   }
 }
 
+bool ConnectionStream::past_deadline() {
+  if (!deadline_passed_ && Clock::now() >= deadline_) deadline_passed_ = true;
+  return deadline_passed_;
+}
+
 ssize_t ConnectionStream::receive(char* ptr, std::size_t size) {
   for (;;) {
+    if (past_deadline()) return -1;
     const ssize_t n = ::recv(fd_, ptr, size, MSG_DONTWAIT);
     if (n >= 0) return n;
     if (errno == EINTR) continue;
@@ -129,6 +135,7 @@ bool ConnectionStream::is_writable() const {
 }
 
 ssize_t ConnectionStream::read(char* ptr, std::size_t size) {
+  if (past_deadline()) return -1;
   if (size == 0) return 0;
   if (buffered() > 0) {
     const std::size_t n = std::min(size, buffered());

@@ -29,7 +29,10 @@ class ConnectionStream : public httplib::Stream {
   Wait wait_for_request(std::chrono::milliseconds idle);
 
   // Starts a request: every read from now on fails once `deadline` passes.
-  void set_deadline(Clock::time_point deadline) { deadline_ = deadline; }
+  void set_deadline(Clock::time_point deadline) {
+    deadline_ = deadline;
+    deadline_passed_ = false;
+  }
   bool deadline_passed() const { return deadline_passed_; }
 
   enum class Head { complete, timed_out, closed, too_many_fields, too_large };
@@ -49,6 +52,8 @@ class ConnectionStream : public httplib::Stream {
 
  private:
   std::size_t buffered() const { return buffer_.size() - offset_; }
+  // Sets deadline_passed_ once the deadline is reached; never clears it.
+  bool past_deadline();
   // Waits for readable data until the deadline; false when there is none.
   bool wait_readable();
   // recv into `ptr`; 0 on EOF, -1 on error or no data by the deadline.

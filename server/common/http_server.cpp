@@ -48,13 +48,8 @@ void configure_server(httplib::Server& server, std::size_t max_body, Logger& log
       });
 }
 
-int bind_and_announce(httplib::Server& server, const std::string& host, int port, Logger& log) {
-  int bound = port;
-  if (port == 0) {
-    bound = server.bind_to_any_port(host);
-  } else if (!server.bind_to_port(host, port)) {
-    bound = -1;
-  }
+int bind_and_announce(BoundedServer& server, const std::string& host, int port, Logger& log) {
+  const int bound = server.bind(host, port);
   if (bound <= 0) {
     log.error("listen_failed", {{"host", host}, {"port", port}});
     return -1;

@@ -16,6 +16,8 @@ struct Response;
 
 namespace p2b::common {
 
+class BoundedServer;
+
 // Lets a service answer one of httplib's own refusals itself (the shuffler
 // counts its 413s); returns true if it set the body.
 using RefusalHandler = std::function<bool(const httplib::Request&, httplib::Response&)>;
@@ -32,6 +34,6 @@ void configure_server(httplib::Server& server, std::size_t max_body, Logger& log
 // Binds HOST:PORT (port 0: a free one) and prints "listening on HOST:PORT"
 // with the real port as the first line on stdout, flushed; logs
 // "listening". Returns the port, or -1 after logging "listen_failed".
-int bind_and_announce(httplib::Server& server, const std::string& host, int port, Logger& log);
+int bind_and_announce(BoundedServer& server, const std::string& host, int port, Logger& log);
 
 }  // namespace p2b::common
