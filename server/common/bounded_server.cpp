@@ -31,6 +31,9 @@ class ConnectionScope {
   ConnectionScope& operator=(const ConnectionScope&) = delete;
 };
 
+// How long a refused client may go on sending before it is cut off.
+constexpr std::chrono::milliseconds kLinger{2000};
+
 std::chrono::milliseconds millis(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
 }
@@ -140,6 +143,7 @@ void BoundedServer::serve_connection(socket_t sock) {
         counters_.refused(HttpRefusal::headers_too_large);
         stream.send_now(raw_answer(431, "Request Header Fields Too Large", "headers_too_large",
                                    "the request head has too many or too large header fields"));
+        stream.linger(kLinger);
         return;
       case ConnectionStream::Head::closed:
         return;
@@ -152,6 +156,7 @@ void BoundedServer::serve_connection(socket_t sock) {
       counters_.refused(HttpRefusal::request_timeout);
       return;
     }
+    if (answered && state.close) stream.linger(kLinger);
     if (!answered || connection_closed || state.close) return;
   }
 }

@@ -125,6 +125,21 @@ void ConnectionStream::send_now(const std::string& bytes) {
   (void)::send(fd_, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
+void ConnectionStream::linger(milliseconds limit) {
+  ::shutdown(fd_, SHUT_WR);
+  const Clock::time_point end = Clock::now() + limit;
+  char sink[kReadChunk];
+  for (;;) {
+    const milliseconds left = until(end);
+    if (left.count() == 0 || stopping_()) return;
+    const int n = poll_for(fd_, POLLIN, std::min(left, kStopPoll));
+    if (n < 0 && errno != EINTR) return;
+    if (n <= 0) continue;
+    const ssize_t got = ::recv(fd_, sink, sizeof sink, MSG_DONTWAIT);
+    if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return;
+  }
+}
+
 bool ConnectionStream::is_readable() const {
   if (buffered() > 0) return true;
   return poll_for(fd_, POLLIN, until(deadline_)) > 0;

@@ -42,6 +42,12 @@ class ConnectionStream : public httplib::Stream {
   // Best effort, never blocks: for an answer sent just before closing.
   void send_now(const std::string& bytes);
 
+  // After an answer to a request whose body was left unread: ends the
+  // sending side and discards what the client still sends, for at most
+  // `limit` or until it closes, so that it reads the answer instead of a
+  // reset. Nothing read is kept.
+  void linger(std::chrono::milliseconds limit);
+
   bool is_readable() const override;
   bool is_writable() const override;
   ssize_t read(char* ptr, std::size_t size) override;
