@@ -12,7 +12,9 @@ thread_local bool t_shedding = false;
 
 ConnectionGate::ConnectionGate(std::size_t max_connections) : max_(max_connections) {}
 
-bool ConnectionGate::shedding() { return t_shedding; }
+bool ConnectionGate::shedding() {
+  return t_shedding;
+}
 
 void ConnectionGate::run_shed(const std::function<void()>& fn) {
   t_shedding = true;

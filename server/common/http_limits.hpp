@@ -13,10 +13,10 @@ namespace p2b::common {
 class PrometheusText;
 
 struct HttpLimits {
-  std::size_t max_connections = 512;  // open at once; more are answered 503 and closed
-  double request_seconds = 30;        // from a request's first byte to its last body byte
-  double idle_seconds = 5;            // waiting for a request's first byte
-  std::size_t max_headers = 64;       // header fields in one request
+  std::size_t max_connections = 512;   // open at once; more are answered 503 and closed
+  double request_seconds = 30;         // from a request's first byte to its last body byte
+  double idle_seconds = 5;             // waiting for a request's first byte
+  std::size_t max_headers = 64;        // header fields in one request
   std::size_t max_head_bytes = 16384;  // request line and header fields together
 };
 

@@ -24,7 +24,8 @@ void configure_server(httplib::Server& server, std::size_t max_body, Logger& log
       [refusal = std::move(refusal)](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
         if (res.status == 400 && request_timed_out()) {
-          set_error(res, 408, "request_timeout", "the request did not arrive within the time limit");
+          set_error(res, 408, "request_timeout",
+                    "the request did not arrive within the time limit");
           return httplib::Server::HandlerResponse::Handled;
         }
         if (!refusal || !refusal(req, res)) {

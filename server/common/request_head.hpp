@@ -29,9 +29,9 @@ class RequestHeadScanner {
   std::size_t max_bytes_;
   std::size_t max_fields_;
   std::size_t bytes_ = 0;
-  std::size_t lines_ = 0;      // complete lines, the request line first
+  std::size_t lines_ = 0;       // complete lines, the request line first
   std::size_t line_bytes_ = 0;  // of the line being read
-  bool line_is_cr_ = false;    // the line so far is exactly "\r"
+  bool line_is_cr_ = false;     // the line so far is exactly "\r"
   Verdict verdict_ = Verdict::incomplete;
 };
 

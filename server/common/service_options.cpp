@@ -26,17 +26,19 @@ ServiceCommandLine::ServiceCommandLine(const std::string& program, const std::st
       cli_.add_value("--log-level", &log_level_, "debug, info (default), warn or error");
   const HttpLimits d;
   max_connections_opt_ = cli_.add_value("--max-connections", &max_connections_,
-                 "connections served at once; more get 503 (default " +
-                     std::to_string(d.max_connections) + ")");
-  request_timeout_opt_ = cli_.add_value("--request-timeout", &request_timeout_,
-                 "seconds a request may take to arrive, head and body (default 30)");
+                                        "connections served at once; more get 503 (default " +
+                                            std::to_string(d.max_connections) + ")");
+  request_timeout_opt_ =
+      cli_.add_value("--request-timeout", &request_timeout_,
+                     "seconds a request may take to arrive, head and body (default 30)");
   idle_timeout_opt_ = cli_.add_value("--idle-timeout", &idle_timeout_,
-                 "seconds a connection may wait before a request (default 5)");
-  max_headers_opt_ = cli_.add_value("--max-headers", &max_headers_,
-                 "header fields in a request (default " + std::to_string(d.max_headers) + ")");
+                                     "seconds a connection may wait before a request (default 5)");
+  max_headers_opt_ =
+      cli_.add_value("--max-headers", &max_headers_,
+                     "header fields in a request (default " + std::to_string(d.max_headers) + ")");
   max_header_bytes_opt_ = cli_.add_value("--max-header-bytes", &max_header_bytes_,
-                 "bytes of a request line and header fields (default " +
-                     std::to_string(d.max_head_bytes) + ")");
+                                         "bytes of a request line and header fields (default " +
+                                             std::to_string(d.max_head_bytes) + ")");
 }
 
 bool ServiceCommandLine::parse_http_limits(HttpLimits* out, std::string* message) const {

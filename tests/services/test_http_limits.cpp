@@ -134,8 +134,12 @@ long status_field(pid_t pid, const std::string& field) {
   }
   return -1;
 }
-long rss_kib(pid_t pid) { return status_field(pid, "VmRSS"); }
-long threads(pid_t pid) { return status_field(pid, "Threads"); }
+long rss_kib(pid_t pid) {
+  return status_field(pid, "VmRSS");
+}
+long threads(pid_t pid) {
+  return status_field(pid, "Threads");
+}
 
 double metric(int port, const std::string& name) {
   httplib::Client cli("127.0.0.1", port);
@@ -170,8 +174,7 @@ class Service {
     write("keys/analyzer.box.sk", k.analyzer_sk, sizeof k.analyzer_sk, 0600);
     write("keys/analyzer.sign.pk", k.verify_pk, sizeof k.verify_pk, 0644);
     write("keys/analyzer.sign.sk", k.sign_sk, sizeof k.sign_sk, 0600);
-    std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--keys",
-                                     (dir_ / "keys").string()};
+    std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--keys", (dir_ / "keys").string()};
     if (kind == Kind::shuffler) {
       // The analyzer is never reached: batches wait in the spool.
       args.insert(args.end(), {"--spool", (dir_ / "shuffler.db").string(), "--analyzer",
@@ -185,9 +188,9 @@ class Service {
                                      bytes.data(), n, &n),
                 p2b::Status::ok);
       write("codebook.p2bc", bytes.data(), n, 0644);
-      args.insert(args.end(), {"--codebook", (dir_ / "codebook.p2bc").string(), "--store",
-                               (dir_ / "analyzer.db").string(), "--actions",
-                               std::to_string(kActions)});
+      args.insert(args.end(),
+                  {"--codebook", (dir_ / "codebook.p2bc").string(), "--store",
+                   (dir_ / "analyzer.db").string(), "--actions", std::to_string(kActions)});
     }
     args.insert(args.end(), limits.begin(), limits.end());
     process_.start(kind == Kind::shuffler ? P2B_SHUFFLER_BIN : P2B_ANALYZER_BIN, args,
@@ -288,11 +291,11 @@ std::string brotli_bomb() {
   const std::string zeros(kInflated, '\0');
   std::string out(1u << 20, '\0');
   std::size_t n = out.size();
-  EXPECT_EQ(BrotliEncoderCompress(BROTLI_DEFAULT_QUALITY, BROTLI_DEFAULT_WINDOW,
-                                  BROTLI_MODE_GENERIC, zeros.size(),
-                                  reinterpret_cast<const uint8_t*>(zeros.data()), &n,
-                                  reinterpret_cast<uint8_t*>(&out[0])),
-            BROTLI_TRUE);
+  EXPECT_EQ(
+      BrotliEncoderCompress(BROTLI_DEFAULT_QUALITY, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC,
+                            zeros.size(), reinterpret_cast<const uint8_t*>(zeros.data()), &n,
+                            reinterpret_cast<uint8_t*>(&out[0])),
+      BROTLI_TRUE);
   out.resize(n);
   return out;
 }
@@ -307,8 +310,8 @@ class HostileCrowd {
     for (std::size_t i = 0; i < idle; ++i) idle_.emplace_back(port);
     for (std::size_t i = 0; i < slow; ++i) slow_.emplace_back(port);
     dripper_ = std::thread([this] {
-      const std::string head = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " +
-                               std::string(200, 'a');  // never ends
+      const std::string head =
+          "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + std::string(200, 'a');  // never ends
       for (std::size_t k = 0; k < head.size() && !stop_; ++k) {
         for (const Socket& s : slow_) s.send(head.substr(k, 1));
         for (int w = 0; w < 10 && !stop_; ++w) {
@@ -350,16 +353,15 @@ void normal_client_is_served_among_hostile_connections(Kind kind, const char* na
     HostileCrowd crowd(svc.port(), 50, 200);
     ASSERT_EQ(crowd.connected(), 250U);
     // All 250 are accepted and held, each on its own thread.
-    ASSERT_TRUE(eventually(5, [&] {
-      return metric(svc.port(), svc.prefix() + "_http_connections") >= 250;
-    }));
+    ASSERT_TRUE(eventually(
+        5, [&] { return metric(svc.port(), svc.prefix() + "_http_connections") >= 250; }));
     const long rss_crowd = rss_kib(svc.pid());
     const long threads_crowd = threads(svc.pid());
-    std::printf("[ figures ] %s with 250 hostile connections: VmRSS %ld -> %ld KiB (+%ld KiB, "
-                "%.1f KiB per connection), threads %ld -> %ld\n",
-                name, rss_before, rss_crowd, rss_crowd - rss_before,
-                static_cast<double>(rss_crowd - rss_before) / 250.0, threads_before,
-                threads_crowd);
+    std::printf(
+        "[ figures ] %s with 250 hostile connections: VmRSS %ld -> %ld KiB (+%ld KiB, "
+        "%.1f KiB per connection), threads %ld -> %ld\n",
+        name, rss_before, rss_crowd, rss_crowd - rss_before,
+        static_cast<double>(rss_crowd - rss_before) / 250.0, threads_before, threads_crowd);
     EXPECT_LT(rss_crowd - rss_before, 64 * 1024) << "250 connections cost over 64 MiB";
 
     for (int i = 0; i < 5; ++i) {
@@ -449,24 +451,24 @@ void expanding_bodies_and_floods_are_refused(Kind kind, const char* name) {
   const long rss_before = rss_kib(svc.pid());
 
   for (const char* encoding : {"gzip", "deflate", "GZIP", "x-gzip"}) {
-    EXPECT_EQ(exchange(svc.port(), post(path, length(gzip) + "Content-Encoding: " + encoding +
-                                                  "\r\n",
-                                        gzip)),
+    EXPECT_EQ(exchange(svc.port(),
+                       post(path, length(gzip) + "Content-Encoding: " + encoding + "\r\n", gzip)),
               415)
         << encoding;
   }
   for (const char* encoding : {"br", "identity, br"}) {
-    EXPECT_EQ(exchange(svc.port(), post(path, length(brotli) + "Content-Encoding: " + encoding +
-                                                  "\r\n",
-                                        brotli)),
-              415)
+    EXPECT_EQ(
+        exchange(svc.port(),
+                 post(path, length(brotli) + "Content-Encoding: " + encoding + "\r\n", brotli)),
+        415)
         << encoding;
   }
   // Chunked: a small chunk, then a chunk size that would pass --max-body.
   const std::string chunked = "4\r\nabcd\r\n10000000\r\n" + std::string(65536, 'x');
   EXPECT_EQ(exchange(svc.port(), post(path, "Transfer-Encoding: chunked\r\n", chunked)), 411);
-  EXPECT_EQ(exchange(svc.port(), post(path, length(gzip) + "Transfer-Encoding: chunked\r\n" +
-                                                "Content-Encoding: gzip\r\n",
+  EXPECT_EQ(exchange(svc.port(), post(path,
+                                      length(gzip) + "Transfer-Encoding: chunked\r\n" +
+                                          "Content-Encoding: gzip\r\n",
                                       gzip)),
             411);
   // A body delimited by closing the connection, and unusual lengths.

@@ -27,8 +27,8 @@ using p2b::common::RequestHeadScanner;
 using Verdict = RequestHeadScanner::Verdict;
 using Clock = std::chrono::steady_clock;
 
-Verdict scan_all(const std::string& bytes, std::size_t max_bytes = 1024,
-                 std::size_t max_fields = 4, std::size_t* head = nullptr) {
+Verdict scan_all(const std::string& bytes, std::size_t max_bytes = 1024, std::size_t max_fields = 4,
+                 std::size_t* head = nullptr) {
   RequestHeadScanner s(max_bytes, max_fields);
   Verdict v = Verdict::incomplete;
   for (char c : bytes) v = s.scan(&c, 1);  // byte by byte, as a slow client sends
@@ -93,9 +93,9 @@ TEST(CommonHttpLimits, FramingRefusesAnythingThatWouldBeDecoded) {
   EXPECT_EQ(refused(request("POST", {})), 411);
   EXPECT_EQ(refused(request("PUT", {})), 411);
   EXPECT_EQ(refused(request("POST", {{"Transfer-Encoding", "chunked"}})), 411);
-  EXPECT_EQ(refused(request("POST", {{"transfer-encoding", "gzip, chunked"},
-                                     {"Content-Length", "5"}})),
-            411);
+  EXPECT_EQ(
+      refused(request("POST", {{"transfer-encoding", "gzip, chunked"}, {"Content-Length", "5"}})),
+      411);
   for (const char* enc : {"gzip", "br", "deflate", "identity, gzip", "x-br"}) {
     EXPECT_EQ(refused(request("POST", {{"Content-Length", "5"}, {"Content-Encoding", enc}})), 415)
         << enc;
@@ -111,9 +111,8 @@ TEST(CommonHttpLimits, FramingRefusesAnythingThatWouldBeDecoded) {
   EXPECT_EQ(refused(request("POST", {{"Content-Length", "5"}, {"Content-Length", "5"}})), 400);
   EXPECT_EQ(refused(request("GET", {{"Content-Length", "5"}})), 400);
 
-  const auto r = check_framing(request("POST", {{"Content-Encoding", "br"},
-                                                {"Content-Length", "5"}}),
-                               100);
+  const auto r =
+      check_framing(request("POST", {{"Content-Encoding", "br"}, {"Content-Length", "5"}}), 100);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->reason, HttpRefusal::unsupported_encoding);
   EXPECT_EQ(r->code, "unsupported_encoding");
@@ -144,7 +143,9 @@ class Pair {
   Pair(const Pair&) = delete;
   Pair& operator=(const Pair&) = delete;
   int server() const { return fds_[0]; }
-  void send(const std::string& s) const { ASSERT_EQ(::write(fds_[1], s.data(), s.size()), static_cast<ssize_t>(s.size())); }
+  void send(const std::string& s) const {
+    ASSERT_EQ(::write(fds_[1], s.data(), s.size()), static_cast<ssize_t>(s.size()));
+  }
   void close_client() {
     ::close(fds_[1]);
     fds_[1] = -1;
@@ -243,7 +244,8 @@ TEST(CommonHttpLimits, GateGivesEachConnectionAThreadUpToTheCap) {
   gate.enqueue(task);  // over the cap: run at once on this thread, shedding
   EXPECT_EQ(shed.load(), 1);
   EXPECT_FALSE(p2b::common::ConnectionGate::shedding());
-  for (int i = 0; i < 200 && running < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (int i = 0; i < 200 && running < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(running.load(), 2) << "two blocked tasks ran side by side";
   release = true;
   gate.shutdown();  // waits for both
