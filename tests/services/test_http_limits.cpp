@@ -307,6 +307,8 @@ std::string brotli_bomb() {
 class HostileCrowd {
  public:
   HostileCrowd(int port, std::size_t slow, std::size_t idle) {
+    idle_.reserve(idle);
+    slow_.reserve(slow);
     for (std::size_t i = 0; i < idle; ++i) idle_.emplace_back(port);
     for (std::size_t i = 0; i < slow; ++i) slow_.emplace_back(port);
     dripper_ = std::thread([this] {
@@ -375,6 +377,7 @@ void normal_client_is_served_among_hostile_connections(Kind kind, const char* na
 
     // Over the cap (300), new connections are shed at once with 503.
     std::vector<Socket> extra;
+    extra.reserve(60);
     for (int i = 0; i < 60; ++i) extra.emplace_back(svc.port());
     const auto shed_start = Clock::now();
     for (const Socket& s : extra) {
