@@ -11,7 +11,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 
 host_pkgs=(
   build-essential cmake ninja-build pkg-config git dpkg-dev
-  libeigen3-dev libsodium-dev nanopb protobuf-compiler libcpp-httplib-dev libsqlite3-dev
+  libeigen3-dev libsodium-dev nanopb protobuf-compiler libcpp-httplib-dev libsqlite3-dev libbrotli-dev
   libcli11-dev nlohmann-json3-dev doxygen
   googletest libgtest-dev libbenchmark-dev
   clang clang-format clang-tidy

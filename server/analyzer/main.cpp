@@ -9,6 +9,7 @@
 
 #include "analyzer.hpp"
 #include "codebook_file.hpp"
+#include "common/bounded_server.hpp"
 #include "common/exit_codes.hpp"
 #include "common/http_server.hpp"
 #include "common/json_log.hpp"
@@ -77,7 +78,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
                        {"model_version", version(ModelKind::private_reports)},
                        {"raw_model_version", version(ModelKind::raw_baseline)}});
 
-  httplib::Server server;
+  p2b::common::BoundedServer server(opt.http, metrics.http());
   install_routes(&server, analyzer.get(), &metrics, &log, opt.max_body);
   if (p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log) < 0) {
     return kExitFailure;

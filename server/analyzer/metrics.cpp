@@ -60,6 +60,7 @@ std::string Metrics::prometheus_text() const {
             model_version_);
   out.gauge("p2b_analyzer_raw_model_version",
             "Version of the latest raw-baseline model (0: none yet).", raw_model_version_);
+  http_.render(out, "p2b_analyzer");
   return out.text();
 }
 

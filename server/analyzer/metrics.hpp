@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "common/http_limits.hpp"
+
 namespace p2b::analyzer {
 
 // Why an opened record was not applied; the label of the rejected counter.
@@ -34,7 +36,11 @@ class Metrics {
 
   std::string prometheus_text() const;
 
+  // The HTTP layer's refusals (common/bounded_server.hpp).
+  common::HttpCounters& http() { return http_; }
+
  private:
+  common::HttpCounters http_;
   std::atomic<uint64_t> batches_applied_{0};
   std::atomic<uint64_t> batches_duplicate_{0};
   std::atomic<uint64_t> records_applied_{0};

@@ -27,8 +27,18 @@ std::string code_for_status(int status) {
       return "not_found";
     case 405:
       return "method_not_allowed";
+    case 408:
+      return "request_timeout";
+    case 411:
+      return "length_required";
     case 413:
       return "too_large";
+    case 414:
+      return "uri_too_long";
+    case 415:
+      return "unsupported_encoding";
+    case 431:
+      return "headers_too_large";
     default:
       return "http_" + std::to_string(status);
   }

@@ -18,8 +18,10 @@ std::string error_body(const std::string& code, const std::string& detail);
 void set_error(httplib::Response& res, int status, const std::string& code,
                const std::string& detail);
 
-// The code for an answer httplib gives on its own (not_found, too_large,
-// bad_request, method_not_allowed, else http_<status>).
+// The code for an answer httplib or BoundedServer gives on its own
+// (bad_request, not_found, method_not_allowed, request_timeout,
+// length_required, too_large, uri_too_long, unsupported_encoding,
+// headers_too_large, else http_<status>).
 std::string code_for_status(int status);
 
 }  // namespace p2b::common

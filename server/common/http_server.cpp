@@ -6,6 +6,7 @@
 #include <exception>
 #include <utility>
 
+#include "common/bounded_server.hpp"
 #include "common/http_errors.hpp"
 
 namespace p2b::common {
@@ -16,13 +17,17 @@ void configure_server(httplib::Server& server, std::size_t max_body, Logger& log
   // Headers and body go out in separate writes; without TCP_NODELAY, Nagle
   // and the peer's delayed ACK add ~40 ms to every answer.
   server.set_tcp_nodelay(true);
-  server.set_keep_alive_timeout(2);
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok", "text/plain");
   });
   server.set_error_handler(httplib::Server::HandlerWithResponse(
       [refusal = std::move(refusal)](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        if (res.status == 400 && request_timed_out()) {
+          set_error(res, 408, "request_timeout",
+                    "the request did not arrive within the time limit");
+          return httplib::Server::HandlerResponse::Handled;
+        }
         if (!refusal || !refusal(req, res)) {
           set_error(res, res.status, code_for_status(res.status),
                     "refused by the HTTP layer (status " + std::to_string(res.status) + ")");
@@ -44,13 +49,8 @@ void configure_server(httplib::Server& server, std::size_t max_body, Logger& log
       });
 }
 
-int bind_and_announce(httplib::Server& server, const std::string& host, int port, Logger& log) {
-  int bound = port;
-  if (port == 0) {
-    bound = server.bind_to_any_port(host);
-  } else if (!server.bind_to_port(host, port)) {
-    bound = -1;
-  }
+int bind_and_announce(BoundedServer& server, const std::string& host, int port, Logger& log) {
+  const int bound = server.bind(host, port);
   if (bound <= 0) {
     log.error("listen_failed", {{"host", host}, {"port", port}});
     return -1;

@@ -24,6 +24,58 @@ ServiceCommandLine::ServiceCommandLine(const std::string& program, const std::st
       "largest request body in bytes (default " + std::to_string(defaults.max_body) + ")");
   log_level_opt_ =
       cli_.add_value("--log-level", &log_level_, "debug, info (default), warn or error");
+  const HttpLimits d;
+  max_connections_opt_ = cli_.add_value("--max-connections", &max_connections_,
+                                        "connections served at once; more get 503 (default " +
+                                            std::to_string(d.max_connections) + ")");
+  request_timeout_opt_ =
+      cli_.add_value("--request-timeout", &request_timeout_,
+                     "seconds a request may take to arrive, head and body (default 30)");
+  idle_timeout_opt_ = cli_.add_value("--idle-timeout", &idle_timeout_,
+                                     "seconds a connection may wait before a request (default 5)");
+  max_headers_opt_ =
+      cli_.add_value("--max-headers", &max_headers_,
+                     "header fields in a request (default " + std::to_string(d.max_headers) + ")");
+  max_header_bytes_opt_ = cli_.add_value("--max-header-bytes", &max_header_bytes_,
+                                         "bytes of a request line and header fields (default " +
+                                             std::to_string(d.max_head_bytes) + ")");
+}
+
+bool ServiceCommandLine::parse_http_limits(HttpLimits* out, std::string* message) const {
+  HttpLimits l;
+  const auto fail = [message](const std::string& name, const std::string& what,
+                              const std::string& raw) {
+    usage_error(message, bad_value(name, what, raw));
+    return false;
+  };
+  const auto count = [](const CLI::Option* opt, const std::string& raw, uint64_t lo, uint64_t hi,
+                        std::size_t* v) {
+    uint64_t n = 0;
+    if (!given(opt)) return true;
+    if (!parse_count(raw, lo, hi, &n)) return false;
+    *v = static_cast<std::size_t>(n);
+    return true;
+  };
+  const auto seconds = [](const CLI::Option* opt, const std::string& raw, double* v) {
+    return !given(opt) || parse_real(raw, 0.1, 3600, v);
+  };
+  if (!count(max_connections_opt_, max_connections_, 1, 65536, &l.max_connections)) {
+    return fail("max-connections", "1..65536", max_connections_);
+  }
+  if (!seconds(request_timeout_opt_, request_timeout_, &l.request_seconds)) {
+    return fail("request-timeout", "0.1..3600 seconds", request_timeout_);
+  }
+  if (!seconds(idle_timeout_opt_, idle_timeout_, &l.idle_seconds)) {
+    return fail("idle-timeout", "0.1..3600 seconds", idle_timeout_);
+  }
+  if (!count(max_headers_opt_, max_headers_, 1, 1000, &l.max_headers)) {
+    return fail("max-headers", "1..1000", max_headers_);
+  }
+  if (!count(max_header_bytes_opt_, max_header_bytes_, 1024, 1048576, &l.max_head_bytes)) {
+    return fail("max-header-bytes", "1024..1048576 bytes", max_header_bytes_);
+  }
+  *out = l;
+  return true;
 }
 
 ParseOutcome ServiceCommandLine::parse(int argc, const char* const* argv, ServiceOptions* out,
@@ -57,6 +109,7 @@ ParseOutcome ServiceCommandLine::parse(int argc, const char* const* argv, Servic
   if (given(log_level_opt_) && !parse_log_level(log_level_, &o.log_level)) {
     return refuse(bad_value("log-level", "debug, info, warn or error", log_level_));
   }
+  if (!parse_http_limits(&o.http, message)) return ParseOutcome::usage_error;
   *out = std::move(o);
   return ParseOutcome::ok;
 }

@@ -1,6 +1,8 @@
 // The settings both services share, spelled the same in both
 // (docs/operations.md): --listen, --keys, --store, --max-body, --log-level,
-// plus --config, --version and --help from CommandLine.
+// the HTTP limits (--max-connections, --request-timeout, --idle-timeout,
+// --max-headers, --max-header-bytes), plus --config, --version and --help
+// from CommandLine.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "common/command_line.hpp"
+#include "common/http_limits.hpp"
 #include "common/json_log.hpp"
 
 namespace p2b::common {
@@ -19,6 +22,7 @@ struct ServiceOptions {
   std::string store;
   std::size_t max_body = 0;
   LogLevel log_level = LogLevel::info;
+  HttpLimits http;
 };
 
 // What differs between the services in the shared settings.
@@ -47,12 +51,21 @@ class ServiceCommandLine {
  private:
   ServiceDefaults defaults_;
   CommandLine cli_;
+  // Checks the HTTP limits given into `out`; false after setting `message`.
+  bool parse_http_limits(HttpLimits* out, std::string* message) const;
+
   std::string listen_, max_body_, log_level_;
+  std::string max_connections_, request_timeout_, idle_timeout_, max_headers_, max_header_bytes_;
   std::vector<std::string> key_dirs_;
   std::string store_;
   CLI::Option* listen_opt_;
   CLI::Option* max_body_opt_;
   CLI::Option* log_level_opt_;
+  CLI::Option* max_connections_opt_;
+  CLI::Option* request_timeout_opt_;
+  CLI::Option* idle_timeout_opt_;
+  CLI::Option* max_headers_opt_;
+  CLI::Option* max_header_bytes_opt_;
 };
 
 }  // namespace p2b::common

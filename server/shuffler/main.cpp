@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "common/bounded_server.hpp"
 #include "common/exit_codes.hpp"
 #include "common/http_server.hpp"
 #include "common/json_log.hpp"
@@ -58,7 +59,7 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   sh::ReportIntake intake(std::move(keys.keys), *spool, metrics, opt.max_body,
                           [&batcher](std::size_t n) { batcher.notify_stored(n); });
 
-  httplib::Server server;
+  p2b::common::BoundedServer server(opt.http, metrics.http);
   sh::install_routes(server, intake, metrics, *spool, opt.max_body);
   const int port = p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log);
   if (port < 0) return kExitFailure;

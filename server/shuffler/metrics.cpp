@@ -59,6 +59,7 @@ std::string Metrics::render(std::size_t spool_depth) const {
   out.counter("p2b_shuffler_forward_failures_total",
               "Batch deliveries that failed and will be retried.", forward_failures.load());
   out.gauge("p2b_shuffler_spool_depth", "Records in the spool, batched or not.", spool_depth);
+  http.render(out, "p2b_shuffler");
   return out.text();
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/http_limits.hpp"
 #include "wire/envelope_open.hpp"
 
 namespace p2b::shuffler {
@@ -26,6 +27,7 @@ struct Metrics {
   std::atomic<uint64_t> forwarded{0};
   std::atomic<uint64_t> batches{0};
   std::atomic<uint64_t> forward_failures{0};
+  common::HttpCounters http;  // the HTTP layer's refusals (common/bounded_server.hpp)
 
   void reject(Rejection r) { rejected[static_cast<int>(r)].fetch_add(1); }
 

@@ -29,6 +29,7 @@ class ServiceProcess {
   void kill_hard();
 
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   int port() const { return port_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/bounded_server.hpp"
 #include "common/http_errors.hpp"
 #include "common/http_server.hpp"
 
@@ -35,7 +36,8 @@ class CommonHttpServer : public ::testing::Test {
 
   std::ostringstream sink;
   p2b::common::Logger log{&sink};
-  httplib::Server server;
+  p2b::common::HttpCounters counters;
+  p2b::common::BoundedServer server{p2b::common::HttpLimits{}, counters};
   int port = -1;
   std::thread thread;
 };

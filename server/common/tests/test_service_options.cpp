@@ -71,6 +71,47 @@ TEST(CommonServiceOptions, DefaultsAndEveryFlag) {
   EXPECT_EQ(p.extra, "red");
 }
 
+TEST(CommonServiceOptions, HttpLimits) {
+  Parsed p = parse({"--keys", "k", "--store", "s"});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.http.max_connections, 512U);
+  EXPECT_EQ(p.options.http.request_seconds, 30.0);
+  EXPECT_EQ(p.options.http.idle_seconds, 5.0);
+  EXPECT_EQ(p.options.http.max_headers, 64U);
+  EXPECT_EQ(p.options.http.max_head_bytes, 16384U);
+  p = parse({"--keys", "k", "--store", "s", "--max-connections", "300", "--request-timeout", "2.5",
+             "--idle-timeout", "0.5", "--max-headers", "10", "--max-header-bytes", "4096"});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.http.max_connections, 300U);
+  EXPECT_EQ(p.options.http.request_seconds, 2.5);
+  EXPECT_EQ(p.options.http.idle_seconds, 0.5);
+  EXPECT_EQ(p.options.http.max_headers, 10U);
+  EXPECT_EQ(p.options.http.max_head_bytes, 4096U);
+  const std::string path = write_file("p2b-http.conf",
+                                      "keys = k\nstore = s\nmax_connections = 7\n"
+                                      "idle_timeout = 9\n");
+  p = parse({"--config", path});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.http.max_connections, 7U);
+  EXPECT_EQ(p.options.http.idle_seconds, 9.0);
+  std::remove(path.c_str());
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"--max-connections", "0"},
+                                             {"--max-connections", "65537"},
+                                             {"--request-timeout", "0"},
+                                             {"--request-timeout", "nan"},
+                                             {"--idle-timeout", "3601"},
+                                             {"--max-headers", "0"},
+                                             {"--max-header-bytes", "1023"},
+                                             {"--max-header-bytes", "1048577"}}) {
+    std::vector<std::string> args = {"--keys", "k", "--store", "s"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    p = parse(args);
+    EXPECT_EQ(p.outcome, ParseOutcome::usage_error) << bad[0] << " " << bad[1];
+    EXPECT_NE(p.message.find(bad[0].substr(2)), std::string::npos) << p.message;
+  }
+}
+
 TEST(CommonServiceOptions, ConfigFileRepeatsUnderscoresAndOverrides) {
   const std::string path = write_file("p2b-options.conf",
                                       "# a comment\n"
@@ -108,7 +149,8 @@ TEST(CommonServiceOptions, HelpAndVersion) {
   EXPECT_EQ(p.outcome, ParseOutcome::help);
   EXPECT_EQ(p.message.rfind("usage: p2b-test ...", 0), 0u) << p.message;
   for (const char* flag : {"--listen", "--keys", "--store", "--max-body", "--log-level", "--config",
-                           "--version", "--color"}) {
+                           "--version", "--color", "--max-connections", "--request-timeout",
+                           "--idle-timeout", "--max-headers", "--max-header-bytes"}) {
     EXPECT_NE(p.message.find(flag), std::string::npos) << flag;
   }
 }

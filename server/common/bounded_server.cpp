@@ -1,0 +1,164 @@
+#include "common/bounded_server.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "common/connection_gate.hpp"
+#include "common/connection_stream.hpp"
+#include "common/http_errors.hpp"
+#include "common/request_framing.hpp"
+
+namespace p2b::common {
+
+namespace {
+
+// What the handlers of the connection on this thread learned about it.
+struct ConnectionState {
+  const ConnectionStream* stream = nullptr;
+  bool close = false;  // the answer says Connection: close, and it is so
+};
+thread_local ConnectionState* t_connection = nullptr;
+
+class ConnectionScope {
+ public:
+  explicit ConnectionScope(ConnectionState* state) { t_connection = state; }
+  ~ConnectionScope() { t_connection = nullptr; }
+  ConnectionScope(const ConnectionScope&) = delete;
+  ConnectionScope& operator=(const ConnectionScope&) = delete;
+};
+
+// How long a refused client may go on sending before it is cut off.
+constexpr std::chrono::milliseconds kLinger{2000};
+
+std::chrono::milliseconds millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
+}
+
+// An answer written without httplib, for a request httplib never sees.
+std::string raw_answer(int status, const char* reason, const std::string& code,
+                       const std::string& detail) {
+  const std::string body = error_body(code, detail);
+  return "HTTP/1.1 " + std::to_string(status) + " " + reason +
+         "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\nConnection: close\r\n\r\n" + body;
+}
+
+void close_socket(socket_t sock) {
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+}
+
+}  // namespace
+
+bool request_timed_out() {
+  return t_connection != nullptr && t_connection->stream != nullptr &&
+         t_connection->stream->deadline_passed();
+}
+
+BoundedServer::BoundedServer(const HttpLimits& limits, HttpCounters& counters)
+    : limits_(limits), counters_(counters) {
+  const std::size_t cap = limits.max_connections;
+  new_task_queue = [cap] { return new ConnectionGate(cap); };
+  set_keep_alive_timeout(static_cast<time_t>(std::ceil(limits.idle_seconds)));
+  set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    const auto refusal = check_framing(req, payload_max_length_);
+    if (!refusal) return HandlerResponse::Unhandled;
+    counters_.refused(refusal->reason);
+    res.status = refusal->status;
+    if (!refusal->code.empty()) set_error(res, refusal->status, refusal->code, refusal->detail);
+    if (t_connection != nullptr) t_connection->close = true;  // the body is still unread
+    return HandlerResponse::Handled;
+  });
+  // An error may leave a body unread, or half read: never read on after one.
+  set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    if (t_connection == nullptr || (res.status < 400 && !t_connection->close)) return;
+    t_connection->close = true;
+    res.headers.erase("Keep-Alive");
+    res.set_header("Connection", "close");
+  });
+}
+
+int BoundedServer::bind(const std::string& host, int port) {
+  int bound = port;
+  if (port == 0) {
+    bound = bind_to_any_port(host);
+  } else if (!bind_to_port(host, port)) {
+    bound = -1;
+  }
+  if (bound <= 0) return -1;
+  // listen() again on a listening socket only changes its backlog.
+  if (::listen(svr_sock_, SOMAXCONN) != 0) return -1;
+  return bound;
+}
+
+bool BoundedServer::process_and_close_socket(socket_t sock) {
+  if (ConnectionGate::shedding()) {
+    counters_.refused(HttpRefusal::too_many_connections);
+    ConnectionStream(sock, [] { return true; })
+        .send_now(raw_answer(503, "Service Unavailable", "too_many_connections",
+                             "the server has as many connections as it serves at once; retry"));
+    close_socket(sock);
+    return false;
+  }
+  counters_.opened();
+  serve_connection(sock);
+  counters_.closed();
+  close_socket(sock);
+  return true;
+}
+
+void BoundedServer::serve_connection(socket_t sock) {
+  ConnectionStream stream(sock, [this] { return svr_sock_ == INVALID_SOCKET; });
+  ConnectionState state;
+  state.stream = &stream;
+  const ConnectionScope scope(&state);
+  const auto idle = millis(limits_.idle_seconds);
+  const auto request_time = millis(limits_.request_seconds);
+  for (std::size_t served = 0; served < keep_alive_max_count_; ++served) {
+    switch (stream.wait_for_request(idle)) {
+      case ConnectionStream::Wait::ready:
+        break;
+      case ConnectionStream::Wait::timed_out:
+        counters_.refused(HttpRefusal::idle_timeout);
+        return;
+      case ConnectionStream::Wait::closed:
+      case ConnectionStream::Wait::stopping:
+        return;
+    }
+    stream.set_deadline(ConnectionStream::Clock::now() + request_time);
+    switch (stream.read_head(limits_.max_head_bytes, limits_.max_headers)) {
+      case ConnectionStream::Head::complete:
+        break;
+      case ConnectionStream::Head::timed_out:
+        counters_.refused(HttpRefusal::request_timeout);
+        stream.send_now(raw_answer(408, "Request Timeout", "request_timeout",
+                                   "the request did not arrive within the time limit"));
+        return;
+      case ConnectionStream::Head::too_many_fields:
+      case ConnectionStream::Head::too_large:
+        counters_.refused(HttpRefusal::headers_too_large);
+        stream.send_now(raw_answer(431, "Request Header Fields Too Large", "headers_too_large",
+                                   "the request head has too many or too large header fields"));
+        stream.linger(kLinger);
+        return;
+      case ConnectionStream::Head::closed:
+        return;
+    }
+    state.close = false;
+    bool connection_closed = false;
+    const bool last = served + 1 == keep_alive_max_count_;
+    const bool answered = process_request(stream, last, connection_closed, nullptr);
+    if (stream.deadline_passed()) {
+      counters_.refused(HttpRefusal::request_timeout);
+      return;
+    }
+    if (answered && state.close) stream.linger(kLinger);
+    if (!answered || connection_closed || state.close) return;
+  }
+}
+
+}  // namespace p2b::common
