@@ -40,7 +40,13 @@ struct AgentState : Agent {
   uint64_t config_digest = 0;
   Rng rng;
   CryptoPort crypto{};
-  uint64_t model_version = 0;  // of the last warm-start model applied
+  // Warm-start models: the version last applied of each kind, so that a
+  // raw baseline (accepted only when allowed) never locks out a private
+  // model; the floor set at init; whether raw baselines are allowed.
+  uint64_t model_version = 0;           // private (kind 0)
+  uint64_t baseline_model_version = 0;  // raw baseline (kind 1)
+  uint64_t min_model_version = 0;
+  bool accept_baseline_models = false;
   uint8_t shuffler_pk[kPublicKeyBytes] = {};
   uint8_t analyzer_pk[kPublicKeyBytes] = {};
   uint8_t verify_pk[kPublicKeyBytes] = {};
