@@ -148,8 +148,8 @@ void exercise(uint32_t policy) {
   size_t written = 0;
   p2b_privacy ledger;
   ASSERT_EQ(p2b_agent_privacy(t.agent, &ledger), P2B_OK);
-  ASSERT_EQ(p2b_agent_save(t.agent, state.data(), state.size(), &written), P2B_OK);
-  ASSERT_EQ(p2b_agent_restore(fresh.agent, state.data(), written), P2B_OK);
+  ASSERT_EQ(p2b_agent_save(t.agent, p2b_test::test_state_key(), state.data(), state.size(), &written), P2B_OK);
+  ASSERT_EQ(p2b_agent_restore(fresh.agent, p2b_test::test_state_key(), state.data(), written), P2B_OK);
   const uint8_t key[P2B_STATE_KEY_BYTES] = {9};
   ASSERT_EQ(p2b_agent_save_encrypted(t.agent, key, state.data(), state.size(), &written), P2B_OK);
   ASSERT_EQ(p2b_agent_restore_encrypted(fresh.agent, key, state.data(), written), P2B_OK);
