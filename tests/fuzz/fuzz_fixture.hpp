@@ -66,7 +66,7 @@ struct Keys {
   p2b::server::BoxKey analyzer[2];
   uint8_t verify_pk[crypto_sign_PUBLICKEYBYTES];
   uint8_t sign_sk[crypto_sign_SECRETKEYBYTES];
-  uint8_t state_key[32];  // for encrypted saved state
+  uint8_t state_key[32];  // MACs and encrypts saved state
 };
 
 inline void box_key_from_seed(uint8_t tag, p2b::server::BoxKey* out) {
@@ -90,7 +90,8 @@ inline const Keys& keys() {
     std::memset(seed, 0x5C, sizeof seed);
     require(crypto_sign_seed_keypair(out.verify_pk, out.sign_sk, seed) == 0,
             "crypto_sign_seed_keypair");
-    std::memset(out.state_key, 0x4B, sizeof out.state_key);
+    // The key p2b_test::saved() MACs with, so its states restore here.
+    std::memcpy(out.state_key, p2b_test::test_state_key(), sizeof out.state_key);
     return out;
   }();
   return k;
