@@ -122,8 +122,7 @@ Status Agent::save_encrypted(const uint8_t* key, void* buf, std::size_t cap,
   uint8_t* nonce = out + sizeof kSealedMagic;
   uint8_t* payload = nonce + kAeadNonceBytes;
   std::size_t plain_written = 0;
-  const Status st =
-      save(key, payload, cap - sizeof kSealedMagic - kAeadNonceBytes, &plain_written);
+  const Status st = save(key, payload, cap - sizeof kSealedMagic - kAeadNonceBytes, &plain_written);
   if (st != Status::ok) return st;
   std::memcpy(out, kSealedMagic, sizeof kSealedMagic);
   if (s.crypto.random(nonce, kAeadNonceBytes) != 0 ||

@@ -12,7 +12,6 @@ namespace p2b {
 
 namespace {
 
-
 bool finite_unit(float r) {
   return std::isfinite(r) && r >= 0.0F && r <= 1.0F;
 }

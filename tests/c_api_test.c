@@ -54,8 +54,8 @@ static void check_models(p2b_agent* agent) {
   CHECK(p2b_agent_model_version_of(agent, P2B_MODEL_RAW_BASELINE, &raw) == P2B_OK && raw == 0);
   CHECK(p2b_agent_model_version_of(agent, 2, &raw) == P2B_ERR_MODEL_KIND);
 
-  len = c_test_bundle(agent, DIM, ACTIONS, P2B_MODEL_PRIVATE, 3, 1795003600u, bundle,
-                      sizeof bundle);
+  len =
+      c_test_bundle(agent, DIM, ACTIONS, P2B_MODEL_PRIVATE, 3, 1795003600u, bundle, sizeof bundle);
   CHECK(len > 0);
   CHECK(p2b_agent_apply_model_at(agent, bundle, len, 1795003601u) == P2B_ERR_MODEL_EXPIRED);
   CHECK(p2b_agent_model_version(agent, &priv) == P2B_OK && priv == 0);

@@ -125,7 +125,8 @@ TEST(Blake2b, AnEmptyKeyIsTheUnkeyedHashAndAnyKeyChangesIt) {
   ASSERT_EQ(p2b::blake2b_keyed(empty_key, 32, nullptr, 0, m, sizeof m), 0);
   ASSERT_EQ(p2b::blake2b_keyed(a, 32, k1, sizeof k1, m, sizeof m), 0);
   ASSERT_EQ(p2b::blake2b_keyed(b, 32, k2, sizeof k2, m, sizeof m), 0);
-  EXPECT_EQ(std::vector<uint8_t>(plain, plain + 32), std::vector<uint8_t>(empty_key, empty_key + 32));
+  EXPECT_EQ(std::vector<uint8_t>(plain, plain + 32),
+            std::vector<uint8_t>(empty_key, empty_key + 32));
   EXPECT_NE(std::vector<uint8_t>(plain, plain + 32), std::vector<uint8_t>(a, a + 32));
   EXPECT_NE(std::vector<uint8_t>(a, a + 32), std::vector<uint8_t>(b, b + 32));
 }

@@ -109,8 +109,10 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   expect(P2B_ERR_NULL_POINTER, "scores",
          [&] { return p2b_agent_scores(ag, x_, kDim, nullptr, width, kArms); });
   expect(P2B_ERR_NULL_POINTER, "encode", [&] { return p2b_agent_encode(ag, x_, kDim, nullptr); });
-  expect(P2B_ERR_NULL_POINTER, "save", [&] { return p2b_agent_save(ag, p2b_test::test_state_key(), nullptr, 10, &n); });
-  expect(P2B_ERR_NULL_POINTER, "restore", [&] { return p2b_agent_restore(ag, p2b_test::test_state_key(), nullptr, 10); });
+  expect(P2B_ERR_NULL_POINTER, "save",
+         [&] { return p2b_agent_save(ag, p2b_test::test_state_key(), nullptr, 10, &n); });
+  expect(P2B_ERR_NULL_POINTER, "restore",
+         [&] { return p2b_agent_restore(ag, p2b_test::test_state_key(), nullptr, 10); });
   expect(P2B_ERR_NULL_POINTER, "import",
          [&] { return p2b_agent_import(ag, nullptr, nullptr, kArms, kDim, 0); });
   expect(P2B_ERR_NULL_POINTER, "privacy", [&] { return p2b_agent_privacy(ag, nullptr); });

@@ -130,7 +130,9 @@ TEST(ArenaLayout, AnAgentCopiedToOtherMemoryDecidesAsTheOriginal) {
 
   // With the original's memory wiped, the copy goes on as a restored agent.
   p2b_test::TestAgent reference = p2b_test::make_agent(p2b_test::base_config(6, 4, 16, 99));
-  ASSERT_EQ(p2b_agent_restore(reference.agent, p2b_test::test_state_key(), state.data(), state.size()), P2B_OK);
+  ASSERT_EQ(
+      p2b_agent_restore(reference.agent, p2b_test::test_state_key(), state.data(), state.size()),
+      P2B_OK);
   std::memset(t.mem.get(), 0, t.bytes);
   for (int i = 0; i < 20; ++i) {
     ASSERT_NO_FATAL_FAILURE(

@@ -74,7 +74,9 @@ TEST(Model, NewerVersionsApplyAndAntiRollbackSurvivesRestart) {
   ASSERT_EQ(p2b_agent_apply_model(device.agent, v5.data(), v5.size()), P2B_OK);
   const std::vector<uint8_t> state = p2b_test::saved(device.agent);
   auto restarted = trained(0, 2);
-  ASSERT_EQ(p2b_agent_restore(restarted.agent, p2b_test::test_state_key(), state.data(), state.size()), P2B_OK);
+  ASSERT_EQ(
+      p2b_agent_restore(restarted.agent, p2b_test::test_state_key(), state.data(), state.size()),
+      P2B_OK);
   EXPECT_EQ(p2b_agent_apply_model(restarted.agent, v3.data(), v3.size()), P2B_ERR_MODEL_ROLLBACK);
   EXPECT_EQ(p2b_agent_apply_model(restarted.agent, v5.data(), v5.size()), P2B_ERR_MODEL_ROLLBACK);
 }
@@ -259,9 +261,9 @@ TEST(Model, RawBaselineAppliesWithTheFlagAndNeverBlocksThePrivateModel) {
   // Both versions survive a restart; each kind keeps its own anti-rollback.
   const std::vector<uint8_t> state = p2b_test::saved(device.agent);
   auto restarted = p2b_test::make_agent(cfg);
-  ASSERT_EQ(p2b_agent_restore(restarted.agent, p2b_test::test_state_key(), state.data(),
-                              state.size()),
-            P2B_OK);
+  ASSERT_EQ(
+      p2b_agent_restore(restarted.agent, p2b_test::test_state_key(), state.data(), state.size()),
+      P2B_OK);
   EXPECT_EQ(p2b_agent_apply_model(restarted.agent, raw.data(), raw.size()), P2B_ERR_MODEL_ROLLBACK);
   EXPECT_EQ(p2b_agent_apply_model(restarted.agent, priv.data(), priv.size()),
             P2B_ERR_MODEL_ROLLBACK);

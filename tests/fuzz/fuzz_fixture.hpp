@@ -155,7 +155,8 @@ class FixedAgent {
 // its learning at the next restart. `spare` has the same configuration.
 inline void require_restorable(const p2b_agent* ag, FixedAgent& spare, const char* what) {
   const std::vector<uint8_t> state = p2b_test::saved(ag);
-  const p2b_status st = p2b_agent_restore(spare.init(), keys().state_key, state.data(), state.size());
+  const p2b_status st =
+      p2b_agent_restore(spare.init(), keys().state_key, state.data(), state.size());
   if (st != P2B_OK) std::fprintf(stderr, "restore: %s\n", p2b_status_str(st));
   require(st == P2B_OK, what);
 }

@@ -59,7 +59,7 @@ void check_round_trips(p2b_agent* ag) {
   const std::vector<uint8_t> once = p2b_test::saved(ag);
   p2b_fuzz::require(
       p2b_agent_restore(ag, p2b_fuzz::keys().state_key, once.data(), once.size()) == P2B_OK,
-                    "the agent refuses its own saved state");
+      "the agent refuses its own saved state");
   p2b_fuzz::require(p2b_test::saved(ag) == once, "save -> restore -> save changed the state");
   std::vector<uint8_t> box = saved_encrypted(ag);
   p2b_fuzz::require(
