@@ -187,7 +187,7 @@ void BM_ApplyModel(benchmark::State& state) {
   state.counters["bundle_bytes"] = static_cast<double>(bundle.size());
 }
 
-// Device: save and restore, plain (BLAKE2b-256) or encrypted (XChaCha20-Poly1305).
+// Device: save and restore, plain (keyed BLAKE2b-256 MAC) or encrypted (XChaCha20-Poly1305).
 void BM_SaveRestore(benchmark::State& state) {
   const bool encrypted = state.range(0) != 0;
   Agent agent(10, 10);
@@ -202,8 +202,8 @@ void BM_SaveRestore(benchmark::State& state) {
       st = p2b_agent_save_encrypted(agent.get(), key, buf.data(), buf.size(), &written);
       if (st == P2B_OK) st = p2b_agent_restore_encrypted(agent.get(), key, buf.data(), written);
     } else {
-      st = p2b_agent_save(agent.get(), buf.data(), buf.size(), &written);
-      if (st == P2B_OK) st = p2b_agent_restore(agent.get(), buf.data(), written);
+      st = p2b_agent_save(agent.get(), key, buf.data(), buf.size(), &written);
+      if (st == P2B_OK) st = p2b_agent_restore(agent.get(), key, buf.data(), written);
     }
     if (st != P2B_OK) state.SkipWithError(p2b_status_str(st));
   }

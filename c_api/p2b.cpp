@@ -23,7 +23,7 @@ static_assert(P2B_MAX_DIGITS == p2b::kMaxDigits, "limit macro out of sync");
 static_assert(P2B_MAX_WINDOW == p2b::kMaxWindow, "limit macro out of sync");
 static_assert(P2B_MAX_PENDING == p2b::kMaxPending, "limit macro out of sync");
 static_assert(P2B_MAX_OUTBOX == p2b::kMaxOutbox, "limit macro out of sync");
-static_assert(P2B_ERR_NUMERIC_RANGE == p2b::kLowestStatus, "status list out of sync");
+static_assert(P2B_ERR_MODEL_EXPIRED == p2b::kLowestStatus, "status list out of sync");
 static_assert(sizeof(p2b_tuple) == sizeof(p2b::Report), "tuple layout out of sync");
 static_assert(P2B_ENVELOPE_BYTES == p2b::kEnvelopeBytes, "envelope size out of sync");
 static_assert(P2B_KEY_BYTES == p2b::kPublicKeyBytes, "key size out of sync");
@@ -79,6 +79,9 @@ Status to_core(const p2b_config* c, p2b::Config* cfg) {
   cfg->shuffler_public_key = c->shuffler_public_key;
   cfg->analyzer_public_key = c->analyzer_public_key;
   cfg->analyzer_verify_key = c->analyzer_verify_key;
+  if (c->accept_baseline_models > 1) return Status::bad_config;
+  cfg->accept_baseline_models = c->accept_baseline_models == 1;
+  cfg->min_model_version = c->min_model_version;
   return Status::ok;
 }
 
@@ -312,6 +315,17 @@ p2b_status p2b_agent_apply_model(p2b_agent* agent, const uint8_t* bundle, size_t
   return out(ag->apply_model(bundle, len));
 }
 
+p2b_status p2b_agent_apply_model_at(p2b_agent* agent, const uint8_t* bundle, size_t len,
+                                    uint64_t now_unix) {
+  P2B_RESOLVE(agent);
+  return out(ag->apply_model_at(bundle, len, now_unix));
+}
+
+p2b_status p2b_agent_model_version_of(const p2b_agent* agent, uint32_t kind, uint64_t* version) {
+  P2B_RESOLVE(agent);
+  return out(ag->model_version_of(kind, version));
+}
+
 p2b_status p2b_agent_model_version(const p2b_agent* agent, uint64_t* version) {
   P2B_RESOLVE(agent);
   if (version == nullptr) return P2B_ERR_NULL_POINTER;
@@ -330,14 +344,15 @@ p2b_status p2b_agent_save_size(const p2b_agent* agent, size_t* bytes) {
   return out(ag->saved_size(bytes));
 }
 
-p2b_status p2b_agent_save(const p2b_agent* agent, void* buf, size_t cap, size_t* written) {
+p2b_status p2b_agent_save(const p2b_agent* agent, const uint8_t* key, void* buf, size_t cap,
+                          size_t* written) {
   P2B_RESOLVE(agent);
-  return out(ag->save(buf, cap, written));
+  return out(ag->save(key, buf, cap, written));
 }
 
-p2b_status p2b_agent_restore(p2b_agent* agent, const void* buf, size_t len) {
+p2b_status p2b_agent_restore(p2b_agent* agent, const uint8_t* key, const void* buf, size_t len) {
   P2B_RESOLVE(agent);
-  return out(ag->restore(buf, len));
+  return out(ag->restore(key, buf, len));
 }
 
 p2b_status p2b_agent_save_encrypted_size(const p2b_agent* agent, size_t* bytes) {

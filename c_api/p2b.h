@@ -221,8 +221,10 @@ typedef enum p2b_status {
   P2B_ERR_BAD_SIGNATURE = -24,         /**< model signature fails the pinned key */
   P2B_ERR_MODEL_SHAPE_MISMATCH = -25,  /**< model's dim or n_actions differ */
   P2B_ERR_CODEBOOK_MISMATCH = -26,     /**< model built for another codebook */
-  P2B_ERR_MODEL_ROLLBACK = -27,        /**< model version <= the applied one */
-  P2B_ERR_NUMERIC_RANGE = -28          /**< update would leave the savable range */
+  P2B_ERR_MODEL_ROLLBACK = -27,        /**< model version <= the applied one, or < the minimum */
+  P2B_ERR_NUMERIC_RANGE = -28,         /**< update would leave the savable range */
+  P2B_ERR_MODEL_KIND = -29,            /**< raw-baseline model not accepted, or unknown kind */
+  P2B_ERR_MODEL_EXPIRED = -30          /**< model past its not-after time */
 } p2b_status;
 
 /**
@@ -250,7 +252,8 @@ P2B_API int p2b_is_error(p2b_status s);
 #define P2B_FINGERPRINT_BYTES 16
 /** \brief Size of every sealed report, whatever it holds. */
 #define P2B_ENVELOPE_BYTES 208
-/** \brief Key size of encryption at rest (p2b_agent_save_encrypted()). */
+/** \brief Size of the app's state key: it MACs p2b_agent_save() and encrypts
+ *  p2b_agent_save_encrypted(). */
 #define P2B_STATE_KEY_BYTES 32
 /** \brief Bytes encryption at rest adds to p2b_agent_save_size(). */
 #define P2B_STATE_ENCRYPTION_OVERHEAD 44
@@ -363,6 +366,13 @@ typedef struct p2b_config {
   const uint8_t* analyzer_public_key; /**< X25519: inner layer of every report */
   const uint8_t* analyzer_verify_key; /**< Ed25519: warm-start models must verify */
   const p2b_crypto* crypto;           /**< optional: replaces the platform crypto */
+
+  /** 0 or 1; 1: also apply raw-baseline models (#P2B_MODEL_RAW_BASELINE),
+   *  which are NOT private. Experiments only; production keeps 0 (default). */
+  uint32_t accept_baseline_models;
+  /** models with a lower version are refused with #P2B_ERR_MODEL_ROLLBACK,
+   *  also on a fresh device; raise it with each release (default 0) */
+  uint64_t min_model_version;
 } p2b_config;
 
 /**
@@ -723,13 +733,24 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_import(p2b_agent* agent, const double
 P2B_NODISCARD P2B_API p2b_status p2b_agent_export(const p2b_agent* agent, double* a, double* b,
                                                   uint32_t n_actions, uint32_t dim);
 
+/** \brief What a warm-start model was built from (its header's kind). */
+typedef enum p2b_model_kind {
+  P2B_MODEL_PRIVATE = 0,     /**< shuffled, thresholded P2B reports: what devices apply */
+  P2B_MODEL_RAW_BASELINE = 1 /**< raw tuples, not private: experiments only */
+} p2b_model_kind;
+
 /**
  * \brief Verifies and applies a signed warm-start model bundle, as the
- *        analyzer serves it. All-or-nothing.
+ *        analyzer serves it, when the app knows no time. All-or-nothing.
  *
  * Checks, in order: the Ed25519 signature by the pinned analyzer_verify_key,
- * the format, the agent's dim and n_actions, its codebook's fingerprint, and
- * a version newer than the last one applied.
+ * the format (2), the agent's dim and n_actions, its codebook's fingerprint,
+ * the kind (#P2B_MODEL_PRIVATE; #P2B_MODEL_RAW_BASELINE only with
+ * cfg.accept_baseline_models), and a version newer than the last model of
+ * that kind applied and not below cfg.min_model_version. It is
+ * p2b_agent_apply_model_at() with an unknown time: a bundle's not-after time
+ * is NOT checked. Apps that have a trustworthy clock should call
+ * p2b_agent_apply_model_at().
  * \param agent The agent.
  * \param bundle The bundle's bytes.
  * \param len Their number.
@@ -741,7 +762,10 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_export(const p2b_agent* agent, double
  * \retval P2B_ERR_UNSUPPORTED_VERSION A bundle format this version does not know.
  * \retval P2B_ERR_MODEL_SHAPE_MISMATCH Another dim or n_actions.
  * \retval P2B_ERR_CODEBOOK_MISMATCH Built for another codebook.
- * \retval P2B_ERR_MODEL_ROLLBACK Not newer than the model applied last.
+ * \retval P2B_ERR_MODEL_KIND A raw-baseline model this agent does not accept,
+ *         or a kind this version does not know.
+ * \retval P2B_ERR_MODEL_ROLLBACK Not newer than the model of its kind applied
+ *         last, or below cfg.min_model_version.
  * \retval P2B_ERR_NOT_POSITIVE_DEFINITE An arm's matrix is not positive definite.
  * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
  *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
@@ -750,7 +774,37 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_apply_model(p2b_agent* agent, const u
                                                        size_t len);
 
 /**
- * \brief Version of the last model applied (0: none).
+ * \brief p2b_agent_apply_model(), also refusing a bundle whose not-after time
+ *        is set and earlier than `now_unix`. All-or-nothing.
+ *
+ * The core has no clock: pass the app's time (a server-confirmed one if the
+ * device clock may be set back).
+ * \param agent The agent.
+ * \param bundle The bundle's bytes.
+ * \param len Their number.
+ * \param now_unix The current time, in seconds since the Unix epoch.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_MALFORMED_INPUT Not a well-formed bundle.
+ * \retval P2B_ERR_BAD_SIGNATURE The signature fails the pinned key.
+ * \retval P2B_ERR_UNSUPPORTED_VERSION A bundle format this version does not know.
+ * \retval P2B_ERR_MODEL_SHAPE_MISMATCH Another dim or n_actions.
+ * \retval P2B_ERR_CODEBOOK_MISMATCH Built for another codebook.
+ * \retval P2B_ERR_MODEL_KIND A raw-baseline model this agent does not accept,
+ *         or a kind this version does not know.
+ * \retval P2B_ERR_MODEL_EXPIRED The bundle's not-after time is before `now_unix`.
+ * \retval P2B_ERR_MODEL_ROLLBACK Not newer than the model of its kind applied
+ *         last, or below cfg.min_model_version.
+ * \retval P2B_ERR_NOT_POSITIVE_DEFINITE An arm's matrix is not positive definite.
+ * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
+ *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_apply_model_at(p2b_agent* agent, const uint8_t* bundle,
+                                                          size_t len, uint64_t now_unix);
+
+/**
+ * \brief Version of the last private model applied (0: none).
  *
  * Saved with the agent, so anti-rollback survives restarts.
  * \param agent The agent.
@@ -760,6 +814,22 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_apply_model(p2b_agent* agent, const u
  * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
  */
 P2B_NODISCARD P2B_API p2b_status p2b_agent_model_version(const p2b_agent* agent, uint64_t* version);
+
+/**
+ * \brief Version of the last model of a kind applied (0: none).
+ *
+ * Each kind has its own version, saved with the agent, so an accepted raw
+ * baseline never locks out a private model.
+ * \param agent The agent.
+ * \param kind A ::p2b_model_kind.
+ * \param version Receives the version.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_MODEL_KIND `kind` is not a ::p2b_model_kind.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_model_version_of(const p2b_agent* agent, uint32_t kind,
+                                                            uint64_t* version);
 
 /* ---- codebook files ------------------------------------------------- */
 
@@ -808,11 +878,19 @@ P2B_NODISCARD P2B_API p2b_status p2b_codebook_parse(const uint8_t* file, size_t 
 P2B_NODISCARD P2B_API p2b_status p2b_agent_save_size(const p2b_agent* agent, size_t* bytes);
 
 /**
- * \brief Serialises the learned state.
+ * \brief Serialises the learned state, keyed to the device.
  *
- * Protobuf (proto/p2b_state.proto) with a BLAKE2b-256 integrity hash;
- * includes the applied model version and the privacy ledger.
+ * Protobuf (proto/p2b_state.proto) with a keyed BLAKE2b-256 MAC under a
+ * subkey of `key`; includes the applied model versions and the privacy
+ * ledger. Without the key, the state cannot be edited (say, to fewer
+ * reports) and made valid again. What the MAC cannot stop: deleting the
+ * state, or restoring an OLDER state saved under the same key, resets the
+ * privacy ledger to that point. Only storage with rollback protection
+ * prevents that, which is the app's job. The bytes are not secret: use
+ * p2b_agent_save_encrypted() to hide them.
  * \param agent The agent.
+ * \param key #P2B_STATE_KEY_BYTES bytes, one per device, kept in the platform
+ *        keystore; the same key may serve p2b_agent_save_encrypted().
  * \param buf Receives p2b_agent_save_size() bytes.
  * \param cap Its capacity.
  * \param written Receives the number of bytes written.
@@ -820,30 +898,37 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save_size(const p2b_agent* agent, siz
  * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
  * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
  * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` < p2b_agent_save_size().
- * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash.
  * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
  *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */
-P2B_NODISCARD P2B_API p2b_status p2b_agent_save(const p2b_agent* agent, void* buf, size_t cap,
-                                                size_t* written);
+P2B_NODISCARD P2B_API p2b_status p2b_agent_save(const p2b_agent* agent,
+                                                const uint8_t key[P2B_STATE_KEY_BYTES], void* buf,
+                                                size_t cap, size_t* written);
 
 /**
  * \brief Restores state saved by an agent with the same configuration and
- *        codebook into `agent` (already initialised). All-or-nothing.
+ *        codebook under the same key into `agent` (already initialised).
+ *        All-or-nothing.
+ *
+ * A wrong key and any edit both give #P2B_ERR_CORRUPT_STATE. An intact state
+ * of an older format (with the unkeyed hash of p2b 0.1) gives
+ * #P2B_ERR_UNSUPPORTED_VERSION.
  * \param agent The agent.
+ * \param key The key the state was saved under.
  * \param buf The saved bytes.
  * \param len Their number.
  * \retval P2B_OK
  * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
  * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
- * \retval P2B_ERR_CORRUPT_STATE Truncated, corrupted or out-of-range state.
+ * \retval P2B_ERR_CORRUPT_STATE Wrong key, edited, truncated or out-of-range state.
  * \retval P2B_ERR_UNSUPPORTED_VERSION A state format this version does not know.
  * \retval P2B_ERR_STATE_MISMATCH Saved under another configuration or codebook.
- * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash.
  * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
  *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */
-P2B_NODISCARD P2B_API p2b_status p2b_agent_restore(p2b_agent* agent, const void* buf, size_t len);
+P2B_NODISCARD P2B_API p2b_status p2b_agent_restore(p2b_agent* agent,
+                                                   const uint8_t key[P2B_STATE_KEY_BYTES],
+                                                   const void* buf, size_t len);
 
 /**
  * \brief Bytes p2b_agent_save_encrypted() writes: p2b_agent_save_size() +
@@ -860,8 +945,10 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save_encrypted_size(const p2b_agent* 
                                                                size_t* bytes);
 
 /**
- * \brief p2b_agent_save(), sealed in an XChaCha20-Poly1305 box under a key
- *        the app provides, with a fresh random nonce.
+ * \brief p2b_agent_save(), sealed in an XChaCha20-Poly1305 box under the
+ *        same key, with a fresh random nonce.
+ *
+ * Hides the state too; the reset p2b_agent_save() describes applies alike.
  * \param agent The agent.
  * \param key #P2B_STATE_KEY_BYTES bytes; keep it in the platform keystore.
  * \param buf Receives p2b_agent_save_encrypted_size() bytes.
@@ -871,7 +958,7 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save_encrypted_size(const p2b_agent* 
  * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
  * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
  * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` < p2b_agent_save_encrypted_size().
- * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash, draw a nonce or encrypt.
+ * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to draw a nonce or encrypt.
  * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
  *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */
@@ -894,7 +981,6 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save_encrypted(const p2b_agent* agent
  * \retval P2B_ERR_CORRUPT_STATE Wrong key, tampered, truncated or corrupted.
  * \retval P2B_ERR_UNSUPPORTED_VERSION A state format this version does not know.
  * \retval P2B_ERR_STATE_MISMATCH Saved under another configuration or codebook.
- * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash.
  * \retval P2B_ERR_DIMENSION_MISMATCH dim is above the 64 values a saved row holds (only
  *         possible with P2B_MAX_DIM raised above 64 in p2b_build_config.h).
  */

@@ -25,6 +25,8 @@ static const float kCodebook[4 * DIM] = {
 static const uint8_t kShufflerKey[P2B_KEY_BYTES] = {0x51, 0x5f, 0x0c, 0x9a};
 static const uint8_t kAnalyzerKey[P2B_KEY_BYTES] = {0xa7, 0x13, 0x42, 0x08};
 static const uint8_t kVerifyKey[P2B_KEY_BYTES] = {0x3c, 0x77, 0x21, 0x90};
+/* The device's state key (P2B_STATE_KEY_BYTES), fixed for the example. */
+static const uint8_t kStateKey[P2B_STATE_KEY_BYTES] = {0x6b, 0x65, 0x79};
 
 static int fail(const char* what, p2b_status s) {
   fprintf(stderr, "%s: %s\n", what, p2b_status_str(s));
@@ -88,7 +90,10 @@ int main(void) {
   if ((s = p2b_agent_save_size(agent, &state_bytes)) != P2B_OK) return fail("save size", s);
   state = malloc(state_bytes);
   if (state == NULL) return 1;
-  if ((s = p2b_agent_save(agent, state, state_bytes, &written)) != P2B_OK) return fail("save", s);
+  /* The state is MACed under a per-device key: a real app creates it once and
+   * keeps it in the platform keystore. */
+  if ((s = p2b_agent_save(agent, kStateKey, state, state_bytes, &written)) != P2B_OK)
+    return fail("save", s);
   printf("saved state: %zu bytes\n", written);
   free(state);
   free(arena);

@@ -28,6 +28,8 @@ void AgentState::setup(const Config& cfg, const ArenaLayout& layout, const KeyFi
     rng.init_source(cfg.random);
   }
   crypto = cfg.crypto;
+  min_model_version = cfg.min_model_version;
+  accept_baseline_models = cfg.accept_baseline_models;
   std::memcpy(shuffler_pk, cfg.shuffler_public_key, kPublicKeyBytes);
   std::memcpy(analyzer_pk, cfg.analyzer_public_key, kPublicKeyBytes);
   std::memcpy(verify_pk, cfg.analyzer_verify_key, kPublicKeyBytes);

@@ -32,6 +32,7 @@ struct AgentState : Agent {
   uint32_t magic = 0;  // magic and layout_version lead: Agent::check reads them
   uint32_t layout_version = 0;
   Policy policy = Policy::linucb;
+  bool accept_baseline_models = false;  // apply raw-baseline models (experiments)
   ArmSet arms;
   Codebook codebook;
   double alpha = 0;
@@ -40,7 +41,12 @@ struct AgentState : Agent {
   uint64_t config_digest = 0;
   Rng rng;
   CryptoPort crypto{};
-  uint64_t model_version = 0;  // of the last warm-start model applied
+  // Warm-start models: the version last applied of each kind, so that a
+  // raw baseline (accepted only when allowed) never locks out a private
+  // model, and the floor set at init.
+  uint64_t model_version = 0;           // private (kind 0)
+  uint64_t baseline_model_version = 0;  // raw baseline (kind 1)
+  uint64_t min_model_version = 0;
   uint8_t shuffler_pk[kPublicKeyBytes] = {};
   uint8_t analyzer_pk[kPublicKeyBytes] = {};
   uint8_t verify_pk[kPublicKeyBytes] = {};

@@ -1,10 +1,12 @@
 // Saved state around the codec's body (state_codec.hpp): the "P2BS" magic and
-// a BLAKE2b-256 integrity hash; encrypted at rest, the same bytes sit in an
-// XChaCha20-Poly1305 box behind "P2BE" and a random nonce.
+// a keyed BLAKE2b-256 MAC under a subkey of the app's state key; encrypted at
+// rest, the same bytes sit in an XChaCha20-Poly1305 box (under the state key
+// itself) behind "P2BE" and a random nonce.
 #include <pb_encode.h>
 
 #include <cstring>
 
+#include "p2b/blake2b.hpp"
 #include "state_codec.hpp"
 
 namespace p2b {
@@ -13,8 +15,11 @@ namespace {
 
 constexpr uint8_t kPlainMagic[4] = {'P', '2', 'B', 'S'};
 constexpr uint8_t kSealedMagic[4] = {'P', '2', 'B', 'E'};
-constexpr std::size_t kHashBytes = 32;
+constexpr std::size_t kMacBytes = 32;
 constexpr std::size_t kSealedOverhead = sizeof kSealedMagic + kAeadNonceBytes + kAeadTagBytes;
+// The MAC key is BLAKE2b-256 keyed with the state key over this label, so
+// it never equals the key the AEAD uses.
+constexpr char kMacLabel[] = "p2b state MAC key v1";
 
 bool write_plain(pb_ostream_t* os, const AgentState& s) {
   return pb_write(os, kPlainMagic, sizeof kPlainMagic) && encode_state(os, s);
@@ -25,8 +30,42 @@ bool plain_size(const AgentState& s, std::size_t* bytes) {
   if (s.arms.dim() > kStateMaxDim) return false;
   pb_ostream_t sizing = PB_OSTREAM_SIZING;
   write_plain(&sizing, s);
-  *bytes = sizing.bytes_written + kHashBytes;
+  *bytes = sizing.bytes_written + kMacBytes;
   return true;
+}
+
+void wipe(uint8_t* p, std::size_t n) {
+  volatile uint8_t* v = p;
+  for (std::size_t i = 0; i < n; ++i) v[i] = 0;
+}
+
+// The MAC of `len` bytes under the subkey of `state_key`.
+void state_mac(const uint8_t* state_key, const uint8_t* msg, std::size_t len,
+               uint8_t mac[kMacBytes]) {
+  uint8_t mac_key[kMacBytes];
+  // Lengths are in range and pointers set: these calls cannot fail.
+  blake2b_keyed(mac_key, sizeof mac_key, state_key, kAeadKeyBytes,
+                reinterpret_cast<const uint8_t*>(kMacLabel), sizeof kMacLabel - 1);
+  blake2b_keyed(mac, kMacBytes, mac_key, sizeof mac_key, msg, len);
+  wipe(mac_key, sizeof mac_key);
+}
+
+// Compares in time independent of where the bytes differ.
+bool same_bytes(const uint8_t* a, const uint8_t* b, std::size_t n) {
+  uint8_t diff = 0;
+  for (std::size_t i = 0; i < n; ++i) diff = static_cast<uint8_t>(diff | (a[i] ^ b[i]));
+  return diff == 0;
+}
+
+// An intact state of an older format: another format number in its header
+// and the unkeyed BLAKE2b-256 trailer those formats carried.
+bool older_format(const uint8_t* in, std::size_t len) {
+  const std::size_t covered = len - kMacBytes;
+  const uint32_t format = peek_format(in + sizeof kPlainMagic, covered - sizeof kPlainMagic);
+  if (format == 0 || format == kStateFormat) return false;
+  uint8_t digest[kMacBytes];
+  return blake2b(digest, sizeof digest, in, covered) == 0 &&
+         same_bytes(digest, in + covered, kMacBytes);
 }
 
 }  // namespace
@@ -36,38 +75,37 @@ Status Agent::saved_size(std::size_t* bytes) const {
   return plain_size(AgentState::of(this), bytes) ? Status::ok : Status::dimension_mismatch;
 }
 
-Status Agent::save(void* buf, std::size_t cap, std::size_t* written) const {
-  if (buf == nullptr || written == nullptr) return Status::null_pointer;
+Status Agent::save(const uint8_t* key, void* buf, std::size_t cap, std::size_t* written) const {
+  if (key == nullptr || buf == nullptr || written == nullptr) return Status::null_pointer;
   const AgentState& s = AgentState::of(this);
   std::size_t total = 0;
   if (!plain_size(s, &total)) return Status::dimension_mismatch;
   if (cap < total) return Status::buffer_too_small;
   auto* out = static_cast<uint8_t*>(buf);
-  pb_ostream_t os = pb_ostream_from_buffer(out, total - kHashBytes);
+  pb_ostream_t os = pb_ostream_from_buffer(out, total - kMacBytes);
   if (!write_plain(&os, s)) return Status::corrupt_state;  // unreachable: sized above
-  if (s.crypto.hash(out + total - kHashBytes, kHashBytes, out, total - kHashBytes) != 0) {
-    return Status::crypto_failure;
-  }
+  state_mac(key, out, total - kMacBytes, out + total - kMacBytes);
   *written = total;
   return Status::ok;
 }
 
-Status Agent::restore(const void* buf, std::size_t len) {
-  if (buf == nullptr) return Status::null_pointer;
+Status Agent::restore(const uint8_t* key, const void* buf, std::size_t len) {
+  if (key == nullptr || buf == nullptr) return Status::null_pointer;
   AgentState& s = AgentState::of(this);
   if (s.arms.dim() > kStateMaxDim) return Status::dimension_mismatch;
   const auto* in = static_cast<const uint8_t*>(buf);
-  if (len < sizeof kPlainMagic + kHashBytes ||
+  if (len < sizeof kPlainMagic + kMacBytes ||
       std::memcmp(in, kPlainMagic, sizeof kPlainMagic) != 0) {
     return Status::corrupt_state;
   }
-  uint8_t digest[kHashBytes];
-  if (s.crypto.hash(digest, sizeof digest, in, len - kHashBytes) != 0) {
-    return Status::crypto_failure;
+  uint8_t mac[kMacBytes];
+  state_mac(key, in, len - kMacBytes, mac);
+  if (!same_bytes(mac, in + len - kMacBytes, kMacBytes)) {
+    // A wrong key and an edit look alike by design.
+    return older_format(in, len) ? Status::unsupported_version : Status::corrupt_state;
   }
-  if (std::memcmp(digest, in + len - kHashBytes, kHashBytes) != 0) return Status::corrupt_state;
   const uint8_t* body = in + sizeof kPlainMagic;
-  const std::size_t body_len = len - sizeof kPlainMagic - kHashBytes;
+  const std::size_t body_len = len - sizeof kPlainMagic - kMacBytes;
   const Status st = decode_state(body, body_len, s, false);
   if (st != Status::ok) return st;
   return decode_state(body, body_len, s, true);
@@ -84,7 +122,7 @@ Status Agent::save_encrypted(const uint8_t* key, void* buf, std::size_t cap,
   uint8_t* nonce = out + sizeof kSealedMagic;
   uint8_t* payload = nonce + kAeadNonceBytes;
   std::size_t plain_written = 0;
-  const Status st = save(payload, cap - sizeof kSealedMagic - kAeadNonceBytes, &plain_written);
+  const Status st = save(key, payload, cap - sizeof kSealedMagic - kAeadNonceBytes, &plain_written);
   if (st != Status::ok) return st;
   std::memcpy(out, kSealedMagic, sizeof kSealedMagic);
   if (s.crypto.random(nonce, kAeadNonceBytes) != 0 ||
@@ -109,7 +147,7 @@ Status Agent::restore_encrypted(const uint8_t* key, uint8_t* buf, std::size_t le
   if (s.crypto.aead_decrypt(payload, payload, boxed, buf, sizeof kSealedMagic, nonce, key) != 0) {
     return Status::corrupt_state;
   }
-  return restore(payload, boxed - kAeadTagBytes);
+  return restore(key, payload, boxed - kAeadTagBytes);
 }
 
 Status Agent::encrypted_size(std::size_t* bytes) const {

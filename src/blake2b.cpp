@@ -1,6 +1,6 @@
-// BLAKE2b as specified in RFC 7693, section 3, without a key. Written for
+// BLAKE2b as specified in RFC 7693, section 3, unkeyed or keyed. Written for
 // clarity over speed: the core hashes at most a codebook (k*d floats) at init
-// and a saved state, never per decision.
+// and MACs a saved state, never per decision.
 #include "p2b/blake2b.hpp"
 
 namespace p2b {
@@ -72,29 +72,56 @@ void compress(uint64_t h[8], const uint8_t block[kBlockBytes], uint64_t bytes, b
   for (unsigned i = 0; i < 8; ++i) h[i] ^= v[i] ^ v[i + 8];
 }
 
+// Clears key material; the volatile stores cannot be optimised away.
+void wipe(void* p, std::size_t n) {
+  auto* v = static_cast<volatile uint8_t*>(p);
+  for (std::size_t i = 0; i < n; ++i) v[i] = 0;
+}
+
 }  // namespace
 
-int blake2b(uint8_t* out, std::size_t out_len, const uint8_t* msg, std::size_t len) {
+int blake2b_keyed(uint8_t* out, std::size_t out_len, const uint8_t* key, std::size_t key_len,
+                  const uint8_t* msg, std::size_t len) {
   if (out == nullptr || out_len == 0 || out_len > kBlake2bMaxOutBytes) return -1;
+  if (key_len > kBlake2bMaxKeyBytes || (key == nullptr && key_len != 0)) return -1;
   if (msg == nullptr && len != 0) return -1;
   uint64_t h[8];
   for (unsigned i = 0; i < 8; ++i) h[i] = kIv[i];
-  h[0] ^= 0x01010000ULL ^ static_cast<uint64_t>(out_len);  // no key, fanout = depth = 1
+  // Parameter block: digest length, key length, fanout = depth = 1.
+  h[0] ^= 0x01010000ULL ^ (static_cast<uint64_t>(key_len) << 8U) ^ static_cast<uint64_t>(out_len);
+
+  // A key is a zero-padded first block; with an empty message it is also
+  // the last one (RFC 7693, section 3.3).
+  uint8_t block[kBlockBytes] = {};
+  uint64_t counted = 0;
+  if (key_len != 0) {
+    for (std::size_t i = 0; i < key_len; ++i) block[i] = key[i];
+    counted = kBlockBytes;
+    compress(h, block, counted, len == 0);
+    wipe(block, sizeof block);
+  }
 
   // Every full block but the last is compressed as it comes; the last one
   // (possibly partial, possibly empty) is zero-padded and flagged final.
-  uint64_t done = 0;
-  while (len - done > kBlockBytes) {
-    compress(h, msg + done, done + kBlockBytes, false);
-    done += kBlockBytes;
+  if (key_len == 0 || len != 0) {
+    std::size_t done = 0;
+    while (len - done > kBlockBytes) {
+      compress(h, msg + done, counted + done + kBlockBytes, false);
+      done += kBlockBytes;
+    }
+    for (std::size_t i = 0; i < len - done; ++i) block[i] = msg[done + i];
+    compress(h, block, counted + len, true);
+    wipe(block, sizeof block);
   }
-  uint8_t last[kBlockBytes] = {};
-  for (std::size_t i = 0; i < len - done; ++i) last[i] = msg[done + i];
-  compress(h, last, len, true);
 
   for (std::size_t i = 0; i < out_len; ++i)
     out[i] = static_cast<uint8_t>(h[i / 8] >> (8 * (i % 8)));
+  wipe(h, sizeof h);
   return 0;
+}
+
+int blake2b(uint8_t* out, std::size_t out_len, const uint8_t* msg, std::size_t len) {
+  return blake2b_keyed(out, out_len, nullptr, 0, msg, len);
 }
 
 }  // namespace p2b

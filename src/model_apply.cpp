@@ -16,7 +16,11 @@ namespace p2b {
 namespace {
 
 constexpr uint8_t kModelMagic[4] = {'P', '2', 'B', 'M'};
-constexpr uint32_t kModelFormat = 1;
+constexpr uint32_t kModelFormat = 2;
+// ModelHeader.kind: built from shuffled reports, or from raw tuples (a
+// non-private baseline for experiments).
+constexpr uint32_t kKindPrivate = 0;
+constexpr uint32_t kKindRawBaseline = 1;
 // Values one ArmColumn holds as generated (proto/p2b.options).
 constexpr uint32_t kModelMaxDim = sizeof(p2b_v1_ArmColumn::values) / sizeof(double);
 
@@ -29,8 +33,19 @@ bool values_ok(const double* v, std::size_t n, bool is_b) {
   return true;
 }
 
-// The header names our signer, our shape and codebook, and a newer version.
-Status check_header(const p2b_v1_ModelHeader& h, const AgentState& s) {
+// The version last applied of a known kind; null for an unknown kind.
+// `State` is AgentState, const or not.
+template <typename State>
+auto applied_version(State& s, uint32_t kind) -> decltype(&s.model_version) {
+  if (kind == kKindPrivate) return &s.model_version;
+  if (kind == kKindRawBaseline) return &s.baseline_model_version;
+  return nullptr;
+}
+
+// The header names our signer, our shape and codebook, a kind we accept, a
+// not-after time not before `now` (when known), and a version newer than
+// the last one of its kind and not below the floor.
+Status check_header(const p2b_v1_ModelHeader& h, const AgentState& s, const uint64_t* now) {
   if (h.format != kModelFormat) return Status::unsupported_version;
   // Signed with our key yet naming another signer: not something the
   // analyzer produces, so refuse it rather than guess.
@@ -41,7 +56,15 @@ Status check_header(const p2b_v1_ModelHeader& h, const AgentState& s) {
   if (std::memcmp(h.codebook_fp, s.fp.codebook, kFingerprintBytes) != 0) {
     return Status::codebook_mismatch;
   }
-  if (h.version <= s.model_version) return Status::model_rollback;
+  const bool kind_ok =
+      h.kind == kKindPrivate || (h.kind == kKindRawBaseline && s.accept_baseline_models);
+  if (!kind_ok) return Status::model_kind;
+  if (now != nullptr && h.not_after_unix != 0 && h.not_after_unix < *now) {
+    return Status::model_expired;
+  }
+  if (h.version < s.min_model_version || h.version <= *applied_version(s, h.kind)) {
+    return Status::model_rollback;
+  }
   return Status::ok;
 }
 
@@ -70,12 +93,13 @@ bool read_arm(pb_istream_t* is, uint32_t arm_index, uint32_t d, double* a, doubl
 
 // One pass over the body: with `apply` false it validates every arm by
 // factoring it into scratch and changes nothing; with `apply` true it
-// replaces the arms and the model version.
-Status walk_model(AgentState& s, const uint8_t* body, std::size_t len, bool apply) {
+// replaces the arms and the model version of its kind.
+Status walk_model(AgentState& s, const uint8_t* body, std::size_t len, const uint64_t* now,
+                  bool apply) {
   pb_istream_t is = pb_istream_from_buffer(body, len);
   p2b_v1_ModelHeader h = p2b_v1_ModelHeader_init_zero;
   if (!pb_decode_delimited(&is, p2b_v1_ModelHeader_fields, &h)) return Status::malformed_input;
-  const Status st = check_header(h, s);
+  const Status st = check_header(h, s, now);
   if (st != Status::ok) return st;
 
   const uint32_t d = s.arms.dim();
@@ -95,15 +119,13 @@ Status walk_model(AgentState& s, const uint8_t* body, std::size_t len, bool appl
     }
   }
   if (is.bytes_left != 0) return Status::malformed_input;
-  if (apply) s.model_version = h.version;
+  if (apply) *applied_version(s, h.kind) = h.version;
   return Status::ok;
 }
 
-}  // namespace
-
-Status Agent::apply_model(const uint8_t* bundle, std::size_t len) {
+// `now` is the app's time in Unix seconds, or null when it has none.
+Status apply_bundle(AgentState& s, const uint8_t* bundle, std::size_t len, const uint64_t* now) {
   if (bundle == nullptr) return Status::null_pointer;
-  AgentState& s = AgentState::of(this);
   if (s.arms.dim() > kModelMaxDim) return Status::dimension_mismatch;
   if (len < sizeof kModelMagic + kSignatureBytes ||
       std::memcmp(bundle, kModelMagic, sizeof kModelMagic) != 0) {
@@ -115,9 +137,27 @@ Status Agent::apply_model(const uint8_t* bundle, std::size_t len) {
   }
   const uint8_t* body = bundle + sizeof kModelMagic;
   const std::size_t body_len = signed_len - sizeof kModelMagic;
-  const Status st = walk_model(s, body, body_len, false);
+  const Status st = walk_model(s, body, body_len, now, false);
   if (st != Status::ok) return st;
-  return walk_model(s, body, body_len, true);
+  return walk_model(s, body, body_len, now, true);
+}
+
+}  // namespace
+
+Status Agent::apply_model(const uint8_t* bundle, std::size_t len) {
+  return apply_bundle(AgentState::of(this), bundle, len, nullptr);
+}
+
+Status Agent::apply_model_at(const uint8_t* bundle, std::size_t len, uint64_t now_unix) {
+  return apply_bundle(AgentState::of(this), bundle, len, &now_unix);
+}
+
+Status Agent::model_version_of(uint32_t kind, uint64_t* version) const {
+  if (version == nullptr) return Status::null_pointer;
+  const uint64_t* v = applied_version(AgentState::of(this), kind);
+  if (v == nullptr) return Status::model_kind;
+  *version = *v;
+  return Status::ok;
 }
 
 }  // namespace p2b

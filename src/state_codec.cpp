@@ -12,8 +12,6 @@ namespace p2b {
 
 namespace {
 
-constexpr uint32_t kStateFormat = 2;
-
 bool finite_unit(float r) {
   return std::isfinite(r) && r >= 0.0F && r <= 1.0F;
 }
@@ -32,6 +30,7 @@ bool write_header(pb_ostream_t* os, const AgentState& s) {
   h.windows_closed = p.windows_closed;
   h.dropped_outbox_full = p.dropped_outbox_full;
   h.model_version = s.model_version;
+  h.baseline_model_version = s.baseline_model_version;
   h.window_len = p.window_len;
   h.outbox_head = p.outbox_head;
   h.outbox_len = p.outbox_len;
@@ -125,6 +124,7 @@ void apply_header(const p2b_v1_StateHeader& h, AgentState& s) {
   s.pending.restore_next_id(h.next_id);
   s.reporter.restore(progress_of(h));
   s.model_version = h.model_version;
+  s.baseline_model_version = h.baseline_model_version;
 }
 
 // Reads column `col` of arm `a` into the factor (col < d) or b (col == d).
@@ -202,6 +202,22 @@ bool read_reporter(pb_istream_t* is, AgentState& s, bool apply) {
 bool encode_state(pb_ostream_t* os, const AgentState& s) {
   return write_header(os, s) && write_arms(os, s.arms) &&
          write_pending(os, s.pending, s.arms.dim()) && write_reporter(os, s.reporter);
+}
+
+uint32_t peek_format(const uint8_t* body, std::size_t len) {
+  // StateHeader leads the body and its format field is encoded first.
+  pb_istream_t is = pb_istream_from_buffer(body, len);
+  uint64_t header_len = 0;
+  pb_wire_type_t wire = PB_WT_VARINT;
+  uint32_t tag = 0;
+  bool eof = false;
+  uint32_t format = 0;
+  if (!pb_decode_varint(&is, &header_len) || !pb_decode_tag(&is, &wire, &tag, &eof) ||
+      tag != p2b_v1_StateHeader_format_tag || wire != PB_WT_32BIT ||
+      !pb_decode_fixed32(&is, &format)) {
+    return 0;
+  }
+  return format;
 }
 
 Status decode_state(const uint8_t* body, std::size_t len, AgentState& s, bool apply) {

@@ -41,7 +41,7 @@ const char* status_str(Status s) {
     case Status::corrupt_state:
       return "saved state is truncated or corrupted";
     case Status::unsupported_version:
-      return "saved state has an unsupported format version";
+      return "saved state, model or file has an unsupported format version";
     case Status::state_mismatch:
       return "saved state belongs to a different configuration";
     case Status::not_positive_definite:
@@ -63,9 +63,13 @@ const char* status_str(Status s) {
     case Status::codebook_mismatch:
       return "model was built for another codebook";
     case Status::model_rollback:
-      return "model version is not newer than the current one";
+      return "model version is not newer than the current one, or below the minimum";
     case Status::numeric_range:
       return "update would leave the range the agent can save and restore; nothing changed";
+    case Status::model_kind:
+      return "model is a raw baseline this device does not accept, or of an unknown kind";
+    case Status::model_expired:
+      return "model is past its not-after time";
   }
   return "unknown status";
 }

@@ -1,11 +1,13 @@
 /* Drives the C API from strict C99: footprint, init in caller memory, decide,
- * reward, poll, save/restore, and a few errors. Exits non-zero on failure. */
+ * reward, poll, keyed save/restore, warm-start models (kinds, not-after
+ * time), and a few errors. Exits non-zero on failure. */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign under strict C99 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_api_test_signer.h"
 #include "p2b.h"
 
 static int failures = 0;
@@ -29,11 +31,38 @@ static void* arena(size_t bytes) {
   return p;
 }
 
-/* Any 32 bytes serve as test keys here: sealing to them works, and no model
- * is verified in this test. Real apps load the files p2b-keygen writes. */
+/* Any 32 bytes serve as box keys here: sealing to them works. Models are
+ * verified with c_test_verify_key(). Real apps load the files p2b-keygen
+ * writes. */
 static const uint8_t kShufflerKey[P2B_KEY_BYTES] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
 static const uint8_t kAnalyzerKey[P2B_KEY_BYTES] = {9, 8, 7, 6, 5, 4, 3, 2, 1};
-static const uint8_t kVerifyKey[P2B_KEY_BYTES] = {42};
+/* The app's state key; real apps keep one per device in the keystore. */
+static const uint8_t kStateKey[P2B_STATE_KEY_BYTES] = {0xC0, 0xFF, 0xEE, 7};
+static const uint8_t kOtherStateKey[P2B_STATE_KEY_BYTES] = {0xC0, 0xFF, 0xEE, 8};
+
+/* Warm-start models: a raw baseline is refused by default and bumps no
+ * version; a not-after time is checked against the time given. */
+static void check_models(p2b_agent* agent) {
+  static uint8_t bundle[4096];
+  size_t len;
+  uint64_t priv = 99, raw = 99;
+  len = c_test_bundle(agent, DIM, ACTIONS, P2B_MODEL_RAW_BASELINE, 100, 0, bundle, sizeof bundle);
+  CHECK(len > 0);
+  CHECK(p2b_agent_apply_model(agent, bundle, len) == P2B_ERR_MODEL_KIND);
+  CHECK(p2b_agent_apply_model_at(agent, bundle, len, 1795000000u) == P2B_ERR_MODEL_KIND);
+  CHECK(p2b_agent_model_version_of(agent, P2B_MODEL_PRIVATE, &priv) == P2B_OK && priv == 0);
+  CHECK(p2b_agent_model_version_of(agent, P2B_MODEL_RAW_BASELINE, &raw) == P2B_OK && raw == 0);
+  CHECK(p2b_agent_model_version_of(agent, 2, &raw) == P2B_ERR_MODEL_KIND);
+
+  len =
+      c_test_bundle(agent, DIM, ACTIONS, P2B_MODEL_PRIVATE, 3, 1795003600u, bundle, sizeof bundle);
+  CHECK(len > 0);
+  CHECK(p2b_agent_apply_model_at(agent, bundle, len, 1795003601u) == P2B_ERR_MODEL_EXPIRED);
+  CHECK(p2b_agent_model_version(agent, &priv) == P2B_OK && priv == 0);
+  CHECK(p2b_agent_apply_model_at(agent, bundle, len, 1795003600u) == P2B_OK);
+  CHECK(p2b_agent_model_version(agent, &priv) == P2B_OK && priv == 3);
+  CHECK(p2b_agent_apply_model_at(agent, bundle, len, 1795000000u) == P2B_ERR_MODEL_ROLLBACK);
+}
 
 int main(void) {
   static const float codebook[CODES * DIM] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -60,7 +89,7 @@ int main(void) {
   cfg.seed = 42;
   cfg.shuffler_public_key = kShufflerKey;
   cfg.analyzer_public_key = kAnalyzerKey;
-  cfg.analyzer_verify_key = kVerifyKey;
+  cfg.analyzer_verify_key = c_test_verify_key();
   CHECK(p2b_agent_footprint(&cfg, &need) == P2B_OK);
   CHECK(p2b_envelope_size(&cfg, &env_size) == P2B_OK && env_size == P2B_ENVELOPE_BYTES);
   CHECK(need > 0 && need % P2B_ARENA_ALIGN == 0);
@@ -110,9 +139,12 @@ int main(void) {
   CHECK(p2b_agent_save_size(agent, &state_len) == P2B_OK);
   state = malloc(state_len);
   CHECK(state != NULL);
-  CHECK(p2b_agent_save(agent, state, state_len, &written) == P2B_OK && written == state_len);
+  CHECK(p2b_agent_save(agent, kStateKey, state, state_len, &written) == P2B_OK &&
+        written == state_len);
   CHECK(p2b_agent_init(mem2, need, &cfg, &copy) == P2B_OK);
-  CHECK(p2b_agent_restore(copy, state, state_len) == P2B_OK);
+  CHECK(p2b_agent_restore(copy, kOtherStateKey, state, state_len) == P2B_ERR_CORRUPT_STATE);
+  CHECK(p2b_agent_restore(copy, NULL, state, state_len) == P2B_ERR_NULL_POINTER);
+  CHECK(p2b_agent_restore(copy, kStateKey, state, state_len) == P2B_OK);
   for (i = 0; i < 50; ++i) {
     uint32_t a1 = 0, a2 = 0;
     uint64_t id1 = 0, id2 = 0;
@@ -124,7 +156,9 @@ int main(void) {
     CHECK(p2b_agent_reward(copy, id2, 1.0f) == P2B_OK);
   }
   ((unsigned char*)state)[state_len / 2] ^= 1u;
-  CHECK(p2b_agent_restore(copy, state, state_len) == P2B_ERR_CORRUPT_STATE);
+  CHECK(p2b_agent_restore(copy, kStateKey, state, state_len) == P2B_ERR_CORRUPT_STATE);
+
+  check_models(copy);
 
   /* Forget: the last decision's id expires and learning starts over. */
   {

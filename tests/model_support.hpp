@@ -15,6 +15,8 @@ struct BundleOptions {
   int dim_delta = 0;                 // build for another d or K
   int actions_delta = 0;
   bool other_codebook = false;
+  uint32_t kind = 0;            // 0 private, 1 raw baseline
+  uint64_t not_after_unix = 0;  // 0: none
 };
 
 // A bundle carrying `source`'s statistics, for an agent shaped like `source`.
@@ -25,6 +27,8 @@ inline std::vector<uint8_t> bundle_from(const p2b_agent* source, uint32_t dim, u
   spec.n_actions = static_cast<uint32_t>(static_cast<int>(actions) + opt.actions_delta);
   spec.version = opt.version;
   spec.created_unix = 1795000000;
+  spec.kind = opt.kind;
+  spec.not_after_unix = opt.not_after_unix;
   p2b_fingerprints fp;
   if (p2b_agent_fingerprints(source, &fp) != P2B_OK) std::abort();
   std::memcpy(spec.codebook_fp, fp.codebook, sizeof spec.codebook_fp);

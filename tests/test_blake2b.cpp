@@ -1,6 +1,6 @@
-// The core's built-in BLAKE2b against RFC 7693's test vector and against
-// libsodium's crypto_generichash for every output length and many message
-// lengths (block boundaries included).
+// The core's built-in BLAKE2b, unkeyed and keyed, against RFC 7693's test
+// vector and self-test, and against libsodium's crypto_generichash for every
+// output length and many message and key lengths (block boundaries included).
 #include <sodium.h>
 
 #include <cstdint>
@@ -55,6 +55,82 @@ TEST(Blake2b, TheDigestLengthIsPartOfTheHash) {
   EXPECT_NE(std::vector<uint8_t>(a, a + 32), std::vector<uint8_t>(b, b + 32));
 }
 
+// RFC 7693, appendix E: the Fibonacci-like byte sequence its self-test uses.
+std::vector<uint8_t> rfc_sequence(std::size_t len, uint32_t seed) {
+  std::vector<uint8_t> out(len);
+  uint32_t a = 0xDEAD4BADU * seed;
+  uint32_t b = 1;
+  for (std::size_t i = 0; i < len; ++i) {
+    const uint32_t t = a + b;
+    a = b;
+    b = t;
+    out[i] = static_cast<uint8_t>(t >> 24U);
+  }
+  return out;
+}
+
+// The appendix's self-test: unkeyed and keyed digests of several lengths,
+// hashed together into one BLAKE2b-256 that the RFC states.
+TEST(Blake2b, PassesTheRfc7693SelfTestWithKeys) {
+  const uint8_t expected[32] = {0xC2, 0x3A, 0x78, 0x00, 0xD9, 0x81, 0x23, 0xBD, 0x10, 0xF5, 0x06,
+                                0xC6, 0x1E, 0x29, 0xDA, 0x56, 0x03, 0xD7, 0x63, 0xB8, 0xBB, 0xAD,
+                                0x2E, 0x73, 0x7F, 0x5E, 0x76, 0x5A, 0x7B, 0xCC, 0xD4, 0x75};
+  std::vector<uint8_t> digests;
+  for (const std::size_t out_len : {20, 32, 48, 64}) {
+    for (const std::size_t in_len : {0, 3, 128, 129, 255, 1024}) {
+      const std::vector<uint8_t> in = rfc_sequence(in_len, static_cast<uint32_t>(in_len));
+      const std::vector<uint8_t> key = rfc_sequence(out_len, static_cast<uint32_t>(out_len));
+      uint8_t md[64];
+      ASSERT_EQ(p2b::blake2b(md, out_len, in.data(), in.size()), 0);
+      digests.insert(digests.end(), md, md + out_len);
+      ASSERT_EQ(p2b::blake2b_keyed(md, out_len, key.data(), key.size(), in.data(), in.size()), 0);
+      digests.insert(digests.end(), md, md + out_len);
+    }
+  }
+  uint8_t grand[32];
+  ASSERT_EQ(p2b::blake2b(grand, sizeof grand, digests.data(), digests.size()), 0);
+  EXPECT_EQ(std::vector<uint8_t>(grand, grand + 32), std::vector<uint8_t>(expected, expected + 32));
+}
+
+TEST(Blake2b, KeyedMatchesLibsodiumForManyKeyAndMessageLengths) {
+  ASSERT_GE(sodium_init(), 0);
+  std::vector<uint8_t> msg(700);
+  for (std::size_t i = 0; i < msg.size(); ++i) msg[i] = static_cast<uint8_t>(i * 29U + 3U);
+  uint8_t key[64];
+  for (std::size_t i = 0; i < sizeof key; ++i) key[i] = static_cast<uint8_t>(255U - i);
+  for (const std::size_t key_len : {1, 16, 32, 63, 64}) {
+    for (const std::size_t len : {0, 1, 127, 128, 129, 256, 700}) {
+      for (const std::size_t out_len : {16, 32, 64}) {
+        uint8_t ours[64] = {};
+        uint8_t theirs[64] = {};
+        ASSERT_EQ(p2b::blake2b_keyed(ours, out_len, key, key_len, msg.data(), len), 0);
+        ASSERT_EQ(crypto_generichash(theirs, out_len, msg.data(), len, key, key_len), 0);
+        ASSERT_EQ(std::vector<uint8_t>(ours, ours + out_len),
+                  std::vector<uint8_t>(theirs, theirs + out_len))
+            << "key " << key_len << " bytes, message " << len << " bytes, digest " << out_len;
+      }
+    }
+  }
+}
+
+TEST(Blake2b, AnEmptyKeyIsTheUnkeyedHashAndAnyKeyChangesIt) {
+  const uint8_t m[5] = {1, 2, 3, 4, 5};
+  const uint8_t k1[32] = {1};
+  const uint8_t k2[32] = {2};
+  uint8_t plain[32];
+  uint8_t empty_key[32];
+  uint8_t a[32];
+  uint8_t b[32];
+  ASSERT_EQ(p2b::blake2b(plain, 32, m, sizeof m), 0);
+  ASSERT_EQ(p2b::blake2b_keyed(empty_key, 32, nullptr, 0, m, sizeof m), 0);
+  ASSERT_EQ(p2b::blake2b_keyed(a, 32, k1, sizeof k1, m, sizeof m), 0);
+  ASSERT_EQ(p2b::blake2b_keyed(b, 32, k2, sizeof k2, m, sizeof m), 0);
+  EXPECT_EQ(std::vector<uint8_t>(plain, plain + 32),
+            std::vector<uint8_t>(empty_key, empty_key + 32));
+  EXPECT_NE(std::vector<uint8_t>(plain, plain + 32), std::vector<uint8_t>(a, a + 32));
+  EXPECT_NE(std::vector<uint8_t>(a, a + 32), std::vector<uint8_t>(b, b + 32));
+}
+
 TEST(Blake2b, RefusesBadLengthsAndNullPointers) {
   uint8_t out[65];
   const uint8_t m[1] = {1};
@@ -63,6 +139,12 @@ TEST(Blake2b, RefusesBadLengthsAndNullPointers) {
   EXPECT_EQ(p2b::blake2b(nullptr, 32, m, 1), -1);
   EXPECT_EQ(p2b::blake2b(out, 32, nullptr, 1), -1);
   EXPECT_EQ(p2b::blake2b(out, 32, nullptr, 0), 0);  // the empty message
+  const uint8_t key[65] = {};
+  EXPECT_EQ(p2b::blake2b_keyed(out, 32, key, 65, m, 1), -1);
+  EXPECT_EQ(p2b::blake2b_keyed(out, 32, nullptr, 16, m, 1), -1);
+  EXPECT_EQ(p2b::blake2b_keyed(out, 32, key, 64, nullptr, 1), -1);
+  EXPECT_EQ(p2b::blake2b_keyed(out, 0, key, 64, m, 1), -1);
+  EXPECT_EQ(p2b::blake2b_keyed(out, 32, key, 64, nullptr, 0), 0);
 }
 
 }  // namespace

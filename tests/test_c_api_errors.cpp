@@ -109,8 +109,10 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   expect(P2B_ERR_NULL_POINTER, "scores",
          [&] { return p2b_agent_scores(ag, x_, kDim, nullptr, width, kArms); });
   expect(P2B_ERR_NULL_POINTER, "encode", [&] { return p2b_agent_encode(ag, x_, kDim, nullptr); });
-  expect(P2B_ERR_NULL_POINTER, "save", [&] { return p2b_agent_save(ag, nullptr, 10, &n); });
-  expect(P2B_ERR_NULL_POINTER, "restore", [&] { return p2b_agent_restore(ag, nullptr, 10); });
+  expect(P2B_ERR_NULL_POINTER, "save",
+         [&] { return p2b_agent_save(ag, p2b_test::test_state_key(), nullptr, 10, &n); });
+  expect(P2B_ERR_NULL_POINTER, "restore",
+         [&] { return p2b_agent_restore(ag, p2b_test::test_state_key(), nullptr, 10); });
   expect(P2B_ERR_NULL_POINTER, "import",
          [&] { return p2b_agent_import(ag, nullptr, nullptr, kArms, kDim, 0); });
   expect(P2B_ERR_NULL_POINTER, "privacy", [&] { return p2b_agent_privacy(ag, nullptr); });
@@ -219,7 +221,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   expect(P2B_ERR_BUFFER_TOO_SMALL, "scores cap",
          [&] { return p2b_agent_scores(ag, x_, kDim, mean, width, kArms - 1); });
   expect(P2B_ERR_BUFFER_TOO_SMALL, "save cap",
-         [&] { return p2b_agent_save(ag, buf.data(), 8, &n); });
+         [&] { return p2b_agent_save(ag, p2b_test::test_state_key(), buf.data(), 8, &n); });
 
   // Decision ids.
   expect(P2B_ERR_UNKNOWN_DECISION, "unknown id",
@@ -269,20 +271,31 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   const std::vector<uint8_t> good = p2b_test::saved(ag);
   expect(P2B_ERR_CORRUPT_STATE, "garbage state", [&] {
     std::vector<uint8_t> bad(good.size(), 0x42);
-    return p2b_agent_restore(ag, bad.data(), bad.size());
+    return p2b_agent_restore(ag, p2b_test::test_state_key(), bad.data(), bad.size());
   });
+  expect(P2B_ERR_CORRUPT_STATE, "state under another key", [&] {
+    const uint8_t other[P2B_STATE_KEY_BYTES] = {9};
+    return p2b_agent_restore(ag, other, good.data(), good.size());
+  });
+  expect(P2B_ERR_NULL_POINTER, "state key", [&] {
+    size_t n = 0;
+    std::vector<uint8_t> buf(good.size());
+    return p2b_agent_save(ag, nullptr, buf.data(), buf.size(), &n);
+  });
+  expect(P2B_ERR_NULL_POINTER, "restore key",
+         [&] { return p2b_agent_restore(ag, nullptr, good.data(), good.size()); });
   expect(P2B_ERR_UNSUPPORTED_VERSION, "future state version", [&] {
     std::vector<uint8_t> bad = good;
     bad[p2b_test::state_layout(bad).header_at + p2b_test::kHeaderFormatAt + 1] = 1;  // 258
     p2b_test::reseal_state(&bad);
-    return p2b_agent_restore(ag, bad.data(), bad.size());
+    return p2b_agent_restore(ag, p2b_test::test_state_key(), bad.data(), bad.size());
   });
   expect(P2B_ERR_STATE_MISMATCH, "state of another config", [&] {
     p2b_config k = cfg();
     k.window = 3;
     auto other = p2b_test::make_agent(k);
     const std::vector<uint8_t> foreign = p2b_test::saved(other.agent);
-    return p2b_agent_restore(ag, foreign.data(), foreign.size());
+    return p2b_agent_restore(ag, p2b_test::test_state_key(), foreign.data(), foreign.size());
   });
   expect(P2B_ERR_NOT_POSITIVE_DEFINITE, "zero matrices", [&] {
     std::vector<double> a(kArms * kDim * kDim, 0.0), b(kArms * kDim, 0.0);
@@ -323,6 +336,24 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   });
   expect(P2B_ERR_NULL_POINTER, "model bytes",
          [&] { return p2b_agent_apply_model(ag, nullptr, 5); });
+  expect(P2B_ERR_MODEL_KIND, "raw-baseline model", [&] {
+    p2b_test::BundleOptions opt{5};
+    opt.kind = 1;
+    const auto m = model(opt);
+    return p2b_agent_apply_model(ag, m.data(), m.size());
+  });
+  expect(P2B_ERR_MODEL_EXPIRED, "expired model", [&] {
+    p2b_test::BundleOptions opt{5};
+    opt.not_after_unix = 1795000100;
+    const auto m = model(opt);
+    return p2b_agent_apply_model_at(ag, m.data(), m.size(), 1795000101);
+  });
+  expect(P2B_ERR_MODEL_KIND, "version of an unknown kind", [&] {
+    uint64_t v = 0;
+    return p2b_agent_model_version_of(ag, 2, &v);
+  });
+  expect(P2B_ERR_NULL_POINTER, "model version out",
+         [&] { return p2b_agent_model_version_of(ag, P2B_MODEL_PRIVATE, nullptr); });
 
   expect(P2B_ERR_NUMERIC_RANGE, "update leaving the savable range", [&] {
     // An agent whose arm 0 is a valid but extreme factor (see test_warm_start).

@@ -158,8 +158,10 @@ TEST(Dim128, WireFormatsRefuseWhatTheirMessagesCannotHold) {
   EXPECT_EQ(t.agent->saved_size(&bytes), p2b::Status::dimension_mismatch);
   EXPECT_EQ(t.agent->encrypted_size(&bytes), p2b::Status::dimension_mismatch);
   uint8_t buf[64] = {};
+  const uint8_t key[p2b::kAeadKeyBytes] = {};
   std::size_t written = 0;
-  EXPECT_EQ(t.agent->save(buf, sizeof buf, &written), p2b::Status::dimension_mismatch);
-  EXPECT_EQ(t.agent->restore(buf, sizeof buf), p2b::Status::dimension_mismatch);
+  EXPECT_EQ(t.agent->save(key, buf, sizeof buf, &written), p2b::Status::dimension_mismatch);
+  EXPECT_EQ(t.agent->restore(key, buf, sizeof buf), p2b::Status::dimension_mismatch);
   EXPECT_EQ(t.agent->apply_model(buf, sizeof buf), p2b::Status::dimension_mismatch);
+  EXPECT_EQ(t.agent->apply_model_at(buf, sizeof buf, 0), p2b::Status::dimension_mismatch);
 }

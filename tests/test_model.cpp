@@ -1,8 +1,11 @@
 // Signed warm-start models: a good one reproduces its source model; every
 // rejection reason has its own status and leaves the agent unchanged.
 #include <gtest/gtest.h>
+#include <pb_decode.h>
+#include <pb_encode.h>
 
 #include "model_support.hpp"
+#include "p2b.pb.h"
 
 namespace {
 
@@ -71,7 +74,9 @@ TEST(Model, NewerVersionsApplyAndAntiRollbackSurvivesRestart) {
   ASSERT_EQ(p2b_agent_apply_model(device.agent, v5.data(), v5.size()), P2B_OK);
   const std::vector<uint8_t> state = p2b_test::saved(device.agent);
   auto restarted = trained(0, 2);
-  ASSERT_EQ(p2b_agent_restore(restarted.agent, state.data(), state.size()), P2B_OK);
+  ASSERT_EQ(
+      p2b_agent_restore(restarted.agent, p2b_test::test_state_key(), state.data(), state.size()),
+      P2B_OK);
   EXPECT_EQ(p2b_agent_apply_model(restarted.agent, v3.data(), v3.size()), P2B_ERR_MODEL_ROLLBACK);
   EXPECT_EQ(p2b_agent_apply_model(restarted.agent, v5.data(), v5.size()), P2B_ERR_MODEL_ROLLBACK);
 }
@@ -144,6 +149,61 @@ TEST_F(ModelRejection, TruncatedOrGarbageBundlesAreMalformed) {
   }
 }
 
+// Re-signs `bundle` (by the test deployment's key) with another format in
+// its header, as an older or newer builder would write it.
+std::vector<uint8_t> with_format(const std::vector<uint8_t>& bundle, uint32_t format) {
+  pb_istream_t is = pb_istream_from_buffer(bundle.data() + 4, bundle.size() - 4 - 64);
+  p2b_v1_ModelHeader h = p2b_v1_ModelHeader_init_zero;
+  EXPECT_TRUE(pb_decode_delimited(&is, p2b_v1_ModelHeader_fields, &h));
+  const size_t rest_at = bundle.size() - 64 - is.bytes_left;
+  h.format = format;
+  std::vector<uint8_t> out(bundle.size() + 16);
+  std::memcpy(out.data(), bundle.data(), 4);
+  pb_ostream_t os = pb_ostream_from_buffer(out.data() + 4, out.size() - 4);
+  EXPECT_TRUE(pb_encode_delimited(&os, p2b_v1_ModelHeader_fields, &h));
+  out.resize(4 + os.bytes_written);
+  out.insert(out.end(), bundle.begin() + static_cast<std::ptrdiff_t>(rest_at), bundle.end() - 64);
+  uint8_t sig[crypto_sign_BYTES];
+  crypto_sign_detached(sig, nullptr, out.data(), out.size(), p2b_test::test_keys().sign_sk);
+  out.insert(out.end(), sig, sig + sizeof sig);
+  return out;
+}
+
+TEST_F(ModelRejection, OnlyFormatTwoIsAccepted) {
+  EXPECT_EQ(apply(with_format(good_, 1)), P2B_ERR_UNSUPPORTED_VERSION);
+  EXPECT_EQ(apply(with_format(good_, 3)), P2B_ERR_UNSUPPORTED_VERSION);
+}
+
+// The attack: with --enable-raw-baseline the analyzer signs a non-private
+// model; a production device must neither apply it nor let its version lock
+// out the private model.
+TEST_F(ModelRejection, RawBaselineModelIsRefusedByDefault) {
+  p2b_test::BundleOptions opt{1000};
+  opt.kind = 1;
+  EXPECT_EQ(apply(p2b_test::bundle_from(source_.agent, kDim, kArms, opt)), P2B_ERR_MODEL_KIND);
+  uint64_t priv = 0, raw = 0;
+  ASSERT_EQ(p2b_agent_model_version_of(device_.agent, P2B_MODEL_PRIVATE, &priv), P2B_OK);
+  ASSERT_EQ(p2b_agent_model_version_of(device_.agent, P2B_MODEL_RAW_BASELINE, &raw), P2B_OK);
+  EXPECT_EQ(priv, 2U);
+  EXPECT_EQ(raw, 0U);
+}
+
+TEST_F(ModelRejection, UnknownKindIsRefused) {
+  p2b_test::BundleOptions opt{9};
+  opt.kind = 2;
+  EXPECT_EQ(apply(p2b_test::bundle_from(source_.agent, kDim, kArms, opt)), P2B_ERR_MODEL_KIND);
+}
+
+TEST_F(ModelRejection, ExpiredModelIsRefusedGivenTheTime) {
+  p2b_test::BundleOptions opt{9};
+  opt.not_after_unix = 1795003600;
+  const auto b = p2b_test::bundle_from(source_.agent, kDim, kArms, opt);
+  EXPECT_EQ(p2b_agent_apply_model_at(device_.agent, b.data(), b.size(), 1795003601),
+            P2B_ERR_MODEL_EXPIRED);
+  EXPECT_EQ(p2b_agent_apply_model_at(device_.agent, b.data(), b.size(), UINT64_MAX),
+            P2B_ERR_MODEL_EXPIRED);
+}
+
 TEST_F(ModelRejection, SignedButIndefiniteStatisticsAreRefused) {
   // A correctly signed bundle whose last arm has A_00 = -1.
   IdentityModel m(device_.agent, 10);
@@ -175,6 +235,94 @@ TEST(Model, ValuesBeyondTheScalarRangeAreRefused) {
   EXPECT_EQ(huge_b, P2B_ERR_MALFORMED_INPUT);
   EXPECT_EQ(huge_a, P2B_ERR_NOT_POSITIVE_DEFINITE);
   EXPECT_EQ(p2b_test::saved(device.agent), before);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Model, RawBaselineAppliesWithTheFlagAndNeverBlocksThePrivateModel) {
+  auto source = trained(500, 1);
+  p2b_config cfg = p2b_test::base_config(kDim, kArms, 16, 2);
+  cfg.accept_baseline_models = 1;
+  auto device = p2b_test::make_agent(cfg);
+  p2b_test::BundleOptions raw_opt{50};
+  raw_opt.kind = 1;
+  const auto raw = p2b_test::bundle_from(source.agent, kDim, kArms, raw_opt);
+  ASSERT_EQ(p2b_agent_apply_model(device.agent, raw.data(), raw.size()), P2B_OK);
+  // A private model with a lower version still applies: versions are per kind.
+  const auto priv = p2b_test::bundle_from(source.agent, kDim, kArms, {3});
+  ASSERT_EQ(p2b_agent_apply_model(device.agent, priv.data(), priv.size()), P2B_OK);
+  uint64_t v_priv = 0, v_raw = 0;
+  ASSERT_EQ(p2b_agent_model_version(device.agent, &v_priv), P2B_OK);
+  EXPECT_EQ(v_priv, 3U);
+  ASSERT_EQ(p2b_agent_model_version_of(device.agent, P2B_MODEL_RAW_BASELINE, &v_raw), P2B_OK);
+  EXPECT_EQ(v_raw, 50U);
+  // Both versions survive a restart; each kind keeps its own anti-rollback.
+  const std::vector<uint8_t> state = p2b_test::saved(device.agent);
+  auto restarted = p2b_test::make_agent(cfg);
+  ASSERT_EQ(
+      p2b_agent_restore(restarted.agent, p2b_test::test_state_key(), state.data(), state.size()),
+      P2B_OK);
+  EXPECT_EQ(p2b_agent_apply_model(restarted.agent, raw.data(), raw.size()), P2B_ERR_MODEL_ROLLBACK);
+  EXPECT_EQ(p2b_agent_apply_model(restarted.agent, priv.data(), priv.size()),
+            P2B_ERR_MODEL_ROLLBACK);
+  const auto priv4 = p2b_test::bundle_from(source.agent, kDim, kArms, {4});
+  EXPECT_EQ(p2b_agent_apply_model(restarted.agent, priv4.data(), priv4.size()), P2B_OK);
+  // Experiments accept kind 1 only, never an unknown kind.
+  p2b_test::BundleOptions unknown{60};
+  unknown.kind = 7;
+  const auto u = p2b_test::bundle_from(source.agent, kDim, kArms, unknown);
+  EXPECT_EQ(p2b_agent_apply_model(restarted.agent, u.data(), u.size()), P2B_ERR_MODEL_KIND);
+}
+
+TEST(Model, NotAfterIsCheckedOnlyAgainstATimeGiven) {
+  auto source = trained(200, 1);
+  p2b_test::BundleOptions opt{5};
+  opt.not_after_unix = 1795003600;
+  const auto b = p2b_test::bundle_from(source.agent, kDim, kArms, opt);
+  auto at_the_limit = trained(10, 2);
+  EXPECT_EQ(p2b_agent_apply_model_at(at_the_limit.agent, b.data(), b.size(), 1795003600), P2B_OK);
+  // Without a time, apply_model skips only the not-after check.
+  auto timeless = trained(10, 2);
+  EXPECT_EQ(p2b_agent_apply_model(timeless.agent, b.data(), b.size()), P2B_OK);
+  // No not-after time: any time will do.
+  const auto forever = p2b_test::bundle_from(source.agent, kDim, kArms, {6});
+  EXPECT_EQ(p2b_agent_apply_model_at(timeless.agent, forever.data(), forever.size(), UINT64_MAX),
+            P2B_OK);
+}
+
+// The attack: a fresh device has applied nothing, so any old signed model
+// used to be newer than its version 0. The floor set at init refuses it.
+TEST(Model, FreshDeviceRefusesModelsBelowTheMinimumVersion) {
+  auto source = trained(200, 1);
+  p2b_config cfg = p2b_test::base_config(kDim, kArms, 16, 2);
+  cfg.min_model_version = 10;
+  auto fresh = p2b_test::make_agent(cfg);
+  const std::vector<uint8_t> before = p2b_test::saved(fresh.agent);
+  const auto old = p2b_test::bundle_from(source.agent, kDim, kArms, {9});
+  EXPECT_EQ(p2b_agent_apply_model(fresh.agent, old.data(), old.size()), P2B_ERR_MODEL_ROLLBACK);
+  EXPECT_EQ(p2b_agent_apply_model_at(fresh.agent, old.data(), old.size(), 1795000000),
+            P2B_ERR_MODEL_ROLLBACK);
+  EXPECT_EQ(p2b_test::saved(fresh.agent), before);
+  uint64_t version = 1;
+  ASSERT_EQ(p2b_agent_model_version(fresh.agent, &version), P2B_OK);
+  EXPECT_EQ(version, 0U);
+  const auto current = p2b_test::bundle_from(source.agent, kDim, kArms, {10});
+  EXPECT_EQ(p2b_agent_apply_model(fresh.agent, current.data(), current.size()), P2B_OK);
+}
+
+TEST(Model, AcceptBaselineModelsIsZeroOrOne) {
+  p2b_config cfg = p2b_test::base_config(kDim, kArms, 16, 2);
+  const std::vector<float> book = p2b_test::random_codebook(16, kDim, 7);
+  cfg.centroids = book.data();
+  cfg.accept_baseline_models = 2;
+  size_t bytes = 0;
+  ASSERT_EQ(p2b_agent_footprint(&cfg, &bytes), P2B_OK);
+  auto mem = p2b_test::aligned_arena(bytes);
+  p2b_agent* agent = nullptr;
+  EXPECT_EQ(p2b_agent_init(mem.get(), bytes, &cfg, &agent), P2B_ERR_BAD_CONFIG);
+  EXPECT_EQ(agent, nullptr);
 }
 
 }  // namespace

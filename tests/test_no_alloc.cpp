@@ -117,6 +117,9 @@ void exercise(uint32_t policy) {
   std::vector<double> a(k_arms * d * d), b(k_arms * d);
   std::vector<float> mean(k_arms), width(k_arms), centroid(d);
   const std::vector<uint8_t> bundle = p2b_test::bundle_from(fresh.agent, d, k_arms, {1});
+  p2b_test::BundleOptions timed{2};
+  timed.not_after_unix = 1795003600;
+  const std::vector<uint8_t> timed_bundle = p2b_test::bundle_from(fresh.agent, d, k_arms, timed);
 
   // libsodium sets itself up on first use: that is init, not the hot path.
   uint8_t warm[P2B_ENVELOPE_BYTES];
@@ -148,14 +151,19 @@ void exercise(uint32_t policy) {
   size_t written = 0;
   p2b_privacy ledger;
   ASSERT_EQ(p2b_agent_privacy(t.agent, &ledger), P2B_OK);
-  ASSERT_EQ(p2b_agent_save(t.agent, state.data(), state.size(), &written), P2B_OK);
-  ASSERT_EQ(p2b_agent_restore(fresh.agent, state.data(), written), P2B_OK);
+  ASSERT_EQ(
+      p2b_agent_save(t.agent, p2b_test::test_state_key(), state.data(), state.size(), &written),
+      P2B_OK);
+  ASSERT_EQ(p2b_agent_restore(fresh.agent, p2b_test::test_state_key(), state.data(), written),
+            P2B_OK);
   const uint8_t key[P2B_STATE_KEY_BYTES] = {9};
   ASSERT_EQ(p2b_agent_save_encrypted(t.agent, key, state.data(), state.size(), &written), P2B_OK);
   ASSERT_EQ(p2b_agent_restore_encrypted(fresh.agent, key, state.data(), written), P2B_OK);
   ASSERT_EQ(p2b_agent_export(t.agent, a.data(), b.data(), k_arms, d), P2B_OK);
   ASSERT_EQ(p2b_agent_import(fresh.agent, a.data(), b.data(), k_arms, d, P2B_STATS_GRAM), P2B_OK);
   ASSERT_EQ(p2b_agent_apply_model(t.agent, bundle.data(), bundle.size()), P2B_OK);
+  ASSERT_EQ(p2b_agent_apply_model_at(t.agent, timed_bundle.data(), timed_bundle.size(), 1795000000),
+            P2B_OK);
   ASSERT_EQ(p2b_agent_forget(fresh.agent), P2B_OK);
   EXPECT_EQ(g_allocations.load(), 0) << "heap touched after init";
   EXPECT_GT(ledger.reports, 0U);

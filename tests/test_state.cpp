@@ -75,7 +75,9 @@ TEST_P(StateRoundTrip, SaveRestoreGivesIdenticalDecisions) {
 
   // "Restart": a brand-new arena and agent, then restore.
   auto restarted = p2b_test::make_agent(state_config(GetParam()));
-  ASSERT_EQ(p2b_agent_restore(restarted.agent, blob.data(), blob.size()), P2B_OK);
+  ASSERT_EQ(
+      p2b_agent_restore(restarted.agent, p2b_test::test_state_key(), blob.data(), blob.size()),
+      P2B_OK);
   EXPECT_EQ(p2b_test::saved(restarted.agent), blob);
   std::vector<uint64_t> still_open(open_ids.end() - 2, open_ids.end());
   EXPECT_TRUE(continue_run(original.agent, 9, still_open) ==
@@ -107,7 +109,9 @@ class StateRejection : public ::testing::Test {
 
 TEST_F(StateRejection, EveryTruncationIsRejected) {
   for (size_t n = 0; n < blob_.size(); ++n) {
-    ASSERT_EQ(p2b_agent_restore(target_.agent, blob_.data(), n), P2B_ERR_CORRUPT_STATE) << n;
+    ASSERT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), blob_.data(), n),
+              P2B_ERR_CORRUPT_STATE)
+        << n;
   }
   expect_unchanged();
 }
@@ -115,7 +119,9 @@ TEST_F(StateRejection, EveryTruncationIsRejected) {
 TEST_F(StateRejection, TrailingGarbageIsRejected) {
   std::vector<uint8_t> longer = blob_;
   longer.push_back(0);
-  EXPECT_EQ(p2b_agent_restore(target_.agent, longer.data(), longer.size()), P2B_ERR_CORRUPT_STATE);
+  EXPECT_EQ(
+      p2b_agent_restore(target_.agent, p2b_test::test_state_key(), longer.data(), longer.size()),
+      P2B_ERR_CORRUPT_STATE);
   expect_unchanged();
 }
 
@@ -123,16 +129,99 @@ TEST_F(StateRejection, EverySingleByteCorruptionIsRejected) {
   for (size_t i = 0; i < blob_.size(); ++i) {
     std::vector<uint8_t> bad = blob_;
     bad[i] ^= 0x5A;
-    ASSERT_TRUE(p2b_is_error(p2b_agent_restore(target_.agent, bad.data(), bad.size()))) << i;
+    ASSERT_TRUE(p2b_is_error(
+        p2b_agent_restore(target_.agent, p2b_test::test_state_key(), bad.data(), bad.size())))
+        << i;
   }
   expect_unchanged();
 }
 
 TEST_F(StateRejection, NewerFormatVersionIsUnsupported) {
   std::vector<uint8_t> bad = blob_;
-  bad[p2b_test::state_layout(bad).header_at + p2b_test::kHeaderFormatAt] = 3;
+  bad[p2b_test::state_layout(bad).header_at + p2b_test::kHeaderFormatAt] = 4;
   reseal(&bad);
-  EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_UNSUPPORTED_VERSION);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), bad.data(), bad.size()),
+            P2B_ERR_UNSUPPORTED_VERSION);
+  expect_unchanged();
+}
+
+// The attack the MAC stops: fewer reports in the header, so a reset ledger
+// would refill the epsilon budget.
+std::vector<uint8_t> with_no_reports(const std::vector<uint8_t>& blob) {
+  std::vector<uint8_t> edited = blob;
+  const size_t at = p2b_test::state_layout(edited).header_at + p2b_test::kHeaderReportsAt;
+  std::fill(edited.begin() + static_cast<std::ptrdiff_t>(at),
+            edited.begin() + static_cast<std::ptrdiff_t>(at + 8), 0);
+  return edited;
+}
+
+uint64_t reports_of(const p2b_agent* agent) {
+  p2b_privacy ledger{};
+  EXPECT_EQ(p2b_agent_privacy(agent, &ledger), P2B_OK);
+  return ledger.reports;
+}
+
+TEST_F(StateRejection, StateEditedAndRehashedWithoutTheKeyIsRefused) {
+  auto src = p2b_test::make_agent(state_config());
+  std::mt19937_64 env(2);
+  std::vector<uint64_t> open;
+  drive(src.agent, env, 50, &open);
+  ASSERT_GT(reports_of(src.agent), 0U);
+  const uint64_t target_reports = reports_of(target_.agent);
+
+  // Format 2's unkeyed hash, recomputed by anyone: refused.
+  std::vector<uint8_t> rehashed = with_no_reports(blob_);
+  p2b_test::rehash_unkeyed(&rehashed);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), rehashed.data(),
+                              rehashed.size()),
+            P2B_ERR_CORRUPT_STATE);
+  // A correct MAC under another device's key: refused alike.
+  const uint8_t other_key[P2B_STATE_KEY_BYTES] = {0x5A, 0x17, 0x42, 0x99, 0x01, 0xC3, 0x7E, 0x29};
+  std::vector<uint8_t> other_mac = with_no_reports(blob_);
+  p2b_test::reseal_state(&other_mac, other_key);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), other_mac.data(),
+                              other_mac.size()),
+            P2B_ERR_CORRUPT_STATE);
+  // And the state itself, under a key that is not the one it was saved with.
+  EXPECT_EQ(p2b_agent_restore(target_.agent, other_key, blob_.data(), blob_.size()),
+            P2B_ERR_CORRUPT_STATE);
+  expect_unchanged();
+  EXPECT_EQ(reports_of(target_.agent), target_reports);
+
+  // Only the key holder can make the edit valid: the MAC is what stops it.
+  std::vector<uint8_t> keyed = with_no_reports(blob_);
+  p2b_test::reseal_state(&keyed);
+  ASSERT_EQ(
+      p2b_agent_restore(target_.agent, p2b_test::test_state_key(), keyed.data(), keyed.size()),
+      P2B_OK);
+  EXPECT_EQ(reports_of(target_.agent), 0U);
+}
+
+// A state of format 2 (no baseline model version, unkeyed hash), as p2b 0.1
+// saved it: recognised and refused as a format this version does not read.
+TEST_F(StateRejection, OlderFormatIsUnsupported) {
+  const p2b_test::StateLayout at = p2b_test::state_layout(blob_);
+  constexpr size_t kBaselineFieldBytes = 2 + 8;  // tag 16 (two bytes) and a fixed64
+  std::vector<uint8_t> header(
+      blob_.begin() + static_cast<std::ptrdiff_t>(at.header_at),
+      blob_.begin() +
+          static_cast<std::ptrdiff_t>(at.header_at + at.header_len - kBaselineFieldBytes));
+  header[p2b_test::kHeaderFormatAt] = 2;
+  std::vector<uint8_t> old(blob_.begin(), blob_.begin() + 4);
+  for (size_t n = header.size();; n >>= 7) {  // the header's new length, as a varint
+    old.push_back(static_cast<uint8_t>((n & 0x7F) | (n >= 0x80 ? 0x80 : 0)));
+    if (n < 0x80) break;
+  }
+  old.insert(old.end(), header.begin(), header.end());
+  old.insert(old.end(), blob_.begin() + static_cast<std::ptrdiff_t>(at.header_at + at.header_len),
+             blob_.end());
+  p2b_test::rehash_unkeyed(&old);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), old.data(), old.size()),
+            P2B_ERR_UNSUPPORTED_VERSION);
+  // The same bytes with one more edit no longer pass for an older state.
+  old[old.size() - 40] ^= 1;
+  EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), old.data(), old.size()),
+            P2B_ERR_CORRUPT_STATE);
   expect_unchanged();
 }
 
@@ -141,13 +230,17 @@ TEST_F(StateRejection, StateOfAnotherConfigurationIsRefused) {
   other.alpha = 2.0;
   auto different = p2b_test::make_agent(other);
   const auto before = p2b_test::saved(different.agent);
-  EXPECT_EQ(p2b_agent_restore(different.agent, blob_.data(), blob_.size()), P2B_ERR_STATE_MISMATCH);
+  EXPECT_EQ(
+      p2b_agent_restore(different.agent, p2b_test::test_state_key(), blob_.data(), blob_.size()),
+      P2B_ERR_STATE_MISMATCH);
   EXPECT_EQ(p2b_test::saved(different.agent), before);
 }
 
 TEST_F(StateRejection, StateOfAnotherCodebookIsRefused) {
   auto different = p2b_test::make_agent(state_config(), /*codebook_seed=*/8);
-  EXPECT_EQ(p2b_agent_restore(different.agent, blob_.data(), blob_.size()), P2B_ERR_STATE_MISMATCH);
+  EXPECT_EQ(
+      p2b_agent_restore(different.agent, p2b_test::test_state_key(), blob_.data(), blob_.size()),
+      P2B_ERR_STATE_MISMATCH);
 }
 
 TEST_F(StateRejection, WellSealedButImpossibleValuesAreRejected) {
@@ -155,13 +248,15 @@ TEST_F(StateRejection, WellSealedButImpossibleValuesAreRejected) {
   std::vector<uint8_t> bad = blob_;
   bad[at.header_at + p2b_test::kHeaderWindowLenAt] = 200;  // beyond the window of 4
   reseal(&bad);
-  EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_CORRUPT_STATE);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), bad.data(), bad.size()),
+            P2B_ERR_CORRUPT_STATE);
 
   bad = blob_;
   const double negative = -0.5;  // L00 < 0, as a little-endian double
   std::memcpy(&bad[at.first_column_values_at], &negative, sizeof negative);
   reseal(&bad);
-  EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_CORRUPT_STATE);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), bad.data(), bad.size()),
+            P2B_ERR_CORRUPT_STATE);
 
   // Found by fuzz_state: a huge but finite factor overflowed float on the next
   // reward. Factors beyond the bounds of honest statistics are refused.
@@ -169,14 +264,16 @@ TEST_F(StateRejection, WellSealedButImpossibleValuesAreRejected) {
   const double huge = 1e20;
   std::memcpy(&bad[at.first_column_values_at + sizeof(double)], &huge, sizeof huge);
   reseal(&bad);
-  EXPECT_EQ(p2b_agent_restore(target_.agent, bad.data(), bad.size()), P2B_ERR_CORRUPT_STATE);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), bad.data(), bad.size()),
+            P2B_ERR_CORRUPT_STATE);
   expect_unchanged();
 }
 
 TEST_F(StateRejection, SmallBufferIsRefusedOnSave) {
   std::vector<uint8_t> small(blob_.size() - 1);
   size_t written = 123;
-  EXPECT_EQ(p2b_agent_save(target_.agent, small.data(), small.size(), &written),
+  EXPECT_EQ(p2b_agent_save(target_.agent, p2b_test::test_state_key(), small.data(), small.size(),
+                           &written),
             P2B_ERR_BUFFER_TOO_SMALL);
   EXPECT_EQ(written, 123U);
 }
@@ -246,7 +343,8 @@ TEST(EncryptedState, WrongKeyTamperingAndPlainRestoreAreRefused) {
   copy = good;
   EXPECT_EQ(p2b_agent_restore_encrypted(target.agent, key, copy.data(), copy.size() - 1),
             P2B_ERR_CORRUPT_STATE);
-  EXPECT_EQ(p2b_agent_restore(target.agent, good.data(), good.size()), P2B_ERR_CORRUPT_STATE);
+  EXPECT_EQ(p2b_agent_restore(target.agent, p2b_test::test_state_key(), good.data(), good.size()),
+            P2B_ERR_CORRUPT_STATE);
   EXPECT_EQ(p2b_test::saved(target.agent), before);
 }
 

@@ -147,12 +147,19 @@ inline TestAgent make_agent(p2b_config cfg, uint64_t codebook_seed = 7) {
   return t;
 }
 
+// The app's state key in tests: it MACs saved states (and encrypts them).
+inline const uint8_t* test_state_key() {
+  static const uint8_t key[P2B_STATE_KEY_BYTES] = {0x5A, 0x17, 0x42, 0x99, 0x01, 0xC3, 0x7E, 0x28};
+  return key;
+}
+
 inline std::vector<uint8_t> saved(const p2b_agent* agent) {
   size_t n = 0;
   if (p2b_agent_save_size(agent, &n) != P2B_OK) std::abort();
   std::vector<uint8_t> buf(n);
   size_t written = 0;
-  if (p2b_agent_save(agent, buf.data(), buf.size(), &written) != P2B_OK || written != n) {
+  if (p2b_agent_save(agent, test_state_key(), buf.data(), buf.size(), &written) != P2B_OK ||
+      written != n) {
     std::abort();
   }
   return buf;
@@ -190,10 +197,24 @@ inline StateLayout state_layout(const std::vector<uint8_t>& blob) {
 // StateHeader fields are fixed-width in field order: the tag byte, then the
 // value. These are the value offsets inside the header message.
 constexpr size_t kHeaderFormatAt = 1;
+constexpr size_t kHeaderReportsAt = 5 + 5 + 9 + 9 + 1;
 constexpr size_t kHeaderWindowLenAt = 5 + 5 + 9 * 6 + 1;
 
-// Recomputes the BLAKE2b-256 trailer so only the deliberate change remains.
-inline void reseal_state(std::vector<uint8_t>* b) {
+// Recomputes the MAC trailer under `key` as docs/formats.md specifies it,
+// written here from the spec and not through the library, so that only the
+// deliberate change remains.
+inline void reseal_state(std::vector<uint8_t>* b, const uint8_t* key = test_state_key()) {
+  static const char kLabel[] = "p2b state MAC key v1";
+  uint8_t mac_key[32];
+  crypto_generichash(mac_key, sizeof mac_key, reinterpret_cast<const uint8_t*>(kLabel),
+                     sizeof kLabel - 1, key, P2B_STATE_KEY_BYTES);
+  crypto_generichash(b->data() + b->size() - 32, 32, b->data(), b->size() - 32, mac_key,
+                     sizeof mac_key);
+}
+
+// What the unkeyed format 2 allowed anyone: recompute a plain BLAKE2b-256
+// trailer.
+inline void rehash_unkeyed(std::vector<uint8_t>* b) {
   crypto_generichash(b->data() + b->size() - 32, 32, b->data(), b->size() - 32, nullptr, 0);
 }
 

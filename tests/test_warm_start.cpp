@@ -181,7 +181,8 @@ TEST(WarmStart, UpdatesThatWouldLeaveTheSavableRangeAreRefused) {
   // Whatever happened, the agent's state still restores.
   const std::vector<uint8_t> after = p2b_test::saved(t.agent);
   auto other = p2b_test::make_agent(p2b_test::base_config(kDim, kArms, 16, 4));
-  EXPECT_EQ(p2b_agent_restore(other.agent, after.data(), after.size()), P2B_OK);
+  EXPECT_EQ(p2b_agent_restore(other.agent, p2b_test::test_state_key(), after.data(), after.size()),
+            P2B_OK);
   EXPECT_NE(before, after);  // the other arms did learn
 }
 

@@ -231,6 +231,9 @@ int main(int argc, char** argv) {
     cfg.shuffler_public_key = keys.shuffler;
     cfg.analyzer_public_key = keys.analyzer;
     cfg.analyzer_verify_key = keys.verify;
+    // The demo also warm-starts late users from the raw baseline, which
+    // production devices refuse: this is an experiment.
+    cfg.accept_baseline_models = 1;
     CAgent device(cfg);
     const p2b::sim::SyntheticEnv env(
         {kDim, kActions, 0.1, p2b::sim::kReferenceNoiseVariance, o.seed});

@@ -95,9 +95,15 @@ class Agent {
   Status centroid(uint32_t code, float* out, std::size_t len) const;
 
   // Verifies and applies a signed warm-start model bundle (server/wire makes
-  // them): signature by the pinned analyzer key, same d, K and codebook, and
-  // a version newer than the last one applied. All-or-nothing.
+  // them): signature by the pinned analyzer key, format, same d, K and
+  // codebook, a kind this agent accepts, and a version newer than the last
+  // one of its kind and not below cfg.min_model_version. All-or-nothing.
+  // apply_model knows no time and skips the not-after check; apply_model_at
+  // refuses a bundle whose not-after time is set and before `now_unix`.
   Status apply_model(const uint8_t* bundle, std::size_t len);
+  Status apply_model_at(const uint8_t* bundle, std::size_t len, uint64_t now_unix);
+  // The version last applied of a model kind (0 private, 1 raw baseline).
+  Status model_version_of(uint32_t kind, uint64_t* version) const;
 
   Status import_stats(const double* a, const double* b, uint32_t n_actions, uint32_t dim,
                       StatsForm form);
@@ -110,9 +116,11 @@ class Agent {
   uint64_t model_version() const;
 
   Status saved_size(std::size_t* bytes) const;
-  Status save(void* buf, std::size_t cap, std::size_t* written) const;
-  Status restore(const void* buf, std::size_t len);
-  // The same state in an XChaCha20-Poly1305 box under the app's 32-byte key.
+  // The state, MACed under a subkey of the app's 32-byte state key
+  // (kAeadKeyBytes); restore refuses any other key or any edit.
+  Status save(const uint8_t* key, void* buf, std::size_t cap, std::size_t* written) const;
+  Status restore(const uint8_t* key, const void* buf, std::size_t len);
+  // The same state in an XChaCha20-Poly1305 box under the same key.
   // restore_encrypted decrypts in place: `buf` is overwritten.
   Status encrypted_size(std::size_t* bytes) const;
   Status save_encrypted(const uint8_t* key, void* buf, std::size_t cap, std::size_t* written) const;

@@ -71,6 +71,11 @@ struct Config {
   const uint8_t* analyzer_public_key = nullptr;
   const uint8_t* analyzer_verify_key = nullptr;
   CryptoPort crypto{};
+
+  // Warm-start models: raw-baseline models (non-private, experiments only)
+  // are refused unless allowed here; a version below the floor is refused.
+  bool accept_baseline_models = false;
+  uint64_t min_model_version = 0;
 };
 
 }  // namespace p2b

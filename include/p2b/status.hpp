@@ -39,10 +39,12 @@ enum class Status : int32_t {
   codebook_mismatch = -26,
   model_rollback = -27,
   numeric_range = -28,
+  model_kind = -29,     // a raw-baseline model (not accepted) or an unknown kind
+  model_expired = -30,  // the model's not-after time is before the time given
 };
 
 // Lowest (most negative) status value; tests walk [kLowestStatus, 2].
-constexpr int32_t kLowestStatus = -28;
+constexpr int32_t kLowestStatus = -30;
 
 constexpr bool is_error(Status s) {
   return static_cast<int32_t>(s) < 0;

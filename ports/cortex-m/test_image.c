@@ -150,17 +150,21 @@ static void check_save_restore(p2b_agent* agent, const p2b_config* cfg) {
   p2b_agent* copy = NULL;
   size_t need = 0, written = 0;
   static const uint8_t key[P2B_STATE_KEY_BYTES] = {1, 2, 3, 4, 5, 6, 7, 8};
+  static const uint8_t other_key[P2B_STATE_KEY_BYTES] = {1, 2, 3, 4, 5, 6, 7, 9};
   check_status(p2b_agent_save_size(agent, &need), P2B_OK, "save_size");
   out_str("       state: ");
   out_u32((uint32_t)need);
   out_str(" bytes\n");
   check(need + P2B_STATE_ENCRYPTION_OVERHEAD <= sizeof state, "state fits the static buffer");
-  check_status(p2b_agent_save(agent, state, sizeof state, &written), P2B_OK, "save");
+  check_status(p2b_agent_save(agent, key, state, sizeof state, &written), P2B_OK,
+               "save (keyed BLAKE2b MAC)");
   check_status(p2b_agent_init(arena_b, sizeof arena_b, cfg, &copy), P2B_OK, "init second agent");
-  check_status(p2b_agent_restore(copy, state, written), P2B_OK, "restore");
+  check_status(p2b_agent_restore(copy, other_key, state, written), P2B_ERR_CORRUPT_STATE,
+               "restore rejects another key");
+  check_status(p2b_agent_restore(copy, key, state, written), P2B_OK, "restore");
   check(same_scores(agent, copy), "restored agent scores like the original");
   state[written / 2] ^= 0x40u;
-  check_status(p2b_agent_restore(copy, state, written), P2B_ERR_CORRUPT_STATE,
+  check_status(p2b_agent_restore(copy, key, state, written), P2B_ERR_CORRUPT_STATE,
                "restore rejects a flipped byte");
 
   check_status(p2b_agent_save_encrypted(agent, key, state, sizeof state, &written), P2B_OK,
@@ -176,8 +180,14 @@ static void check_model_apply(p2b_agent* agent, const p2b_config* cfg) {
   uint64_t version = 0;
   check_status(p2b_agent_fingerprints(agent, &fp), P2B_OK, "fingerprints");
   check_status(p2b_agent_export(agent, export_a, export_b, ACTIONS, DIM), P2B_OK, "export");
-  const model_source src = {DIM, ACTIONS, export_a, export_b, fp.codebook, 1};
-  const size_t len = build_model_bundle(&keys, &src, bundle, sizeof bundle);
+  const model_source raw = {DIM, ACTIONS, export_a, export_b, fp.codebook, 5, 1};
+  const model_source src = {DIM, ACTIONS, export_a, export_b, fp.codebook, 1, 0};
+  size_t len = build_model_bundle(&keys, &raw, bundle, sizeof bundle);
+  check(len > 0, "raw-baseline bundle built");
+  check_status(p2b_agent_init(arena_b, sizeof arena_b, cfg, &fresh), P2B_OK, "init fresh agent");
+  check_status(p2b_agent_apply_model(fresh, bundle, len), P2B_ERR_MODEL_KIND,
+               "apply_model refuses a raw-baseline model");
+  len = build_model_bundle(&keys, &src, bundle, sizeof bundle);
   check(len > 0, "model bundle built and Ed25519-signed on the device");
   check_status(p2b_agent_init(arena_b, sizeof arena_b, cfg, &fresh), P2B_OK, "init fresh agent");
   bundle[len - 1] ^= 1u;

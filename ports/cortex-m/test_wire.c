@@ -61,12 +61,13 @@ int open_envelope(const test_keys* keys, const uint8_t* envelope, p2b_tuple* out
 
 static int write_model(pb_ostream_t* os, const test_keys* keys, const model_source* m) {
   p2b_v1_ModelHeader h = p2b_v1_ModelHeader_init_zero;
-  h.format = 1;
+  h.format = 2;
   h.dim = m->dim;
   h.n_actions = m->n_actions;
   h.ridge_lambda = 1.0;
   memcpy(h.codebook_fp, m->codebook_fp, kFp);
   h.version = m->version;
+  h.kind = m->kind;
   h.created_unix = 1795000000u;
   crypto_generichash(h.signer_fp, kFp, keys->verify_pk, 32, NULL, 0);
   if (!pb_encode_delimited(os, p2b_v1_ModelHeader_fields, &h)) return 0;

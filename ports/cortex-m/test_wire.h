@@ -28,6 +28,7 @@ typedef struct model_source {
   const double* b; /* n_actions vectors of dim */
   const uint8_t* codebook_fp;
   uint64_t version;
+  uint32_t kind; /* 0 private, 1 raw baseline */
 } model_source;
 
 /* "P2BM" | header | columns | Ed25519 signature, as server/wire/model_bundle

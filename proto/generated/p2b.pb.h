@@ -34,7 +34,7 @@ typedef struct _p2b_v1_Envelope {
  A device streams through it with one small struct: no message holds a
  whole model. */
 typedef struct _p2b_v1_ModelHeader {
-    uint32_t format; /* 1 */
+    uint32_t format; /* 2 */
     uint32_t dim;
     uint32_t n_actions;
     uint32_t policy; /* informational: the device keeps its own */
@@ -65,7 +65,7 @@ typedef struct _p2b_v1_ArmColumn {
  The fingerprint is BLAKE2b-128("P2BC" | u32le k | u32le dim | u32le digits |
  BLAKE2b-256(centroids as f32le, row-major)). */
 typedef struct _p2b_v1_CodebookHeader {
-    uint32_t format; /* 1 */
+    uint32_t format; /* 2 */
     uint32_t k;
     uint32_t dim;
     uint32_t digits; /* q */

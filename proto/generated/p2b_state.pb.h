@@ -11,14 +11,14 @@
 
 /* Struct definitions */
 typedef struct _p2b_v1_StateHeader {
-    uint32_t format; /* 2 */
+    uint32_t format; /* 3 */
     uint32_t scalar_bytes; /* sizeof(real): 4 or 8 */
     uint64_t config_digest;
     uint64_t next_id;
     uint64_t reports;
     uint64_t windows_closed;
     uint64_t dropped_outbox_full;
-    uint64_t model_version;
+    uint64_t model_version; /* of the last private model applied */
     uint32_t window_len;
     uint32_t outbox_head;
     uint32_t outbox_len;
@@ -26,6 +26,7 @@ typedef struct _p2b_v1_StateHeader {
     uint64_t rng_spare_bits;
     uint32_t rng_has_spare;
     uint32_t rng_deterministic;
+    uint64_t baseline_model_version; /* of the last raw-baseline model applied */
 } p2b_v1_StateHeader;
 
 typedef struct _p2b_v1_StateColumn {
@@ -56,11 +57,11 @@ extern "C" {
 #endif
 
 /* Initializer values for message structs */
-#define p2b_v1_StateHeader_init_default          {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0, 0}
+#define p2b_v1_StateHeader_init_default          {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0, 0, 0}
 #define p2b_v1_StateColumn_init_default          {0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_PendingDecision_init_default      {0, 0, 0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_Interaction_init_default          {0, 0, 0}
-#define p2b_v1_StateHeader_init_zero             {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0, 0}
+#define p2b_v1_StateHeader_init_zero             {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0, 0, 0}
 #define p2b_v1_StateColumn_init_zero             {0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_PendingDecision_init_zero         {0, 0, 0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_Interaction_init_zero             {0, 0, 0}
@@ -81,6 +82,7 @@ extern "C" {
 #define p2b_v1_StateHeader_rng_spare_bits_tag    13
 #define p2b_v1_StateHeader_rng_has_spare_tag     14
 #define p2b_v1_StateHeader_rng_deterministic_tag 15
+#define p2b_v1_StateHeader_baseline_model_version_tag 16
 #define p2b_v1_StateColumn_arm_tag               1
 #define p2b_v1_StateColumn_column_tag            2
 #define p2b_v1_StateColumn_values_tag            3
@@ -109,7 +111,8 @@ X(a, STATIC,   REQUIRED, FIXED32,  outbox_len,       11) \
 X(a, STATIC,   FIXARRAY, FIXED64,  rng_state,        12) \
 X(a, STATIC,   REQUIRED, FIXED64,  rng_spare_bits,   13) \
 X(a, STATIC,   REQUIRED, FIXED32,  rng_has_spare,    14) \
-X(a, STATIC,   REQUIRED, FIXED32,  rng_deterministic,  15)
+X(a, STATIC,   REQUIRED, FIXED32,  rng_deterministic,  15) \
+X(a, STATIC,   REQUIRED, FIXED64,  baseline_model_version,  16)
 #define p2b_v1_StateHeader_CALLBACK NULL
 #define p2b_v1_StateHeader_DEFAULT NULL
 
@@ -151,7 +154,7 @@ extern const pb_msgdesc_t p2b_v1_Interaction_msg;
 #define p2b_v1_Interaction_size                  15
 #define p2b_v1_PendingDecision_size              600
 #define p2b_v1_StateColumn_size                  586
-#define p2b_v1_StateHeader_size                  134
+#define p2b_v1_StateHeader_size                  144
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -68,6 +68,8 @@ uint64_t Analyzer::publish(ModelKind kind, Statistics next, Commit commit) {
   std::memcpy(spec.codebook_fp, codebook_fp_, sizeof spec.codebook_fp);
   spec.version = model->version;
   spec.created_unix = model->created_unix;
+  spec.kind = kind == ModelKind::raw_baseline ? 1 : 0;  // devices refuse kind 1 by default
+  if (settings_.model_ttl > 0) spec.not_after_unix = spec.created_unix + settings_.model_ttl;
   std::vector<double> a, b;
   next.model_arrays(settings_.lambda, &a, &b);
   std::string err;

@@ -32,6 +32,9 @@ struct AnalyzerSettings {
   // warm start from a handful of (mostly positive) tuples can do worse than
   // cold (docs/demo.md). The raw baseline is never withheld.
   uint64_t min_reports = 0;
+  // Seconds after created_unix when devices given a time refuse a model
+  // (its not_after_unix); 0: models never expire.
+  uint64_t model_ttl = 0;
   // Unix seconds for created_unix; the system clock unless a test sets it.
   std::function<uint64_t()> clock;
 };

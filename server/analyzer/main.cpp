@@ -56,6 +56,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
     settings.lambda = opt.lambda;
     settings.raw_enabled = opt.raw_enabled;
     settings.min_reports = opt.min_reports;
+    settings.model_ttl = opt.model_ttl;
     analyzer = std::make_unique<Analyzer>(std::move(settings), codebook, std::move(keys),
                                           store.get(), &metrics, &log);
   } catch (const std::exception& e) {

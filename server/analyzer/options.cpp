@@ -43,7 +43,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "models (docs/analyzer.md).",
       defaults());
   common::CommandLine& line = cli.command_line();
-  std::string codebook, actions, lambda, mode, min_reports;
+  std::string codebook, actions, lambda, mode, min_reports, model_ttl;
   bool raw = false;
   line.add_value("--codebook", &codebook,
                  "the devices' codebook; its fingerprint is in every model");
@@ -55,6 +55,8 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
                      "serve POST /v1/raw (non-private, experiments only)");
   CLI::Option* min_opt = line.add_value("--min-reports", &min_reports,
                                         "withhold the private model until N reports back it (0)");
+  CLI::Option* ttl_opt = line.add_value(
+      "--model-ttl", &model_ttl, "devices refuse a model SECONDS after it was signed (0: never)");
 
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
@@ -78,6 +80,10 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   o.raw_enabled = raw;
   if (given(min_opt) && !common::parse_count(min_reports, 0, UINT64_MAX, &o.min_reports)) {
     return refuse(bad_value("min-reports", "a count of reports", min_reports));
+  }
+  // Up to ten years, so created + ttl cannot overflow.
+  if (given(ttl_opt) && !common::parse_count(model_ttl, 0, 315360000, &o.model_ttl)) {
+    return refuse(bad_value("model-ttl", "seconds, 0..315360000", model_ttl));
   }
   *out = std::move(o);
   return ParseOutcome::ok;

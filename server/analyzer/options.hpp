@@ -19,6 +19,7 @@ struct Options : common::ServiceOptions {
   AggregationMode mode = AggregationMode::centroid;
   bool raw_enabled = false;
   uint64_t min_reports = 0;
+  uint64_t model_ttl = 0;  // seconds; 0: models carry no not-after time
 };
 
 using common::ParseOutcome;

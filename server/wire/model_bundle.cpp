@@ -16,7 +16,7 @@ bool write_bundle(pb_ostream_t* os, const ModelSpec& s, const uint8_t* signer_fp
   static const uint8_t kMagic[4] = {'P', '2', 'B', 'M'};
   if (!pb_write(os, kMagic, sizeof kMagic)) return false;
   p2b_v1_ModelHeader h = p2b_v1_ModelHeader_init_zero;
-  h.format = 1;
+  h.format = 2;  // 2: kind, not-after and central DP; devices refuse 1
   h.dim = s.dim;
   h.n_actions = s.n_actions;
   h.policy = s.policy;

@@ -66,7 +66,7 @@ struct Keys {
   p2b::server::BoxKey analyzer[2];
   uint8_t verify_pk[crypto_sign_PUBLICKEYBYTES];
   uint8_t sign_sk[crypto_sign_SECRETKEYBYTES];
-  uint8_t state_key[32];  // for encrypted saved state
+  uint8_t state_key[32];  // MACs and encrypts saved state
 };
 
 inline void box_key_from_seed(uint8_t tag, p2b::server::BoxKey* out) {
@@ -90,7 +90,8 @@ inline const Keys& keys() {
     std::memset(seed, 0x5C, sizeof seed);
     require(crypto_sign_seed_keypair(out.verify_pk, out.sign_sk, seed) == 0,
             "crypto_sign_seed_keypair");
-    std::memset(out.state_key, 0x4B, sizeof out.state_key);
+    // The key p2b_test::saved() MACs with, so its states restore here.
+    std::memcpy(out.state_key, p2b_test::test_state_key(), sizeof out.state_key);
     return out;
   }();
   return k;
@@ -154,7 +155,8 @@ class FixedAgent {
 // its learning at the next restart. `spare` has the same configuration.
 inline void require_restorable(const p2b_agent* ag, FixedAgent& spare, const char* what) {
   const std::vector<uint8_t> state = p2b_test::saved(ag);
-  const p2b_status st = p2b_agent_restore(spare.init(), state.data(), state.size());
+  const p2b_status st =
+      p2b_agent_restore(spare.init(), keys().state_key, state.data(), state.size());
   if (st != P2B_OK) std::fprintf(stderr, "restore: %s\n", p2b_status_str(st));
   require(st == P2B_OK, what);
 }

@@ -154,6 +154,21 @@ void model_seeds() {
     write_seed("fuzz_model_bundle", std::string("body-") + s.name, 1, bundle.data(),
                bundle.size() - crypto_sign_BYTES);
   }
+  // A raw baseline with a not-after time, for the timed mode's experiment agent.
+  p2b_test::BundleOptions raw;
+  raw.version = 2;
+  raw.sign_sk = p2b_fuzz::keys().sign_sk;
+  raw.kind = P2B_MODEL_RAW_BASELINE;
+  raw.not_after_unix = 1795003600;
+  const Bytes bundle = p2b_test::bundle_from(source, p2b_fuzz::kDim, p2b_fuzz::kActions, raw);
+  p2b_config cfg = p2b_fuzz::agent_config();
+  cfg.accept_baseline_models = 1;
+  p2b_fuzz::FixedAgent experiment(cfg);
+  require(p2b_agent_apply_model_at(experiment.init(), bundle.data(), bundle.size(), 1795000000) ==
+              P2B_OK,
+          "an experiment agent refuses a raw baseline");
+  write_seed("fuzz_model_bundle", "body-raw-not-after", 3, bundle.data(),
+             bundle.size() - crypto_sign_BYTES);
 }
 
 void codebook_seeds() {
@@ -184,7 +199,7 @@ void codebook_seeds() {
 }
 
 void state_seeds() {
-  constexpr size_t kTrailer = 32;  // BLAKE2b-256 of everything before it
+  constexpr size_t kTrailer = 32;  // the keyed BLAKE2b-256 MAC of everything before it
   p2b_fuzz::FixedAgent arena(p2b_fuzz::agent_config());
   p2b_fuzz::FixedAgent check(p2b_fuzz::agent_config());
   p2b_agent* busy = arena.init();
@@ -210,7 +225,8 @@ void state_seeds() {
 
   // Mode 0 needs one seed (its hash blocks mutation); the hash-appending
   // modes get the states worth mutating.
-  require(p2b_agent_restore(check.init(), with_model.data(), with_model.size()) == P2B_OK,
+  require(p2b_agent_restore(check.init(), p2b_fuzz::keys().state_key, with_model.data(),
+                            with_model.size()) == P2B_OK,
           "a fresh agent refuses a saved state");
   write_seed("fuzz_state", "saved-model", 0, with_model);
   const struct {
@@ -221,13 +237,14 @@ void state_seeds() {
                 {"body-model", &with_model, 1},
                 {"body-boxed-history", &with_history, 3}};
   for (const auto& b : bodies) {
-    require(p2b_agent_restore(check.init(), b.state->data(), b.state->size()) == P2B_OK,
+    require(p2b_agent_restore(check.init(), p2b_fuzz::keys().state_key, b.state->data(),
+                              b.state->size()) == P2B_OK,
             "a fresh agent refuses a saved state");
     const size_t body = b.state->size() - kTrailer;
-    uint8_t hash[kTrailer];
-    crypto_generichash(hash, sizeof hash, b.state->data(), body, nullptr, 0);
-    require(std::memcmp(hash, b.state->data() + body, kTrailer) == 0,
-            "saved state does not end in a BLAKE2b-256 of the rest: update fuzz_state and here");
+    Bytes remaced = *b.state;
+    p2b_test::reseal_state(&remaced, p2b_fuzz::keys().state_key);
+    require(remaced == *b.state,
+            "saved state does not end in the MAC fuzz_state appends: update fuzz_state and here");
     write_seed("fuzz_state", b.name, b.mode, b.state->data(), body);
   }
 }

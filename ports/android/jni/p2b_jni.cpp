@@ -20,7 +20,19 @@ namespace {
 
 // Index layout of the config arrays; mirrors the U_* and F_* constants in
 // P2BAgent.java.
-enum U32Field { kDim, kActions, kPolicy, kRoundDigits, kWindow, kPending, kOutbox, kRngMode, kU32 };
+enum U32Field {
+  kDim,
+  kActions,
+  kPolicy,
+  kRoundDigits,
+  kWindow,
+  kPending,
+  kOutbox,
+  kRngMode,
+  kMinModelVersionLo,
+  kMinModelVersionHi,
+  kU32
+};
 enum F64Field { kAlpha, kRidge, kTsScale, kParticipation, kNegRate, kEpsilonBudget, kF64 };
 
 jint ret(p2b_status s) {
@@ -95,6 +107,8 @@ p2b_status read_config(JNIEnv* env, jintArray u32, jdoubleArray f64, jlong seed,
   c.outbox_capacity = static_cast<uint32_t>(u[kOutbox]);
   c.rng_mode = static_cast<uint32_t>(u[kRngMode]);
   c.seed = static_cast<uint64_t>(seed);
+  c.min_model_version = static_cast<uint64_t>(static_cast<uint32_t>(u[kMinModelVersionLo])) |
+                        static_cast<uint64_t>(static_cast<uint32_t>(u[kMinModelVersionHi])) << 32U;
   c.alpha = f[kAlpha];
   c.ridge_lambda = f[kRidge];
   c.ts_scale = f[kTsScale];
@@ -131,6 +145,18 @@ jint put(JNIEnv* env, jlongArray out, jlong v0, jlong v1, jsize n, p2b_status s)
   return ret(P2B_OK);
 }
 
+// The state key, copied to the stack (the C API borrows it for one call);
+// null when `key` is null, which the C API reports.
+p2b_status read_state_key(JNIEnv* env, jbyteArray key, uint8_t out[P2B_STATE_KEY_BYTES],
+                          const uint8_t** ptr) {
+  *ptr = nullptr;
+  if (key == nullptr) return P2B_OK;
+  if (env->GetArrayLength(key) != P2B_STATE_KEY_BYTES) return P2B_ERR_BAD_CONFIG;
+  env->GetByteArrayRegion(key, 0, P2B_STATE_KEY_BYTES, reinterpret_cast<jbyte*>(out));
+  *ptr = out;
+  return P2B_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -151,7 +177,9 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeDefaults(JNIEnv* env, jclass 
                         static_cast<jint>(c.window),
                         static_cast<jint>(c.pending_capacity),
                         static_cast<jint>(c.outbox_capacity),
-                        static_cast<jint>(c.rng_mode)};
+                        static_cast<jint>(c.rng_mode),
+                        static_cast<jint>(c.min_model_version & 0xFFFFFFFFU),
+                        static_cast<jint>(c.min_model_version >> 32U)};
   const jdouble f[kF64] = {c.alpha,         c.ridge_lambda, c.ts_scale,
                            c.participation, c.neg_rate,     c.epsilon_budget};
   env->SetIntArrayRegion(u32, 0, kU32, u);
@@ -253,6 +281,15 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeApplyModel(JNIEnv* env, jclas
       p2b_agent_apply_model(agent_of(handle), static_cast<const uint8_t*>(b.data()), b.size()));
 }
 
+JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeApplyModelAt(JNIEnv* env, jclass /*cls*/,
+                                                                jlong handle, jbyteArray bundle,
+                                                                jlong now_unix) {
+  const Pinned b(env, bundle, false);
+  if (b.failed()) return ret(P2B_ERR_NULL_POINTER);
+  return ret(p2b_agent_apply_model_at(agent_of(handle), static_cast<const uint8_t*>(b.data()),
+                                      b.size(), static_cast<uint64_t>(now_unix)));
+}
+
 JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeModelVersion(JNIEnv* env, jclass /*cls*/,
                                                                 jlong handle, jlongArray out) {
   uint64_t version = 0;
@@ -269,23 +306,37 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeSaveSize(JNIEnv* env, jclass 
 
 // out[0]: bytes written.
 JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeSave(JNIEnv* env, jclass /*cls*/, jlong handle,
-                                                        jbyteArray state, jlongArray out) {
+                                                        jbyteArray state_key, jbyteArray state,
+                                                        jlongArray out) {
   if (out == nullptr) return ret(P2B_ERR_NULL_POINTER);
+  uint8_t key_copy[P2B_STATE_KEY_BYTES];
+  const uint8_t* key = nullptr;
+  p2b_status s = read_state_key(env, state_key, key_copy, &key);
+  if (s != P2B_OK) return ret(s);
   size_t written = 0;
-  p2b_status s;
   {
     const Pinned buf(env, state, true);
     if (buf.failed()) return ret(P2B_ERR_NULL_POINTER);
-    s = p2b_agent_save(agent_of(handle), buf.data(), buf.size(), &written);
+    s = p2b_agent_save(agent_of(handle), key, buf.data(), buf.size(), &written);
   }
+  std::memset(key_copy, 0, sizeof key_copy);
   return put(env, out, static_cast<jlong>(written), 0, 1, s);
 }
 
 JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeRestore(JNIEnv* env, jclass /*cls*/,
-                                                           jlong handle, jbyteArray state) {
-  const Pinned buf(env, state, false);
-  if (buf.failed()) return ret(P2B_ERR_NULL_POINTER);
-  return ret(p2b_agent_restore(agent_of(handle), buf.data(), buf.size()));
+                                                           jlong handle, jbyteArray state_key,
+                                                           jbyteArray state) {
+  uint8_t key_copy[P2B_STATE_KEY_BYTES];
+  const uint8_t* key = nullptr;
+  p2b_status s = read_state_key(env, state_key, key_copy, &key);
+  if (s != P2B_OK) return ret(s);
+  {
+    const Pinned buf(env, state, false);
+    if (buf.failed()) return ret(P2B_ERR_NULL_POINTER);
+    s = p2b_agent_restore(agent_of(handle), key, buf.data(), buf.size());
+  }
+  std::memset(key_copy, 0, sizeof key_copy);
+  return ret(s);
 }
 
 // The arena holds what this user taught the agent: clear it before the

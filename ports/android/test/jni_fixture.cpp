@@ -65,14 +65,18 @@ bool codebook_fingerprint(const float* codebook, const uint8_t* any_key, uint8_t
   return true;
 }
 
-// Version 1 of a model in which every arm has seen the same amount of data
-// (A = 10 I) and only kPreferred was ever rewarded (theta = all ones).
-bool signed_model(const uint8_t* codebook_fp, const uint8_t* sign_sk, std::vector<uint8_t>* out) {
+// A model in which every arm has seen the same amount of data (A = 10 I)
+// and only kPreferred was ever rewarded (theta = all ones): version 1 and
+// private unless said otherwise.
+bool signed_model(const uint8_t* codebook_fp, const uint8_t* sign_sk, std::vector<uint8_t>* out,
+                  uint64_t version = 1, uint32_t kind = 0, uint64_t not_after_unix = 0) {
   p2b::server::ModelSpec spec;
   spec.dim = kDim;
   spec.n_actions = kActions;
-  spec.version = 1;
+  spec.version = version;
   spec.created_unix = 1795000000;
+  spec.kind = kind;
+  spec.not_after_unix = not_after_unix;
   std::memcpy(spec.codebook_fp, codebook_fp, sizeof spec.codebook_fp);
   std::vector<double> a(static_cast<size_t>(kActions) * kDim * kDim, 0.0);
   std::vector<double> b(static_cast<size_t>(kActions) * kDim, 0.0);
@@ -114,10 +118,14 @@ int main(int argc, char** argv) {
   for (float v : kCodebook) append_le(&shape, v);
 
   uint8_t codebook_fp[P2B_FINGERPRINT_BYTES];
-  std::vector<uint8_t> model, foreign;
+  std::vector<uint8_t> model, foreign, raw, expiring;
   const bool ok = codebook_fingerprint(kCodebook, verify_pk, codebook_fp) &&
                   signed_model(codebook_fp, sign_sk, &model) &&
                   signed_model(codebook_fp, stranger_sk, &foreign) &&
+                  signed_model(codebook_fp, sign_sk, &raw, 2, 1) &&
+                  signed_model(codebook_fp, sign_sk, &expiring, 2, 0, 1795003600) &&
+                  write_file(dir + "/raw.bundle", raw.data(), raw.size()) &&
+                  write_file(dir + "/expiring.bundle", expiring.data(), expiring.size()) &&
                   write_file(dir + "/shape.bin", shape.data(), shape.size()) &&
                   write_file(dir + "/shuffler.pk", shuffler_pk, sizeof shuffler_pk) &&
                   write_file(dir + "/analyzer.pk", analyzer_pk, sizeof analyzer_pk) &&

@@ -211,10 +211,16 @@ TEST(AnalyzerHttp, RawBaselineValidatesTheWholeRequest) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 404);
 
-  // The raw model applies on a device like the private one.
+  // The raw model is marked as such: a production device refuses it, and
+  // only a device set up for experiments applies it.
   auto device = p2b_test::make_agent(p2b_test::base_config(4, 2, 8, 15));
   const auto model = h.analyzer->model(an::ModelKind::raw_baseline);
   EXPECT_EQ(p2b_agent_apply_model(device.agent, model->bundle.data(), model->bundle.size()),
+            P2B_ERR_MODEL_KIND);
+  p2b_config experiment = p2b_test::base_config(4, 2, 8, 15);
+  experiment.accept_baseline_models = 1;
+  auto lab_device = p2b_test::make_agent(experiment);
+  EXPECT_EQ(p2b_agent_apply_model(lab_device.agent, model->bundle.data(), model->bundle.size()),
             P2B_OK);
 }
 

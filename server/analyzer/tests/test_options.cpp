@@ -119,4 +119,23 @@ TEST(AnalyzerOptions, Refusals) {
   EXPECT_EQ(parse({"--help"}, &o, &err), an::ParseOutcome::help);
 }
 
+TEST(AnalyzerOptions, ModelTtlDefaultsToNoneAndIsBounded) {
+  const std::vector<const char*> base = {"--keys",  "k", "--codebook", "c",
+                                         "--store", "s", "--actions",  "3"};
+  an::Options o;
+  std::string err;
+  ASSERT_EQ(parse(base, &o, &err), an::ParseOutcome::ok) << err;
+  EXPECT_EQ(o.model_ttl, 0u);
+  std::vector<const char*> args = base;
+  args.insert(args.end(), {"--model-ttl", "86400"});
+  ASSERT_EQ(parse(args, &o, &err), an::ParseOutcome::ok) << err;
+  EXPECT_EQ(o.model_ttl, 86400u);
+  for (const char* bad : {"-1", "x", "315360001", "1e3"}) {
+    std::vector<const char*> refused = base;
+    refused.insert(refused.end(), {"--model-ttl", bad});
+    an::Options r;
+    EXPECT_EQ(parse(refused, &r, &err), an::ParseOutcome::usage_error) << bad;
+  }
+}
+
 }  // namespace

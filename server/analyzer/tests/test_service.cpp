@@ -154,4 +154,46 @@ TEST(AnalyzerService, PaperModelsApplyOnOneDimensionalDevices) {
   EXPECT_NEAR(b[1], 3.0, 1e-4);
 }
 
+// --model-ttl: both models expire `ttl` seconds after they were signed, for
+// devices that are given the time; the raw one is marked as a raw baseline.
+TEST(AnalyzerService, ModelTtlSetsTheNotAfterTimeOfBothModels) {
+  const Deployment dep(5, 16);
+  const TempDir tmp;
+  std::ostringstream sink;
+  an::Logger log(&sink);
+  an::Metrics metrics;
+  an::AnalyzerSettings s;
+  s.n_actions = 3;
+  s.raw_enabled = true;
+  s.model_ttl = 3600;
+  s.clock = [] { return uint64_t{1795000000}; };
+  an::SqliteModelStore store(tmp.file("ttl.db"));
+  an::Analyzer analyzer(s, dep.codebook, dep.key_ring(), &store, &metrics, &log);
+  analyzer.apply_batch(analyzer_test::make_batch(dep, {{1, 1, 1.0F}, {2, 0, 0.0F}}));
+  an::RawBatch raw;
+  std::string err;
+  const std::vector<uint8_t> body = an::encode_raw(5, {1, 2, 3, 4, 5}, {2}, {1.0F});
+  ASSERT_TRUE(an::decode_raw(body.data(), body.size(), 5, 3, &raw, &err)) << err;
+  analyzer.apply_raw(raw);
+
+  p2b_config cfg = p2b_test::base_config(5, 3, 16, 21);
+  cfg.accept_baseline_models = 1;
+  for (const an::ModelKind kind : {an::ModelKind::private_reports, an::ModelKind::raw_baseline}) {
+    const auto model = analyzer.model(kind);
+    ASSERT_TRUE(model);
+    auto late = p2b_test::make_agent(cfg);
+    EXPECT_EQ(p2b_agent_apply_model_at(late.agent, model->bundle.data(), model->bundle.size(),
+                                       1795003601),
+              P2B_ERR_MODEL_EXPIRED);
+    EXPECT_EQ(p2b_agent_apply_model_at(late.agent, model->bundle.data(), model->bundle.size(),
+                                       1795003600),
+              P2B_OK);
+    uint64_t version = 0;
+    const uint32_t device_kind =
+        kind == an::ModelKind::raw_baseline ? P2B_MODEL_RAW_BASELINE : P2B_MODEL_PRIVATE;
+    ASSERT_EQ(p2b_agent_model_version_of(late.agent, device_kind, &version), P2B_OK);
+    EXPECT_EQ(version, 1U);
+  }
+}
+
 }  // namespace

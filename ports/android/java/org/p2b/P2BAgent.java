@@ -21,6 +21,8 @@ public final class P2BAgent implements AutoCloseable {
   public static final int ENVELOPE_BYTES = 208;
   /** Bytes of each deployment public key (P2B_KEY_BYTES). */
   public static final int KEY_BYTES = 32;
+  /** Bytes of the app's state key for {@link #save} and {@link #restore} (P2B_STATE_KEY_BYTES). */
+  public static final int STATE_KEY_BYTES = 32;
 
   public static final int POLICY_LINUCB = 0;
   public static final int POLICY_LINTS = 1;
@@ -52,6 +54,8 @@ public final class P2BAgent implements AutoCloseable {
     public byte[] shufflerPublicKey;
     public byte[] analyzerPublicKey;
     public byte[] analyzerVerifyKey;
+    /** Models with a lower version are refused, also on a fresh device (default 0). */
+    public long minModelVersion;
 
     public Config() {
       int[] u = new int[U32_FIELDS];
@@ -83,6 +87,8 @@ public final class P2BAgent implements AutoCloseable {
       u[U_PENDING] = pendingCapacity;
       u[U_OUTBOX] = outboxCapacity;
       u[U_RNG_MODE] = seeded ? 1 : 0;
+      u[U_MIN_MODEL_VERSION_LO] = (int) minModelVersion;
+      u[U_MIN_MODEL_VERSION_HI] = (int) (minModelVersion >>> 32);
       return u;
     }
 
@@ -155,9 +161,21 @@ public final class P2BAgent implements AutoCloseable {
     return pollEnvelope(envelope);
   }
 
-  /** Verifies and applies a signed warm-start model bundle from the analyzer. */
+  /**
+   * Verifies and applies a signed warm-start model bundle from the analyzer, without a time: a
+   * bundle's not-after time is not checked (use {@link #applyModelAt}). Raw-baseline models are
+   * refused ({@link P2BStatus#ERR_MODEL_KIND}).
+   */
   public synchronized void applyModel(byte[] bundle) {
     check(nativeApplyModel(agent(), bundle));
+  }
+
+  /**
+   * {@link #applyModel}, also refusing a bundle whose not-after time is before {@code nowUnix}
+   * (seconds since the epoch) with {@link P2BStatus#ERR_MODEL_EXPIRED}.
+   */
+  public synchronized void applyModelAt(byte[] bundle, long nowUnix) {
+    check(nativeApplyModelAt(agent(), bundle, nowUnix));
   }
 
   /** Version of the last model applied; 0 if none. */
@@ -166,18 +184,26 @@ public final class P2BAgent implements AutoCloseable {
     return out[0];
   }
 
-  /** The learned state, for {@link #restore} by an agent with the same config and codebook. */
-  public synchronized byte[] save() {
+  /**
+   * The learned state, MACed under {@code stateKey} ({@link #STATE_KEY_BYTES} bytes, one per
+   * device, kept in the Android Keystore), for {@link #restore} by an agent with the same config
+   * and codebook. Without the key it cannot be edited; an older state saved under the same key
+   * still restores, so keep it where it cannot be rolled back.
+   */
+  public synchronized byte[] save(byte[] stateKey) {
     long h = agent();
     check(nativeSaveSize(h, out));
     byte[] state = new byte[(int) out[0]];
-    check(nativeSave(h, state, out));
+    check(nativeSave(h, stateKey, state, out));
     return out[0] == state.length ? state : Arrays.copyOf(state, (int) out[0]);
   }
 
-  /** Replaces the learned state; on any error the agent is unchanged. */
-  public synchronized void restore(byte[] state) {
-    check(nativeRestore(agent(), state));
+  /**
+   * Replaces the learned state saved under {@code stateKey}; another key or any edit gives {@link
+   * P2BStatus#ERR_CORRUPT_STATE}. On any error the agent is unchanged.
+   */
+  public synchronized void restore(byte[] stateKey, byte[] state) {
+    check(nativeRestore(agent(), stateKey, state));
   }
 
   /** Wipes and releases the agent; further calls throw IllegalStateException. Idempotent. */
@@ -214,7 +240,9 @@ public final class P2BAgent implements AutoCloseable {
   static final int U_PENDING = 5;
   static final int U_OUTBOX = 6;
   static final int U_RNG_MODE = 7;
-  static final int U32_FIELDS = 8;
+  static final int U_MIN_MODEL_VERSION_LO = 8;
+  static final int U_MIN_MODEL_VERSION_HI = 9;
+  static final int U32_FIELDS = 10;
   static final int F_ALPHA = 0;
   static final int F_RIDGE = 1;
   static final int F_TS_SCALE = 2;
@@ -240,13 +268,15 @@ public final class P2BAgent implements AutoCloseable {
 
   private static native int nativeApplyModel(long agent, byte[] bundle);
 
+  private static native int nativeApplyModelAt(long agent, byte[] bundle, long nowUnix);
+
   private static native int nativeModelVersion(long agent, long[] out);
 
   private static native int nativeSaveSize(long agent, long[] out);
 
-  private static native int nativeSave(long agent, byte[] state, long[] out);
+  private static native int nativeSave(long agent, byte[] stateKey, byte[] state, long[] out);
 
-  private static native int nativeRestore(long agent, byte[] state);
+  private static native int nativeRestore(long agent, byte[] stateKey, byte[] state);
 
   private static native void nativeWipe(ByteBuffer arena);
 

@@ -39,4 +39,6 @@ public final class P2BStatus {
   public static final int ERR_CODEBOOK_MISMATCH = -26;
   public static final int ERR_MODEL_ROLLBACK = -27;
   public static final int ERR_NUMERIC_RANGE = -28;
+  public static final int ERR_MODEL_KIND = -29;
+  public static final int ERR_MODEL_EXPIRED = -30;
 }

@@ -14,6 +14,14 @@ import java.util.Arrays;
  */
 public final class P2BAgentTest {
   private static int failures = 0;
+  // The app's state key; a real app keeps one per device in the Android Keystore.
+  private static final byte[] STATE_KEY = new byte[P2BAgent.STATE_KEY_BYTES];
+  private static final byte[] OTHER_STATE_KEY = new byte[P2BAgent.STATE_KEY_BYTES];
+
+  static {
+    STATE_KEY[0] = 1;
+    OTHER_STATE_KEY[0] = 2;
+  }
 
   private static void check(boolean ok, String what) {
     if (!ok) {
@@ -94,8 +102,10 @@ public final class P2BAgentTest {
           "statusText is p2b_status_str");
 
       // Save, restore into the twin, and decide identically from there on.
-      byte[] state = agent.save();
-      twin.restore(state);
+      byte[] state = agent.save(STATE_KEY);
+      expectStatus(P2BStatus.ERR_CORRUPT_STATE, "restore(another key)",
+          () -> twin.restore(OTHER_STATE_KEY, state));
+      twin.restore(STATE_KEY, state);
       for (int step = 0; step < 50; ++step) {
         P2BAgent.Decision a = agent.decide(context(step * 3, dim));
         P2BAgent.Decision b = twin.decide(context(step * 3, dim));
@@ -105,7 +115,7 @@ public final class P2BAgentTest {
       }
       byte[] tampered = state.clone();
       tampered[tampered.length / 2] ^= 1;
-      expectStatus(P2BStatus.ERR_CORRUPT_STATE, "restore(tampered)", () -> twin.restore(tampered));
+      expectStatus(P2BStatus.ERR_CORRUPT_STATE, "restore(tampered)", () -> twin.restore(STATE_KEY, tampered));
 
       // Warm start: only the pinned analyzer key's bundle applies, once.
       byte[] model = Files.readAllBytes(dir.resolve("model.bundle"));
@@ -115,6 +125,13 @@ public final class P2BAgentTest {
       expectStatus(P2BStatus.ERR_MALFORMED_INPUT, "applyModel(truncated)",
           () -> agent.applyModel(Arrays.copyOf(model, 16)));
       check(agent.modelVersion() == 0, "no model applied yet");
+      // A raw-baseline model is refused and sets no version; an expired one too.
+      byte[] raw = Files.readAllBytes(dir.resolve("raw.bundle"));
+      byte[] expiring = Files.readAllBytes(dir.resolve("expiring.bundle"));
+      expectStatus(P2BStatus.ERR_MODEL_KIND, "applyModel(raw baseline)", () -> agent.applyModel(raw));
+      expectStatus(P2BStatus.ERR_MODEL_EXPIRED, "applyModelAt(after not-after)",
+          () -> agent.applyModelAt(expiring, 1795003601L));
+      check(agent.modelVersion() == 0, "no model applied by a refusal");
       agent.applyModel(model);
       check(agent.modelVersion() == 1, "model version 1 applied");
       for (int step = 0; step < 20; ++step) {
@@ -124,7 +141,7 @@ public final class P2BAgentTest {
       }
       expectStatus(P2BStatus.ERR_MODEL_ROLLBACK, "applyModel(same version)",
           () -> agent.applyModel(model));
-      twin.restore(agent.save());
+      twin.restore(STATE_KEY, agent.save(STATE_KEY));
       check(twin.modelVersion() == 1, "the applied version survives save/restore");
       expectStatus(P2BStatus.ERR_MODEL_ROLLBACK, "applyModel on restored twin",
           () -> twin.applyModel(model));
@@ -153,6 +170,15 @@ public final class P2BAgentTest {
     bad.analyzerPublicKey = cfg.analyzerPublicKey;
     bad.participation = 1.5;
     expectStatus(P2BStatus.ERR_BAD_CONFIG, "participation 1.5", () -> new P2BAgent(bad).close());
+
+    // The version floor: a fresh device refuses an older signed model.
+    cfg.minModelVersion = 2;
+    try (P2BAgent fresh = new P2BAgent(cfg)) {
+      byte[] model = Files.readAllBytes(dir.resolve("model.bundle"));
+      expectStatus(P2BStatus.ERR_MODEL_ROLLBACK, "applyModel(below minModelVersion)",
+          () -> fresh.applyModel(model));
+      check(fresh.modelVersion() == 0, "nothing applied below the floor");
+    }
 
     if (failures != 0) {
       System.err.println("P2BAgentTest: " + failures + " check(s) failed");

@@ -1,0 +1,61 @@
+#include "c_api_test_signer.h"
+
+#include <sodium.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "wire/model_bundle.hpp"
+
+namespace {
+
+struct SigningKey {
+  uint8_t pk[crypto_sign_PUBLICKEYBYTES];
+  uint8_t sk[crypto_sign_SECRETKEYBYTES];
+};
+
+const SigningKey& signing_key() {
+  static const SigningKey key = [] {
+    SigningKey k{};
+    if (sodium_init() < 0) std::abort();
+    crypto_sign_keypair(k.pk, k.sk);
+    return k;
+  }();
+  return key;
+}
+
+}  // namespace
+
+extern "C" const uint8_t* c_test_verify_key(void) {
+  return signing_key().pk;
+}
+
+extern "C" size_t c_test_bundle(const p2b_agent* agent, uint32_t dim, uint32_t n_actions,
+                                uint32_t kind, uint64_t version, uint64_t not_after_unix,
+                                uint8_t* out, size_t cap) {
+  p2b_fingerprints fp;
+  if (p2b_agent_fingerprints(agent, &fp) != P2B_OK) return 0;
+  p2b::server::ModelSpec spec;
+  spec.dim = dim;
+  spec.n_actions = n_actions;
+  spec.version = version;
+  spec.created_unix = 1795000000;
+  spec.kind = kind;
+  spec.not_after_unix = not_after_unix;
+  std::memcpy(spec.codebook_fp, fp.codebook, sizeof spec.codebook_fp);
+  std::vector<double> a(static_cast<size_t>(n_actions) * dim * dim, 0.0);
+  std::vector<double> b(static_cast<size_t>(n_actions) * dim, 0.0);
+  for (size_t arm = 0; arm < n_actions; ++arm) {
+    for (size_t i = 0; i < dim; ++i) a[(arm * dim + i) * dim + i] = 2.0;
+  }
+  std::vector<uint8_t> bundle;
+  std::string err;
+  if (!p2b::server::build_model_bundle(spec, a.data(), b.data(), signing_key().sk, &bundle, &err) ||
+      bundle.size() > cap) {
+    return 0;
+  }
+  std::memcpy(out, bundle.data(), bundle.size());
+  return bundle.size();
+}

@@ -1,0 +1,27 @@
+/* The analyzer's side for c_api_test.c, which is strict C99 and has no
+ * protobuf encoder or signing key: a deployment signing key and warm-start
+ * bundles signed with it (server/wire/model_bundle.cpp builds them). */
+#ifndef P2B_C_API_TEST_SIGNER_H
+#define P2B_C_API_TEST_SIGNER_H
+
+#include "p2b.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The Ed25519 verify key devices pin; the same on every call. */
+const uint8_t* c_test_verify_key(void);
+
+/* Writes a bundle carrying identity statistics for an agent shaped like
+ * `agent` (dim, n_actions and its codebook), of `kind`, `version` and
+ * `not_after_unix` (0: none). Returns its size, or 0 when `cap` is short or
+ * building fails. */
+size_t c_test_bundle(const p2b_agent* agent, uint32_t dim, uint32_t n_actions, uint32_t kind,
+                     uint64_t version, uint64_t not_after_unix, uint8_t* out, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
