@@ -3,8 +3,10 @@
 // plus its own (docs/analyzer.md).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/service_options.hpp"
 #include "features.hpp"
@@ -19,6 +21,8 @@ struct Options : common::ServiceOptions {
   AggregationMode mode = AggregationMode::centroid;
   bool raw_enabled = false;
   uint64_t min_reports = 0;
+  std::vector<std::string> shuffler_keys;  // shuffler.sign.pk files a batch may be signed by
+  std::size_t threshold = 10;              // l, applied again to valid reports per crowd
 };
 
 using common::ParseOutcome;
