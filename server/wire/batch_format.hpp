@@ -42,6 +42,7 @@ using InnerDigest = std::array<uint8_t, 32>;
 struct BatchRecord {
   uint32_t crowd_id = 0;
   InnerCiphertext inner{};
+  bool operator==(const BatchRecord& o) const { return crowd_id == o.crowd_id && inner == o.inner; }
 };
 
 struct Batch {
