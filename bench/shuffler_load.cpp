@@ -114,8 +114,8 @@ int run(int argc, char** argv) {
   shuffler.start(P2B_SHUFFLER_BIN,
                  {"--listen", "127.0.0.1:0", "--keys", (dir / "keys").string(), "--spool",
                   (dir / "spool.db").string(), "--analyzer", "http://127.0.0.1:9", "--analyzer-key",
-                  (dir / "keys/analyzer.sign.pk").string(), "--batch-size",
-                  "1048576", "--batch-seconds", "86400"},
+                  (dir / "keys/analyzer.sign.pk").string(), "--batch-size", "1048576",
+                  "--batch-seconds", "86400"},
                  (dir / "shuffler.log").string());
 
   std::atomic<std::size_t> next{0};

@@ -19,8 +19,8 @@ using OuterEnvelope = std::array<uint8_t, p2b::kEnvelopeBytes>;
 
 // `inner_len` bytes of `inner` become field 2; with `inner_len` < 0 the
 // field is left out.
-inline OuterEnvelope forge_outer(const uint8_t* shuffler_pk, uint32_t crowd_id, const uint8_t* inner,
-                                 int inner_len) {
+inline OuterEnvelope forge_outer(const uint8_t* shuffler_pk, uint32_t crowd_id,
+                                 const uint8_t* inner, int inner_len) {
   uint8_t fp[p2b::kFingerprintBytes];
   crypto_generichash(fp, sizeof fp, shuffler_pk, p2b::kPublicKeyBytes, nullptr, 0);
   const auto varint = [](std::vector<uint8_t>* out, uint64_t v) {

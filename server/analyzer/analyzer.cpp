@@ -98,9 +98,9 @@ BatchOutcome Analyzer::receive_batch(const uint8_t* data, std::size_t len) {
   // neither change the model nor claim a batch id.
   server::VerifiedBatch verified;
   BatchOutcome out;
-  const server::BatchCheck check = server::verify_batch(
-      data, len, settings_.shuffler_keys.data(), settings_.shuffler_keys.size(), &verified,
-      &out.error);
+  const server::BatchCheck check =
+      server::verify_batch(data, len, settings_.shuffler_keys.data(),
+                           settings_.shuffler_keys.size(), &verified, &out.error);
   switch (check) {
     case server::BatchCheck::ok:
       return apply_verified(verified);

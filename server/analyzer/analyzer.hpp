@@ -59,9 +59,9 @@ struct BatchOutcome {
   uint64_t applied = 0;
   uint64_t rejected = 0;
   RejectCounts by_reason{};
-  uint64_t version = 0;       // the version the batch's application produced
-  std::vector<uint8_t> ack;   // applied or duplicate: wire/batch_ack.hpp
-  std::string error;          // the refusals: why
+  uint64_t version = 0;      // the version the batch's application produced
+  std::vector<uint8_t> ack;  // applied or duplicate: wire/batch_ack.hpp
+  std::string error;         // the refusals: why
 };
 
 struct RawOutcome {

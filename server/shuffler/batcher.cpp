@@ -94,11 +94,10 @@ void Batcher::notify_stored(std::size_t n) {
 ClosedBatch Batcher::close_batch() {
   const ThresholdPolicy threshold = policy_.threshold;
   const server::BatchId id = random_batch_id();
-  const ClosedBatch closed =
-      spool_.close_batch(id, policy_.partition, server::kMaxBatchRecords,
-                         [&](const std::vector<uint32_t>& crowds) {
-                           return shuffle_and_threshold(crowds, threshold);
-                         });
+  const ClosedBatch closed = spool_.close_batch(id, policy_.partition, server::kMaxBatchRecords,
+                                                [&](const std::vector<uint32_t>& crowds) {
+                                                  return shuffle_and_threshold(crowds, threshold);
+                                                });
   {
     const std::lock_guard<std::mutex> lock(mu_);
     pending_ -= static_cast<int64_t>(closed.taken);

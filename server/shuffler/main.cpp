@@ -73,17 +73,18 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   sh::install_routes(server, intake, metrics, *spool, opt.max_body);
   const int port = p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log);
   if (port < 0) return kExitFailure;
-  log.info("started", {{"port", port},
-                       {"key_fingerprints", keys.fingerprints},
-                       {"sign_key_fingerprint", p2b::common::verify_key_fingerprint(sign_sk.data())},
-                       {"analyzer_key_fingerprint", analyzer_fp},
-                       {"partition", opt.partition},
-                       {"batch_size", opt.batch_size},
-                       {"batch_seconds", opt.batch_seconds},
-                       {"threshold", opt.threshold},
-                       {"noisy_threshold", opt.noisy_threshold},
-                       {"max_body", opt.max_body},
-                       {"spool_depth", spool->depth()}});
+  log.info("started",
+           {{"port", port},
+            {"key_fingerprints", keys.fingerprints},
+            {"sign_key_fingerprint", p2b::common::verify_key_fingerprint(sign_sk.data())},
+            {"analyzer_key_fingerprint", analyzer_fp},
+            {"partition", opt.partition},
+            {"batch_size", opt.batch_size},
+            {"batch_seconds", opt.batch_seconds},
+            {"threshold", opt.threshold},
+            {"noisy_threshold", opt.noisy_threshold},
+            {"max_body", opt.max_body},
+            {"spool_depth", spool->depth()}});
   batcher.start();
   const p2b::common::StopOutcome outcome = p2b::common::serve_until_stopped(server, log);
   batcher.stop();

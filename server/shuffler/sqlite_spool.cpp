@@ -13,8 +13,8 @@ namespace {
 constexpr int kSchemaVersion = 2;
 
 // `seen` (outer digests) and `seen_inner` (inner digests) are WITHOUT ROWID,
-// so they are ordered by digest and keep no arrival order. Records get random ids for the same reason: an integer key that
-// counted up would keep the order in which reports came in on disk.
+// so they are ordered by digest and keep no arrival order. Records get random ids for the same
+// reason: an integer key that counted up would keep the order in which reports came in on disk.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS seen (digest BLOB PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS seen_inner (digest BLOB PRIMARY KEY) WITHOUT ROWID;

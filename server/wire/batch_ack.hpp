@@ -17,8 +17,8 @@
 
 namespace p2b::server {
 
-constexpr std::size_t kBatchAckBytes = 4 + 4 + kBatchIdBytes + kBatchDigestBytes + 8 +
-                                       kSignatureBytes;
+constexpr std::size_t kBatchAckBytes =
+    4 + 4 + kBatchIdBytes + kBatchDigestBytes + 8 + kSignatureBytes;
 
 struct BatchAck {
   BatchId id{};

@@ -252,7 +252,8 @@ void batch_seeds() {
     const char* name;
     const p2b::server::Batch* batch;
     int key;
-  } cases[] = {{"batch-6", &batch, 1}, {"batch-empty", &empty, 1}, {"batch-retired-key", &batch, 0}};
+  } cases[] = {
+      {"batch-6", &batch, 1}, {"batch-empty", &empty, 1}, {"batch-retired-key", &batch, 0}};
   for (const auto& c : cases) {
     const Bytes bytes = p2b::server::encode_signed_batch(*c.batch, k.shuffler_sign_sk[c.key]);
     p2b::server::VerifiedBatch v;

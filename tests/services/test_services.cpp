@@ -387,9 +387,9 @@ class FakeAnalyzer {
       std::copy(data + 8, data + 24, ack.id.begin());
       ack.digest = p2b::server::batch_digest(data, req.body.size());
       const std::vector<uint8_t> bytes = p2b::server::encode_signed_ack(ack, sk);
-      res.set_content("{\"applied\":1,\"ack\":\"" + p2b::server::hex_of(bytes.data(), bytes.size()) +
-                          "\"}",
-                      "application/json");
+      res.set_content(
+          "{\"applied\":1,\"ack\":\"" + p2b::server::hex_of(bytes.data(), bytes.size()) + "\"}",
+          "application/json");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -439,9 +439,8 @@ TEST(Services, OnlyTheShufflersSignedBatchesCountAndOnlyAValidAckDeletesThem) {
   ASSERT_TRUE(res && res->status == 202);
   // The fake answers 200 without a valid ack, at least twice: the batch stays.
   ASSERT_TRUE(eventually(30, [&] { return fake.bodies().size() >= 2; }));
-  EXPECT_TRUE(eventually(5, [&] {
-    return metric(d.shuffler().port(), "p2b_shuffler_bad_acks_total") >= 2.0;
-  }));
+  EXPECT_TRUE(eventually(
+      5, [&] { return metric(d.shuffler().port(), "p2b_shuffler_bad_acks_total") >= 2.0; }));
   EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_spool_depth"), 4.0);
   EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_forwarded_total"), 0.0);
   const std::vector<std::string> sent = fake.bodies();
@@ -495,9 +494,8 @@ TEST(Services, OnlyTheShufflersSignedBatchesCountAndOnlyAValidAckDeletesThem) {
   // Now the real analyzer where the shuffler sends: the batch is delivered
   // under its own id, applied, acknowledged and only then deleted.
   d.start_analyzer(1, fake.port());
-  ASSERT_TRUE(eventually(30, [&] {
-    return metric(d.shuffler().port(), "p2b_shuffler_spool_depth") == 0.0;
-  }));
+  ASSERT_TRUE(eventually(
+      30, [&] { return metric(d.shuffler().port(), "p2b_shuffler_spool_depth") == 0.0; }));
   EXPECT_EQ(metric(d.analyzer().port(), "p2b_analyzer_records_applied_total"), 4.0);
   EXPECT_EQ(metric(d.analyzer().port(), "p2b_analyzer_model_version"), 1.0);
   EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_forwarded_total"), 4.0);
@@ -515,8 +513,7 @@ TEST(Services, OnlyTheShufflersSignedBatchesCountAndOnlyAValidAckDeletesThem) {
   EXPECT_EQ(r->body.rfind("{\"error\":\"batch_conflict\"", 0), 0U) << r->body;
   EXPECT_EQ(fetch_model(d.analyzer().port()), model);
   // The real bytes again: a duplicate with the same ack.
-  r = post_batch(d.analyzer().port(),
-                 std::vector<uint8_t>(sent[0].begin(), sent[0].end()));
+  r = post_batch(d.analyzer().port(), std::vector<uint8_t>(sent[0].begin(), sent[0].end()));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_NE(r->body.find("\"duplicate\":true"), std::string::npos) << r->body;

@@ -33,7 +33,8 @@ TEST(AnalyzerAggregation, DefaultModeDecodesCodesToCentroids) {
   Harness h(dep, tmp.file("s.db"), 3, an::AggregationMode::centroid, false, lambda);
   std::mt19937_64 rng(1);
   const std::vector<Tuple> tuples = analyzer_test::random_tuples(rng, 200, 16, 3);
-  const an::BatchOutcome out = analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, tuples));
+  const an::BatchOutcome out =
+      analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, tuples));
   EXPECT_EQ(out.applied, 200u);
   EXPECT_EQ(out.rejected, 0u);
   EXPECT_EQ(out.version, 1u);
@@ -84,16 +85,15 @@ TEST(AnalyzerAggregation, ThePrivateModelIsWithheldUntilMinReportsBackIt) {
   const TempDir tmp;
   Harness h(dep, tmp.file("s.db"), 2, an::AggregationMode::centroid, true, 1.0, 50);
   std::mt19937_64 rng(5);
-  EXPECT_EQ(
-      analyzer_test::apply(*h.analyzer,
-                           analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 30, 8, 2)))
-          .version,
-      1u);
+  EXPECT_EQ(analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(
+                                                  dep, analyzer_test::random_tuples(rng, 30, 8, 2)))
+                .version,
+            1u);
   // Signed and stored, but 30 < 50 reports: not served.
   EXPECT_EQ(h.analyzer->model(an::ModelKind::private_reports), nullptr);
   EXPECT_EQ(h.analyzer->statistics(an::ModelKind::private_reports).total_count(), 30u);
-  analyzer_test::apply(*h.analyzer, 
-      analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2)));
+  analyzer_test::apply(*h.analyzer,
+                       analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2)));
   const auto model = h.analyzer->model(an::ModelKind::private_reports);
   ASSERT_NE(model, nullptr);
   EXPECT_EQ(model->version, 2u);

@@ -103,7 +103,8 @@ TEST(AnalyzerBatchAuth, AnIdWithOtherContentsIsAConflict) {
   EXPECT_EQ(analyzer_test::apply(*h.analyzer, moved).result, an::BatchResult::conflict);
   EXPECT_TRUE(Snapshot(*h.analyzer) == before);
   // Its inner was not recorded either: it can still arrive in a new batch.
-  const an::BatchOutcome later = analyzer_test::apply(*h.analyzer, {sv::BatchId{1}, 0, other.records});
+  const an::BatchOutcome later =
+      analyzer_test::apply(*h.analyzer, {sv::BatchId{1}, 0, other.records});
   EXPECT_EQ(later.applied, 1u);
 }
 
@@ -203,11 +204,9 @@ TEST(AnalyzerBatchAuth, TheThresholdCountsValidReportsPerCrowd) {
   const TempDir tmp;
   Harness h(dep, tmp.file("s.db"), 2, an::AggregationMode::centroid, false, 1.0, 0, 3);
   const an::BatchOutcome out = analyzer_test::apply(
-      *h.analyzer, analyzer_test::make_batch(dep, {{1, 0, 1.0F},
-                                                   {1, 1, 1.0F},
-                                                   {1, 0, 0.0F},
-                                                   {2, 0, 1.0F},
-                                                   {2, 1, 1.0F}}));
+      *h.analyzer,
+      analyzer_test::make_batch(
+          dep, {{1, 0, 1.0F}, {1, 1, 1.0F}, {1, 0, 0.0F}, {2, 0, 1.0F}, {2, 1, 1.0F}}));
   EXPECT_EQ(out.applied, 3u);
   EXPECT_EQ(reason(out, an::RejectReason::below_threshold), 2u);
   EXPECT_EQ(h.analyzer->statistics(an::ModelKind::private_reports).total_count(), 3u);

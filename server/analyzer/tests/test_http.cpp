@@ -108,7 +108,8 @@ TEST(AnalyzerHttp, BatchesApplyOnceAndTheModelHasAnETag) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
 
-  post(s, "/v1/batches", analyzer_test::signed_bytes(analyzer_test::make_batch(dep, {{1, 1, 1.0F}})));
+  post(s, "/v1/batches",
+       analyzer_test::signed_bytes(analyzer_test::make_batch(dep, {{1, 1, 1.0F}})));
   res = s.client().Get("/v1/model", {{"If-None-Match", "\"1\""}});
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);

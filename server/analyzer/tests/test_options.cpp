@@ -40,10 +40,29 @@ TEST(AnalyzerOptions, RequiredOnlyGivesTheDefaults) {
 TEST(AnalyzerOptions, EveryFlag) {
   an::Options o;
   std::string err;
-  ASSERT_EQ(parse({"--listen", "0.0.0.0:0", "--keys", "old", "--keys=new", "--codebook", "c",
-                   "--store", "s", "--actions", "3", "--lambda", "0.25", "--mode", "paper",
-                   "--enable-raw-baseline", "--min-reports", "500", "--shuffler-key", "old.pk",
-                   "--shuffler-key=new.pk", "--threshold", "3"},
+  ASSERT_EQ(parse({"--listen",
+                   "0.0.0.0:0",
+                   "--keys",
+                   "old",
+                   "--keys=new",
+                   "--codebook",
+                   "c",
+                   "--store",
+                   "s",
+                   "--actions",
+                   "3",
+                   "--lambda",
+                   "0.25",
+                   "--mode",
+                   "paper",
+                   "--enable-raw-baseline",
+                   "--min-reports",
+                   "500",
+                   "--shuffler-key",
+                   "old.pk",
+                   "--shuffler-key=new.pk",
+                   "--threshold",
+                   "3"},
                   &o, &err),
             an::ParseOutcome::ok)
       << err;
@@ -121,8 +140,8 @@ TEST(AnalyzerOptions, Refusals) {
   for (std::size_t i = 1; i + 2 < cases.size(); ++i) {
     cases[i].insert(cases[i].begin(), {"--shuffler-key", "s.pk"});
   }
-  const std::vector<const char*> base = {"--keys",  "k", "--codebook", "c", "--store",
-                                         "s",       "--actions", "3"};
+  const std::vector<const char*> base = {"--keys",  "k", "--codebook", "c",
+                                         "--store", "s", "--actions",  "3"};
   cases.push_back(base);  // no shuffler key
   for (const char* l : {"0", "x", "-1", "1073741825"}) {
     std::vector<const char*> c = base;

@@ -46,7 +46,9 @@ TEST(AnalyzerService, EveryNewBatchBumpsTheVersionEvenWhenEmpty) {
   Harness h(dep, tmp.file("s.db"), 2);
   EXPECT_EQ(h.analyzer->model(an::ModelKind::private_reports), nullptr);
   EXPECT_EQ(analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {})).version, 1u);
-  EXPECT_EQ(analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{1, 1, 1.0F}})).version, 2u);
+  EXPECT_EQ(
+      analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{1, 1, 1.0F}})).version,
+      2u);
 }
 
 TEST(AnalyzerService, LogsCarryNoKeysAndNoTuples) {

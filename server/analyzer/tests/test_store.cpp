@@ -26,8 +26,8 @@ TEST(AnalyzerStore, ReopenGivesIdenticalStatisticsAndBundle) {
     Harness h(dep, db, 3, an::AggregationMode::centroid, true);
     first = analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 60, 16, 3));
     analyzer_test::apply(*h.analyzer, first);
-    analyzer_test::apply(*h.analyzer, 
-        analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 60, 16, 3)));
+    analyzer_test::apply(
+        *h.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 60, 16, 3)));
     an::RawBatch raw;
     std::string err;
     const std::vector<uint8_t> body = an::encode_raw(5, {1, 2, 3, 4, 5}, {2}, {1.0F});
@@ -148,11 +148,12 @@ TEST(AnalyzerStore, VersionsMustAdvanceByOne) {
   Harness a(dep, db, 2);
   Harness b(dep, db, 2);
   std::mt19937_64 rng(7);
-  analyzer_test::apply(*a.analyzer, 
-      analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2)));
-  EXPECT_THROW(analyzer_test::apply(*b.analyzer, 
-                   analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2))),
-               an::StoreError);
+  analyzer_test::apply(*a.analyzer,
+                       analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2)));
+  EXPECT_THROW(
+      analyzer_test::apply(
+          *b.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2))),
+      an::StoreError);
 }
 
 }  // namespace

@@ -16,11 +16,11 @@
 #include "p2b/envelope.hpp"
 #include "shuffler/analyzer_sink.hpp"
 #include "shuffler/batcher.hpp"
-#include "wire/batch_ack.hpp"
-#include "wire/batch_format.hpp"
 #include "shuffler/spool.hpp"
 #include "sodium_port.hpp"
 #include "temp_dir.hpp"
+#include "wire/batch_ack.hpp"
+#include "wire/batch_format.hpp"
 #include "wire/envelope_open.hpp"
 
 namespace shuffler_test {

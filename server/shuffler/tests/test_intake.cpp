@@ -117,8 +117,7 @@ TEST_F(ShufflerIntake, AnInnerResealedInAFreshOuterLayerIsADuplicate) {
   const auto resealed = p2b_test::forge_outer(ours.shuffler.pk, 5, opened.inner, 112);
   const auto moved = p2b_test::forge_outer(ours.shuffler.pk, 9, opened.inner, 112);
   ASSERT_NE(body_of({resealed}), body_of({original}));
-  EXPECT_EQ(intake.handle(body_of({original, resealed})).json,
-            R"({"accepted":1,"duplicates":1})");
+  EXPECT_EQ(intake.handle(body_of({original, resealed})).json, R"({"accepted":1,"duplicates":1})");
   EXPECT_EQ(intake.handle(body_of({moved})).json, R"({"accepted":0,"duplicates":1})");
   EXPECT_EQ(metrics.duplicates.load(), 0U);
   EXPECT_EQ(metrics.inner_duplicates.load(), 2U);

@@ -20,9 +20,9 @@ ParseOutcome parse(const std::vector<std::string>& args, Options* o, std::string
                                       err != nullptr ? err : &ignored);
 }
 
-const std::vector<std::string> kRequired = {
-    "--keys",     "k1", "--spool", "s.db", "--analyzer", "http://127.0.0.1:8720", "--analyzer-key",
-    "a.sign.pk"};
+const std::vector<std::string> kRequired = {"--keys",         "k1",         "--spool",
+                                            "s.db",           "--analyzer", "http://127.0.0.1:8720",
+                                            "--analyzer-key", "a.sign.pk"};
 
 TEST(ShufflerOptions, Defaults) {
   Options o;
@@ -42,10 +42,9 @@ TEST(ShufflerOptions, Defaults) {
 TEST(ShufflerOptions, EveryFlag) {
   Options o;
   std::vector<std::string> args = kRequired;
-  for (const char* a :
-       {"--listen", "0.0.0.0:0", "--keys", "k2", "--batch-size", "5", "--batch-seconds=0.25",
-        "--threshold", "3", "--noisy-threshold", "1.5", "--max-body", "4160", "--partition",
-        "4294967295"}) {
+  for (const char* a : {"--listen", "0.0.0.0:0", "--keys", "k2", "--batch-size", "5",
+                        "--batch-seconds=0.25", "--threshold", "3", "--noisy-threshold", "1.5",
+                        "--max-body", "4160", "--partition", "4294967295"}) {
     args.emplace_back(a);
   }
   ASSERT_EQ(parse(args, &o), ParseOutcome::ok);

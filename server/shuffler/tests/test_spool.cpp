@@ -86,9 +86,10 @@ TEST(ShufflerSpool, AReplayIsCaughtEvenAfterItsBatchWasDeleted) {
   // after a reopen.
   const SpoolRecord b = record(8, 1);
   ASSERT_EQ(spool.insert({b}).accepted, 1U);
-  ASSERT_EQ(spool.close_batch(id_of(2), 0, 100, [](const auto&) { return std::vector<std::size_t>{}; })
-                .thresholded,
-            1U);
+  ASSERT_EQ(
+      spool.close_batch(id_of(2), 0, 100, [](const auto&) { return std::vector<std::size_t>{}; })
+          .thresholded,
+      1U);
   SqliteSpool reopened(dir.file("spool.db"));
   EXPECT_EQ(reopened.insert({a, b}).duplicates, 2U);
 }
@@ -128,9 +129,10 @@ TEST(ShufflerSpool, ACrowdBelowTheThresholdNeverReachesABatch) {
   ASSERT_EQ(spool.insert(records).accepted, records.size());
 
   const p2b::shuffler::ThresholdPolicy policy{10, 0};
-  const auto closed = spool.close_batch(id_of(9), 0, 1000, [&](const std::vector<uint32_t>& crowds) {
-    return p2b::shuffler::shuffle_and_threshold(crowds, policy);
-  });
+  const auto closed =
+      spool.close_batch(id_of(9), 0, 1000, [&](const std::vector<uint32_t>& crowds) {
+        return p2b::shuffler::shuffle_and_threshold(crowds, policy);
+      });
   EXPECT_EQ(closed.taken, 22U);
   EXPECT_EQ(closed.kept, 12U);
   EXPECT_EQ(closed.thresholded, 10U);
