@@ -545,8 +545,7 @@ TEST(Services, GarbageAndReplaysCannotFillAVictimsCrowd) {
   body += forged_body(p2b_test::forge_outer(k_shuffler_pk(), 3, junk.data(), kInner));
   body += forged_body(p2b_test::forge_outer(k_shuffler_pk(), 3, other_code.data(), kInner));
   // An honest crowd 7 of l reports, so a model is signed.
-  std::vector<Envelope> honest;
-  for (int i = 0; i < 3; ++i) honest.push_back(seal(7, 2, 0.5F));
+  const std::vector<Envelope> honest = {seal(7, 2, 0.5F), seal(7, 2, 0.5F), seal(7, 2, 0.5F)};
   body += body_of(honest, 0, honest.size());
   auto res = to_shuffler.Post("/v1/reports", body, "application/octet-stream");
   ASSERT_TRUE(res && res->status == 202) << (res ? res->body : "");
