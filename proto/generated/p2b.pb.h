@@ -13,19 +13,19 @@
 /* Inner layer plaintext, sealed to the analyzer's X25519 key. The analyzer
  learns the tuple and never who sent it. */
 typedef struct _p2b_v1_Report {
-  uint32_t code;
-  uint32_t action;
-  float reward;
-  uint64_t model_version;        /* version of the warm-start model the agent used */
-  pb_byte_t analyzer_key_fp[16]; /* 16-byte BLAKE2b fingerprint of the analyzer key */
+    uint32_t code;
+    uint32_t action;
+    float reward;
+    uint64_t model_version; /* version of the warm-start model the agent used */
+    pb_byte_t analyzer_key_fp[16]; /* 16-byte BLAKE2b fingerprint of the analyzer key */
 } p2b_v1_Report;
 
 /* Outer layer plaintext, sealed to the shuffler's X25519 key. The shuffler
  learns only the crowd id (the code) and forwards `inner` untouched. */
 typedef struct _p2b_v1_Envelope {
-  uint32_t crowd_id;
-  pb_byte_t inner[112];          /* analyzer key fingerprint + sealed Report, fixed length */
-  pb_byte_t shuffler_key_fp[16]; /* 16-byte BLAKE2b fingerprint of the shuffler key */
+    uint32_t crowd_id;
+    pb_byte_t inner[112]; /* analyzer key fingerprint + sealed Report, fixed length */
+    pb_byte_t shuffler_key_fp[16]; /* 16-byte BLAKE2b fingerprint of the shuffler key */
 } p2b_v1_Envelope;
 
 /* ---- Warm-start model bundle --------------------------------------------
@@ -34,26 +34,26 @@ typedef struct _p2b_v1_Envelope {
  A device streams through it with one small struct: no message holds a
  whole model. */
 typedef struct _p2b_v1_ModelHeader {
-  uint32_t format; /* 1 */
-  uint32_t dim;
-  uint32_t n_actions;
-  uint32_t policy;           /* informational: the device keeps its own */
-  double alpha;              /* informational */
-  double ridge_lambda;       /* the prior already inside every A_a */
-  double ts_scale;           /* informational */
-  pb_byte_t codebook_fp[16]; /* 16 bytes: the codebook the codes refer to */
-  uint64_t version;          /* strictly increasing; devices refuse rollback */
-  uint64_t created_unix;     /* seconds since the epoch */
-  pb_byte_t signer_fp[16];   /* 16 bytes: fingerprint of the verify key */
+    uint32_t format; /* 1 */
+    uint32_t dim;
+    uint32_t n_actions;
+    uint32_t policy; /* informational: the device keeps its own */
+    double alpha; /* informational */
+    double ridge_lambda; /* the prior already inside every A_a */
+    double ts_scale; /* informational */
+    pb_byte_t codebook_fp[16]; /* 16 bytes: the codebook the codes refer to */
+    uint64_t version; /* strictly increasing; devices refuse rollback */
+    uint64_t created_unix; /* seconds since the epoch */
+    pb_byte_t signer_fp[16]; /* 16 bytes: fingerprint of the verify key */
 } p2b_v1_ModelHeader;
 
 /* Column `column` < dim of arm `arm`'s A (entries on and below the diagonal:
  dim - column values), or, for column == dim, the vector b (dim values). */
 typedef struct _p2b_v1_ArmColumn {
-  uint32_t arm;
-  uint32_t column;
-  pb_size_t values_count;
-  double values[64];
+    uint32_t arm;
+    uint32_t column;
+    pb_size_t values_count;
+    double values[64];
 } p2b_v1_ArmColumn;
 
 /* ---- Codebook file -------------------------------------------------------
@@ -61,187 +61,120 @@ typedef struct _p2b_v1_ArmColumn {
  The fingerprint is BLAKE2b-128("P2BC" | u32le k | u32le dim | u32le digits |
  BLAKE2b-256(centroids as f32le, row-major)). */
 typedef struct _p2b_v1_CodebookHeader {
-  uint32_t format; /* 1 */
-  uint32_t k;
-  uint32_t dim;
-  uint32_t digits;           /* q */
-  pb_byte_t fingerprint[16]; /* 16 bytes */
+    uint32_t format; /* 1 */
+    uint32_t k;
+    uint32_t dim;
+    uint32_t digits; /* q */
+    pb_byte_t fingerprint[16]; /* 16 bytes */
 } p2b_v1_CodebookHeader;
 
 typedef struct _p2b_v1_CodebookRow {
-  uint32_t code;
-  pb_size_t centroid_count;
-  float centroid[64];
+    uint32_t code;
+    pb_size_t centroid_count;
+    float centroid[64];
 } p2b_v1_CodebookRow;
+
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Initializer values for message structs */
-#define p2b_v1_Report_init_default \
-  {                                \
-    0, 0, 0, 0, {                  \
-      0                            \
-    }                              \
-  }
-#define p2b_v1_Envelope_init_default \
-  {                                  \
-    0, {0}, {                        \
-      0                              \
-    }                                \
-  }
-#define p2b_v1_ModelHeader_init_default \
-  {                                     \
-    0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, {   \
-      0                                 \
-    }                                   \
-  }
-#define p2b_v1_ArmColumn_init_default                                                              \
-  {                                                                                                \
-    0, 0, 0, {                                                                                     \
-      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   \
-          0, 0, 0, 0                                                                               \
-    }                                                                                              \
-  }
-#define p2b_v1_CodebookHeader_init_default \
-  {                                        \
-    0, 0, 0, 0, {                          \
-      0                                    \
-    }                                      \
-  }
-#define p2b_v1_CodebookRow_init_default                                                            \
-  {                                                                                                \
-    0, 0, {                                                                                        \
-      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   \
-          0, 0, 0, 0                                                                               \
-    }                                                                                              \
-  }
-#define p2b_v1_Report_init_zero \
-  {                             \
-    0, 0, 0, 0, {               \
-      0                         \
-    }                           \
-  }
-#define p2b_v1_Envelope_init_zero \
-  {                               \
-    0, {0}, {                     \
-      0                           \
-    }                             \
-  }
-#define p2b_v1_ModelHeader_init_zero  \
-  {                                   \
-    0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, { \
-      0                               \
-    }                                 \
-  }
-#define p2b_v1_ArmColumn_init_zero                                                                 \
-  {                                                                                                \
-    0, 0, 0, {                                                                                     \
-      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   \
-          0, 0, 0, 0                                                                               \
-    }                                                                                              \
-  }
-#define p2b_v1_CodebookHeader_init_zero \
-  {                                     \
-    0, 0, 0, 0, {                       \
-      0                                 \
-    }                                   \
-  }
-#define p2b_v1_CodebookRow_init_zero                                                               \
-  {                                                                                                \
-    0, 0, {                                                                                        \
-      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
-          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   \
-          0, 0, 0, 0                                                                               \
-    }                                                                                              \
-  }
+#define p2b_v1_Report_init_default               {0, 0, 0, 0, {0}}
+#define p2b_v1_Envelope_init_default             {0, {0}, {0}}
+#define p2b_v1_ModelHeader_init_default          {0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, {0}}
+#define p2b_v1_ArmColumn_init_default            {0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
+#define p2b_v1_CodebookHeader_init_default       {0, 0, 0, 0, {0}}
+#define p2b_v1_CodebookRow_init_default          {0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
+#define p2b_v1_Report_init_zero                  {0, 0, 0, 0, {0}}
+#define p2b_v1_Envelope_init_zero                {0, {0}, {0}}
+#define p2b_v1_ModelHeader_init_zero             {0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, {0}}
+#define p2b_v1_ArmColumn_init_zero               {0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
+#define p2b_v1_CodebookHeader_init_zero          {0, 0, 0, 0, {0}}
+#define p2b_v1_CodebookRow_init_zero             {0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 
 /* Field tags (for use in manual encoding/decoding) */
-#define p2b_v1_Report_code_tag 1
-#define p2b_v1_Report_action_tag 2
-#define p2b_v1_Report_reward_tag 3
-#define p2b_v1_Report_model_version_tag 4
-#define p2b_v1_Report_analyzer_key_fp_tag 5
-#define p2b_v1_Envelope_crowd_id_tag 1
-#define p2b_v1_Envelope_inner_tag 2
-#define p2b_v1_Envelope_shuffler_key_fp_tag 3
-#define p2b_v1_ModelHeader_format_tag 1
-#define p2b_v1_ModelHeader_dim_tag 2
-#define p2b_v1_ModelHeader_n_actions_tag 3
-#define p2b_v1_ModelHeader_policy_tag 4
-#define p2b_v1_ModelHeader_alpha_tag 5
-#define p2b_v1_ModelHeader_ridge_lambda_tag 6
-#define p2b_v1_ModelHeader_ts_scale_tag 7
-#define p2b_v1_ModelHeader_codebook_fp_tag 8
-#define p2b_v1_ModelHeader_version_tag 9
-#define p2b_v1_ModelHeader_created_unix_tag 10
-#define p2b_v1_ModelHeader_signer_fp_tag 11
-#define p2b_v1_ArmColumn_arm_tag 1
-#define p2b_v1_ArmColumn_column_tag 2
-#define p2b_v1_ArmColumn_values_tag 3
-#define p2b_v1_CodebookHeader_format_tag 1
-#define p2b_v1_CodebookHeader_k_tag 2
-#define p2b_v1_CodebookHeader_dim_tag 3
-#define p2b_v1_CodebookHeader_digits_tag 4
-#define p2b_v1_CodebookHeader_fingerprint_tag 5
-#define p2b_v1_CodebookRow_code_tag 1
-#define p2b_v1_CodebookRow_centroid_tag 2
+#define p2b_v1_Report_code_tag                   1
+#define p2b_v1_Report_action_tag                 2
+#define p2b_v1_Report_reward_tag                 3
+#define p2b_v1_Report_model_version_tag          4
+#define p2b_v1_Report_analyzer_key_fp_tag        5
+#define p2b_v1_Envelope_crowd_id_tag             1
+#define p2b_v1_Envelope_inner_tag                2
+#define p2b_v1_Envelope_shuffler_key_fp_tag      3
+#define p2b_v1_ModelHeader_format_tag            1
+#define p2b_v1_ModelHeader_dim_tag               2
+#define p2b_v1_ModelHeader_n_actions_tag         3
+#define p2b_v1_ModelHeader_policy_tag            4
+#define p2b_v1_ModelHeader_alpha_tag             5
+#define p2b_v1_ModelHeader_ridge_lambda_tag      6
+#define p2b_v1_ModelHeader_ts_scale_tag          7
+#define p2b_v1_ModelHeader_codebook_fp_tag       8
+#define p2b_v1_ModelHeader_version_tag           9
+#define p2b_v1_ModelHeader_created_unix_tag      10
+#define p2b_v1_ModelHeader_signer_fp_tag         11
+#define p2b_v1_ArmColumn_arm_tag                 1
+#define p2b_v1_ArmColumn_column_tag              2
+#define p2b_v1_ArmColumn_values_tag              3
+#define p2b_v1_CodebookHeader_format_tag         1
+#define p2b_v1_CodebookHeader_k_tag              2
+#define p2b_v1_CodebookHeader_dim_tag            3
+#define p2b_v1_CodebookHeader_digits_tag         4
+#define p2b_v1_CodebookHeader_fingerprint_tag    5
+#define p2b_v1_CodebookRow_code_tag              1
+#define p2b_v1_CodebookRow_centroid_tag          2
 
 /* Struct field encoding specification for nanopb */
-#define p2b_v1_Report_FIELDLIST(X, a)              \
-  X(a, STATIC, SINGULAR, UINT32, code, 1)          \
-  X(a, STATIC, SINGULAR, UINT32, action, 2)        \
-  X(a, STATIC, SINGULAR, FLOAT, reward, 3)         \
-  X(a, STATIC, SINGULAR, UINT64, model_version, 4) \
-  X(a, STATIC, SINGULAR, FIXED_LENGTH_BYTES, analyzer_key_fp, 5)
+#define p2b_v1_Report_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, UINT32,   code,              1) \
+X(a, STATIC,   SINGULAR, UINT32,   action,            2) \
+X(a, STATIC,   SINGULAR, FLOAT,    reward,            3) \
+X(a, STATIC,   SINGULAR, UINT64,   model_version,     4) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, analyzer_key_fp,   5)
 #define p2b_v1_Report_CALLBACK NULL
 #define p2b_v1_Report_DEFAULT NULL
 
-#define p2b_v1_Envelope_FIELDLIST(X, a)                \
-  X(a, STATIC, SINGULAR, UINT32, crowd_id, 1)          \
-  X(a, STATIC, SINGULAR, FIXED_LENGTH_BYTES, inner, 2) \
-  X(a, STATIC, SINGULAR, FIXED_LENGTH_BYTES, shuffler_key_fp, 3)
+#define p2b_v1_Envelope_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, UINT32,   crowd_id,          1) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, inner,             2) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, shuffler_key_fp,   3)
 #define p2b_v1_Envelope_CALLBACK NULL
 #define p2b_v1_Envelope_DEFAULT NULL
 
-#define p2b_v1_ModelHeader_FIELDLIST(X, a)                   \
-  X(a, STATIC, SINGULAR, UINT32, format, 1)                  \
-  X(a, STATIC, SINGULAR, UINT32, dim, 2)                     \
-  X(a, STATIC, SINGULAR, UINT32, n_actions, 3)               \
-  X(a, STATIC, SINGULAR, UINT32, policy, 4)                  \
-  X(a, STATIC, SINGULAR, DOUBLE, alpha, 5)                   \
-  X(a, STATIC, SINGULAR, DOUBLE, ridge_lambda, 6)            \
-  X(a, STATIC, SINGULAR, DOUBLE, ts_scale, 7)                \
-  X(a, STATIC, SINGULAR, FIXED_LENGTH_BYTES, codebook_fp, 8) \
-  X(a, STATIC, SINGULAR, UINT64, version, 9)                 \
-  X(a, STATIC, SINGULAR, UINT64, created_unix, 10)           \
-  X(a, STATIC, SINGULAR, FIXED_LENGTH_BYTES, signer_fp, 11)
+#define p2b_v1_ModelHeader_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, UINT32,   format,            1) \
+X(a, STATIC,   SINGULAR, UINT32,   dim,               2) \
+X(a, STATIC,   SINGULAR, UINT32,   n_actions,         3) \
+X(a, STATIC,   SINGULAR, UINT32,   policy,            4) \
+X(a, STATIC,   SINGULAR, DOUBLE,   alpha,             5) \
+X(a, STATIC,   SINGULAR, DOUBLE,   ridge_lambda,      6) \
+X(a, STATIC,   SINGULAR, DOUBLE,   ts_scale,          7) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, codebook_fp,       8) \
+X(a, STATIC,   SINGULAR, UINT64,   version,           9) \
+X(a, STATIC,   SINGULAR, UINT64,   created_unix,     10) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, signer_fp,        11)
 #define p2b_v1_ModelHeader_CALLBACK NULL
 #define p2b_v1_ModelHeader_DEFAULT NULL
 
-#define p2b_v1_ArmColumn_FIELDLIST(X, a)    \
-  X(a, STATIC, SINGULAR, UINT32, arm, 1)    \
-  X(a, STATIC, SINGULAR, UINT32, column, 2) \
-  X(a, STATIC, REPEATED, DOUBLE, values, 3)
+#define p2b_v1_ArmColumn_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, UINT32,   arm,               1) \
+X(a, STATIC,   SINGULAR, UINT32,   column,            2) \
+X(a, STATIC,   REPEATED, DOUBLE,   values,            3)
 #define p2b_v1_ArmColumn_CALLBACK NULL
 #define p2b_v1_ArmColumn_DEFAULT NULL
 
 #define p2b_v1_CodebookHeader_FIELDLIST(X, a) \
-  X(a, STATIC, SINGULAR, UINT32, format, 1)   \
-  X(a, STATIC, SINGULAR, UINT32, k, 2)        \
-  X(a, STATIC, SINGULAR, UINT32, dim, 3)      \
-  X(a, STATIC, SINGULAR, UINT32, digits, 4)   \
-  X(a, STATIC, SINGULAR, FIXED_LENGTH_BYTES, fingerprint, 5)
+X(a, STATIC,   SINGULAR, UINT32,   format,            1) \
+X(a, STATIC,   SINGULAR, UINT32,   k,                 2) \
+X(a, STATIC,   SINGULAR, UINT32,   dim,               3) \
+X(a, STATIC,   SINGULAR, UINT32,   digits,            4) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, fingerprint,       5)
 #define p2b_v1_CodebookHeader_CALLBACK NULL
 #define p2b_v1_CodebookHeader_DEFAULT NULL
 
 #define p2b_v1_CodebookRow_FIELDLIST(X, a) \
-  X(a, STATIC, SINGULAR, UINT32, code, 1)  \
-  X(a, STATIC, REPEATED, FLOAT, centroid, 2)
+X(a, STATIC,   SINGULAR, UINT32,   code,              1) \
+X(a, STATIC,   REPEATED, FLOAT,    centroid,          2)
 #define p2b_v1_CodebookRow_CALLBACK NULL
 #define p2b_v1_CodebookRow_DEFAULT NULL
 
@@ -261,12 +194,12 @@ extern const pb_msgdesc_t p2b_v1_CodebookRow_msg;
 #define p2b_v1_CodebookRow_fields &p2b_v1_CodebookRow_msg
 
 /* Maximum encoded size of messages (where known) */
-#define p2b_v1_ArmColumn_size 588
-#define p2b_v1_CodebookHeader_size 42
-#define p2b_v1_CodebookRow_size 326
-#define p2b_v1_Envelope_size 138
-#define p2b_v1_ModelHeader_size 109
-#define p2b_v1_Report_size 46
+#define p2b_v1_ArmColumn_size                    588
+#define p2b_v1_CodebookHeader_size               42
+#define p2b_v1_CodebookRow_size                  326
+#define p2b_v1_Envelope_size                     138
+#define p2b_v1_ModelHeader_size                  109
+#define p2b_v1_Report_size                       46
 
 #ifdef __cplusplus
 } /* extern "C" */
