@@ -95,6 +95,15 @@ int run(int argc, char** argv) {
   crypto_generichash(k.analyzer_fp, 16, k.analyzer_pk, 32, nullptr, 0);
   write_file(dir / "keys/shuffler.box.pk", k.shuffler_pk, 32, fs::perms(0644));
   write_file(dir / "keys/shuffler.box.sk", k.shuffler_sk, 32, fs::perms(0600));
+  // The batch-signing pair and a pinned analyzer key: the shuffler needs
+  // both to start, though no batch is delivered here.
+  uint8_t sign_pk[crypto_sign_PUBLICKEYBYTES], sign_sk[crypto_sign_SECRETKEYBYTES];
+  crypto_sign_keypair(sign_pk, sign_sk);
+  write_file(dir / "keys/shuffler.sign.pk", sign_pk, sizeof sign_pk, fs::perms(0644));
+  write_file(dir / "keys/shuffler.sign.sk", sign_sk, sizeof sign_sk, fs::perms(0600));
+  crypto_sign_keypair(sign_pk, sign_sk);
+  write_file(dir / "keys/analyzer.sign.pk", sign_pk, sizeof sign_pk, fs::perms(0644));
+  sodium_memzero(sign_sk, sizeof sign_sk);
 
   // Enough distinct envelopes that no request is a replay.
   const std::size_t pool = 60000;
@@ -104,8 +113,9 @@ int run(int argc, char** argv) {
   p2b::proc::ServiceProcess shuffler;
   shuffler.start(P2B_SHUFFLER_BIN,
                  {"--listen", "127.0.0.1:0", "--keys", (dir / "keys").string(), "--spool",
-                  (dir / "spool.db").string(), "--analyzer", "http://127.0.0.1:9", "--batch-size",
-                  "1048576", "--batch-seconds", "86400"},
+                  (dir / "spool.db").string(), "--analyzer", "http://127.0.0.1:9", "--analyzer-key",
+                  (dir / "keys/analyzer.sign.pk").string(), "--batch-size", "1048576",
+                  "--batch-seconds", "86400"},
                  (dir / "shuffler.log").string());
 
   std::atomic<std::size_t> next{0};

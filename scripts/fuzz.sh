@@ -18,7 +18,7 @@ jobs=${FUZZ_JOBS:-2}
 build="build-fuzz"
 corpus=tests/fuzz/corpus
 all_targets=(fuzz_outer_open fuzz_inner_open fuzz_model_bundle fuzz_codebook fuzz_state
-  fuzz_arff fuzz_weights_file)
+  fuzz_arff fuzz_weights_file fuzz_batch fuzz_batch_ack)
 
 # Largest input worth trying per target: a little above its biggest valid
 # input, so length checks are crossed both ways without wasting executions.
@@ -31,6 +31,8 @@ max_len() {
     fuzz_state) echo 1536 ;;       # ~1000 bytes plain, ~1050 encrypted
     fuzz_arff) echo 6144 ;;        # yeast header + 2 rows is ~4.9 KB
     fuzz_weights_file) echo 1024 ;;  # largest seed (stored .npz) is 539 bytes
+    fuzz_batch) echo 1024 ;;       # mode byte + a 6-record batch (~840 bytes)
+    fuzz_batch_ack) echo 192 ;;    # mode byte + 128-byte ack
     *) echo "unknown fuzz target: $1" >&2; return 1 ;;
   esac
 }

@@ -14,8 +14,8 @@ rm -rf "$work"
 mkdir -p "$work"
 umask 022
 
-pub_files=(shuffler.box.pk analyzer.box.pk analyzer.sign.pk)
-sec_files=(shuffler.box.sk analyzer.box.sk analyzer.sign.sk)
+pub_files=(shuffler.box.pk analyzer.box.pk analyzer.sign.pk shuffler.sign.pk)
+sec_files=(shuffler.box.sk analyzer.box.sk analyzer.sign.sk shuffler.sign.sk)
 all_files=("${pub_files[@]}" "${sec_files[@]}")
 
 fail() {
@@ -42,10 +42,10 @@ hex() { od -An -v -tx1 "$1" | tr -d ' \n'; }
 snapshot() { (cd "$1" && find . -type f -printf '%p %m\n' | sort && sha256sum -- * | sort); }
 
 size_of() {
-  case $1 in analyzer.sign.sk) echo 64 ;; *) echo 32 ;; esac
+  case $1 in *.sign.sk) echo 64 ;; *) echo 32 ;; esac
 }
 
-# The six files with exact sizes and modes, and nothing else (no temp files).
+# The eight files with exact sizes and modes, and nothing else (no temp files).
 expect_key_set() {
   local dir=$1 f
   for f in "${all_files[@]}"; do
@@ -58,7 +58,7 @@ expect_key_set() {
   for f in "${sec_files[@]}"; do
     [ "$(stat -c %a "$dir/$f")" = 600 ] || fail "$f mode $(stat -c %a "$dir/$f"), want 600"
   done
-  [ "$(find "$dir" -mindepth 1 | wc -l)" = 6 ] || fail "unexpected entries: $(ls -A "$dir")"
+  [ "$(find "$dir" -mindepth 1 | wc -l)" = 8 ] || fail "unexpected entries: $(ls -A "$dir")"
 }
 
 expect_pairs_work() {
@@ -66,6 +66,7 @@ expect_pairs_work() {
   "$check" box "$dir/shuffler.box.pk" "$dir/shuffler.box.sk" || fail "shuffler box pair"
   "$check" box "$dir/analyzer.box.pk" "$dir/analyzer.box.sk" || fail "analyzer box pair"
   "$check" sign "$dir/analyzer.sign.pk" "$dir/analyzer.sign.sk" || fail "analyzer sign pair"
+  "$check" sign "$dir/shuffler.sign.pk" "$dir/shuffler.sign.sk" || fail "shuffler sign pair"
 }
 
 # expect_check_rc RC ARGS...: runs the helper, leaving its stdout in $work/check.
@@ -121,6 +122,7 @@ case_sign_pair() {
   expect_rc 0
   "$check" sign "$work/one/analyzer.sign.pk" "$work/one/analyzer.sign.sk" || fail "sign pair"
   expect_check_rc 1 sign "$work/one/analyzer.sign.pk" "$work/two/analyzer.sign.sk"
+  expect_check_rc 1 sign "$work/one/analyzer.sign.pk" "$work/one/shuffler.sign.sk"
 }
 
 case_refuse_overwrite() {
@@ -186,7 +188,7 @@ case_output() {
 }
 
 # A 40-byte file size limit lets the five 32-byte files be written and makes
-# the 64-byte analyzer.sign.sk, the last one, fail: a failure after a partial
+# the 64-byte analyzer.sign.sk, the first secret of that size, fail: a failure after a partial
 # set. Output goes through a pipe, which the limit does not cover.
 gen_size_limited() {
   rc=0
@@ -204,7 +206,7 @@ case_write_failure() {
   before=$(snapshot "$work/keys")
   gen_size_limited --out "$work/keys" --force
   expect_rc 1
-  [[ $printed == *"0 of 6 key files were replaced"* ]] || fail "unexpected error: $printed"
+  [[ $printed == *"0 of 8 key files were replaced"* ]] || fail "unexpected error: $printed"
   [ "$(snapshot "$work/keys")" = "$before" ] || fail "a failed --force changed the key set"
   expect_key_set "$work/keys"
 }

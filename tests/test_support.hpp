@@ -104,6 +104,9 @@ struct TestKeys {
   uint8_t shuffler_pk[crypto_box_PUBLICKEYBYTES], shuffler_sk[crypto_box_SECRETKEYBYTES];
   uint8_t analyzer_pk[crypto_box_PUBLICKEYBYTES], analyzer_sk[crypto_box_SECRETKEYBYTES];
   uint8_t verify_pk[crypto_sign_PUBLICKEYBYTES], sign_sk[crypto_sign_SECRETKEYBYTES];
+  // The shuffler's batch-signing pair (shuffler.sign.{pk,sk}).
+  uint8_t shuffler_verify_pk[crypto_sign_PUBLICKEYBYTES];
+  uint8_t shuffler_sign_sk[crypto_sign_SECRETKEYBYTES];
 };
 
 inline const TestKeys& test_keys() {
@@ -113,6 +116,7 @@ inline const TestKeys& test_keys() {
     crypto_box_keypair(k.shuffler_pk, k.shuffler_sk);
     crypto_box_keypair(k.analyzer_pk, k.analyzer_sk);
     crypto_sign_keypair(k.verify_pk, k.sign_sk);
+    crypto_sign_keypair(k.shuffler_verify_pk, k.shuffler_sign_sk);
     return k;
   }();
   return keys;

@@ -85,7 +85,8 @@ int parse(int argc, char** argv, Options* o) {
       "p2b-demo");
   p2b::tools::add_common_flags(app);
   add_count(app, "--users", "N", &o->users, "early (sharing) users [50000]");
-  add_count(app, "--threshold", "L", &o->threshold, "shuffler crowd-blending threshold l [10]");
+  add_count(app, "--threshold", "L", &o->threshold,
+            "crowd-blending threshold l, shuffler and analyzer [10]");
   add_count(app, "--codes", "k", &o->codes, "codebook size [1024]");
   add_count(app, "--seed", "S", &o->seed, "[1]");
   app.add_option("--out", o->out, "keys, codebook, service data and results [out/demo]")
@@ -115,6 +116,10 @@ DeviceKeys load_or_make_keys(const fs::path& dir) {
   if (!fs::exists(dir / "shuffler.box.pk")) {
     std::printf("keys: none in %s, running p2b-keygen\n", dir.c_str());
     run_or_throw("p2b-keygen", {P2B_KEYGEN_BIN, "--out", dir.string()});
+  } else if (!fs::exists(dir / "shuffler.sign.pk")) {
+    // A key set from before batches were signed: the demo's own, replaced.
+    std::printf("keys: %s has no shuffler signing key, running p2b-keygen --force\n", dir.c_str());
+    run_or_throw("p2b-keygen", {P2B_KEYGEN_BIN, "--out", dir.string(), "--force"});
   }
   DeviceKeys k{};
   std::string err;
@@ -211,11 +216,13 @@ int main(int argc, char** argv) {
                           "analyzer.db-wal", "analyzer.db-shm"}) {
       fs::remove(out / f);
     }
-    analyzer.start(P2B_ANALYZER_BIN,
-                   {"--listen", "127.0.0.1:0", "--keys", (out / "keys").string(), "--codebook",
-                    codebook_file.string(), "--store", (out / "analyzer.db").string(), "--actions",
-                    std::to_string(kActions), "--enable-raw-baseline"},
-                   (out / "analyzer.log").string());
+    analyzer.start(
+        P2B_ANALYZER_BIN,
+        {"--listen", "127.0.0.1:0", "--keys", (out / "keys").string(), "--shuffler-key",
+         (out / "keys" / "shuffler.sign.pk").string(), "--threshold", std::to_string(o.threshold),
+         "--codebook", codebook_file.string(), "--store", (out / "analyzer.db").string(),
+         "--actions", std::to_string(kActions), "--enable-raw-baseline"},
+        (out / "analyzer.log").string());
     std::printf("analyzer: %s (log %s)\n", analyzer.url().c_str(), (out / "analyzer.log").c_str());
     httplib::Client to_analyzer("127.0.0.1", analyzer.port());
 
@@ -283,12 +290,13 @@ int main(int argc, char** argv) {
 
     // The paper's setting is one shuffler batch over the whole early
     // population, so the batch closes when the last of them has arrived.
-    shuffler.start(P2B_SHUFFLER_BIN,
-                   {"--listen", "127.0.0.1:0", "--keys", (out / "keys").string(), "--spool",
-                    (out / "shuffler.db").string(), "--analyzer", analyzer.url(), "--threshold",
-                    std::to_string(o.threshold), "--batch-size",
-                    std::to_string(std::max<std::size_t>(sent, 1)), "--batch-seconds", "600"},
-                   (out / "shuffler.log").string());
+    shuffler.start(
+        P2B_SHUFFLER_BIN,
+        {"--listen", "127.0.0.1:0", "--keys", (out / "keys").string(), "--spool",
+         (out / "shuffler.db").string(), "--analyzer", analyzer.url(), "--analyzer-key",
+         (out / "keys" / "analyzer.sign.pk").string(), "--threshold", std::to_string(o.threshold),
+         "--batch-size", std::to_string(std::max<std::size_t>(sent, 1)), "--batch-seconds", "600"},
+        (out / "shuffler.log").string());
     std::printf("shuffler: %s (log %s)\n", shuffler.url().c_str(), (out / "shuffler.log").c_str());
     httplib::Client to_shuffler("127.0.0.1", shuffler.port());
     for (std::size_t i = 0; i < sent; i += kEnvelopesPerPost) {

@@ -1,4 +1,4 @@
-// p2b-keygen: makes the three key pairs of a deployment as raw files
+// p2b-keygen: makes the four key pairs of a deployment as raw files
 // (docs/keys.md) and prints each public key's fingerprint. Every refusal is
 // decided before the first byte is written, so a refused or failed run leaves
 // the key directory as it found it.
@@ -30,8 +30,9 @@ using p2b::common::ParseOutcome;
 constexpr char kSynopsis[] = "usage: p2b-keygen --out DIR [--force]";
 constexpr char kDescription[] =
     "Writes the shuffler's X25519 box key pair, the analyzer's X25519 box key\n"
-    "pair and the analyzer's Ed25519 signing key pair as raw files in DIR, then\n"
-    "prints the fingerprint of each public key. A missing DIR is created 0700.";
+    "pair and the Ed25519 signing key pairs of the analyzer (models, acks) and\n"
+    "the shuffler (batches) as raw files in DIR, then prints the fingerprint of\n"
+    "each public key. A missing DIR is created 0700.";
 
 static_assert(crypto_box_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "X25519 key size");
 static_assert(crypto_sign_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "Ed25519 key size");
@@ -43,7 +44,7 @@ struct Options {
 
 ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* message) {
   p2b::common::CommandLine cli("p2b-keygen", kSynopsis, kDescription, false);
-  cli.add_value("--out", &opt->out_dir, "where to write the six key files");
+  cli.add_value("--out", &opt->out_dir, "where to write the eight key files");
   cli.app().add_flag("--force", opt->force,
                      "replace existing key files (without it: refuse, write nothing)");
   const ParseOutcome parsed = cli.parse(argc, argv, message);
@@ -69,6 +70,7 @@ struct KeySet {
   BoxPair shuffler_box;
   BoxPair analyzer_box;
   SignPair analyzer_sign;
+  SignPair shuffler_sign;
 
   KeySet() = default;
   KeySet(const KeySet&) = delete;
@@ -79,6 +81,7 @@ struct KeySet {
     sodium_memzero(&shuffler_box, sizeof shuffler_box);
     sodium_memzero(&analyzer_box, sizeof analyzer_box);
     sodium_memzero(&analyzer_sign, sizeof analyzer_sign);
+    sodium_memzero(&shuffler_sign, sizeof shuffler_sign);
   }
 };
 
@@ -89,7 +92,7 @@ struct KeyFile {
   kf::KeyKind kind;
 };
 
-using KeyFiles = std::array<KeyFile, 6>;
+using KeyFiles = std::array<KeyFile, 8>;
 
 KeyFiles key_files(const KeySet& k) {
   using kf::KeyKind;
@@ -100,6 +103,8 @@ KeyFiles key_files(const KeySet& k) {
       {"analyzer.box.sk", k.analyzer_box.sk, sizeof k.analyzer_box.sk, KeyKind::secret_key},
       {"analyzer.sign.pk", k.analyzer_sign.pk, sizeof k.analyzer_sign.pk, KeyKind::public_key},
       {"analyzer.sign.sk", k.analyzer_sign.sk, sizeof k.analyzer_sign.sk, KeyKind::secret_key},
+      {"shuffler.sign.pk", k.shuffler_sign.pk, sizeof k.shuffler_sign.pk, KeyKind::public_key},
+      {"shuffler.sign.sk", k.shuffler_sign.sk, sizeof k.shuffler_sign.sk, KeyKind::secret_key},
   }};
 }
 
@@ -107,6 +112,7 @@ void generate(KeySet* k) {
   crypto_box_keypair(k->shuffler_box.pk, k->shuffler_box.sk);
   crypto_box_keypair(k->analyzer_box.pk, k->analyzer_box.sk);
   crypto_sign_keypair(k->analyzer_sign.pk, k->analyzer_sign.sk);
+  crypto_sign_keypair(k->shuffler_sign.pk, k->shuffler_sign.sk);
 }
 
 void add_line(std::string* text, const std::string& line) {
@@ -172,7 +178,7 @@ bool create_all(const std::string& dir, const KeyFiles& files, std::string* err)
   return false;
 }
 
-// Stages all six files before renaming any, so a full disk cannot leave a
+// Stages all the files before renaming any, so a full disk cannot leave a
 // new public key next to the old secret key of the same pair.
 bool replace_all(const std::string& dir, const KeyFiles& files, std::string* err) {
   std::vector<kf::StagedKey> staged(files.size());

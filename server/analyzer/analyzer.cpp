@@ -4,11 +4,13 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <utility>
 
 #include "batch_opener.hpp"
+#include "wire/batch_ack.hpp"
 #include "wire/model_bundle.hpp"
 
 namespace p2b::analyzer {
@@ -88,29 +90,80 @@ uint64_t Analyzer::publish(ModelKind kind, Statistics next, Commit commit) {
   return s.signed_model->version;
 }
 
-BatchOutcome Analyzer::apply_batch(const server::Batch& batch) {
+std::vector<uint8_t> Analyzer::ack(const server::BatchId& id, const server::BatchDigest& digest,
+                                   uint64_t version) const {
+  return server::encode_signed_ack(server::BatchAck{id, digest, version}, keys_.sign_sk());
+}
+
+BatchOutcome Analyzer::receive_batch(const uint8_t* data, std::size_t len) {
+  // The signature is checked before any state is read: a forged batch can
+  // neither change the model nor claim a batch id.
+  server::VerifiedBatch verified;
   BatchOutcome out;
+  const server::BatchCheck check =
+      server::verify_batch(data, len, settings_.shuffler_keys.data(),
+                           settings_.shuffler_keys.size(), &verified, &out.error);
+  switch (check) {
+    case server::BatchCheck::ok:
+      return apply_verified(verified);
+    case server::BatchCheck::malformed:
+      out.result = BatchResult::malformed;
+      metrics_->batch_refused(BatchRefusal::malformed);
+      break;
+    case server::BatchCheck::unknown_signer:
+      out.result = BatchResult::unknown_signer;
+      metrics_->batch_refused(BatchRefusal::unknown_signer);
+      break;
+    case server::BatchCheck::bad_signature:
+      out.result = BatchResult::bad_signature;
+      metrics_->batch_refused(BatchRefusal::bad_signature);
+      break;
+  }
+  log_->warn("batch_refused", {{"reason", out.error}});
+  return out;
+}
+
+BatchOutcome Analyzer::answer_known(const server::VerifiedBatch& verified,
+                                    const AppliedBatch& known) {
+  const server::Batch& batch = verified.batch;
+  const std::string id = server::batch_id_hex(batch.id);
+  BatchOutcome out;
+  if (sodium_memcmp(known.digest.data(), verified.digest.data(), known.digest.size()) != 0) {
+    out.result = BatchResult::conflict;
+    out.error = "batch id " + id + " was applied with other contents";
+    metrics_->batch_refused(BatchRefusal::conflict);
+    log_->warn("batch_conflict", {{"batch", id}});
+    return out;
+  }
+  out.result = BatchResult::duplicate;
+  out.version = known.version;
+  out.ack = ack(batch.id, verified.digest, known.version);
+  metrics_->batch_duplicate();
+  log_->info("batch_duplicate", {{"batch", id}});
+  return out;
+}
+
+BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
+  const server::Batch& batch = verified.batch;
   const std::string id = server::batch_id_hex(batch.id);
   {
     const std::lock_guard<std::mutex> lock(mu_);
-    out.duplicate = store_->batch_applied(batch.id);
-  }
-  if (out.duplicate) {
-    metrics_->batch_duplicate();
-    log_->info("batch_duplicate", {{"batch", id}});
-    return out;
+    if (const std::optional<AppliedBatch> known = store_->find_batch(batch.id)) {
+      return answer_known(verified, *known);
+    }
   }
   // Decryption is the expensive part and needs no state: it runs unlocked.
-  const OpenedBatch opened = open_batch(batch, keys_, features_.n_codes(), settings_.n_actions);
+  const std::vector<OpenedRecord> records =
+      open_records(batch, keys_, features_.n_codes(), settings_.n_actions);
 
   const std::lock_guard<std::mutex> lock(mu_);
   // Another request may have applied the same id while this one decrypted.
-  if (store_->batch_applied(batch.id)) {
-    out.duplicate = true;
-    metrics_->batch_duplicate();
-    log_->info("batch_duplicate", {{"batch", id}});
-    return out;
+  if (const std::optional<AppliedBatch> known = store_->find_batch(batch.id)) {
+    return answer_known(verified, *known);
   }
+  const OpenedBatch opened = screen_records(
+      records, [this](const server::InnerDigest& d) { return store_->inner_seen(d); },
+      settings_.threshold);
   Statistics next = private_.stats;
   std::set<uint32_t> touched;
   std::vector<double> x(features_.dim());
@@ -121,17 +174,24 @@ BatchOutcome Analyzer::apply_batch(const server::Batch& batch) {
   }
   Commit commit;
   commit.batch_id = batch.id;
+  commit.batch_digest = verified.digest;
+  commit.partition = batch.partition;
+  commit.inner_digests = opened.new_digests;
   commit.records_applied = opened.valid.size();
   commit.records_rejected = opened.rejected_total();
   commit.touched_arms.assign(touched.begin(), touched.end());
+  BatchOutcome out;
   out.version = publish(ModelKind::private_reports, std::move(next), std::move(commit));
   out.applied = opened.valid.size();
   out.rejected = opened.rejected_total();
   out.by_reason = opened.rejected;
+  out.ack = ack(batch.id, verified.digest, out.version);
   metrics_->batch_applied(out.applied, out.by_reason);
   metrics_->set_model_version(out.version);
 
   std::vector<LogField> fields{{"batch", id},
+                               {"partition", static_cast<uint64_t>(batch.partition)},
+                               {"signer", server::hex_of(verified.signer_fp, kFingerprintBytes)},
                                {"records", static_cast<uint64_t>(batch.records.size())},
                                {"applied", out.applied},
                                {"rejected", out.rejected},

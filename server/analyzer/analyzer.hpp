@@ -1,12 +1,17 @@
-// The analyzer's state machine, independent of HTTP: applies batches (once
-// per batch id) and raw-baseline requests, signs a new model after each, and
-// keeps the served models equal to the stored ones. Thread-safe.
+// The analyzer's state machine, independent of HTTP: verifies batches against
+// the pinned shuffler keys, applies each once per batch id (bound to its
+// digest) and acknowledges it with a signed ack, applies raw-baseline
+// requests, signs a new model after each, and keeps the served models equal
+// to the stored ones. Thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "codebook_file.hpp"
 #include "common/json_log.hpp"
@@ -37,14 +42,29 @@ struct AnalyzerSettings {
   uint64_t model_ttl = 0;
   // Unix seconds for created_unix; the system clock unless a test sets it.
   std::function<uint64_t()> clock;
+  // The shuffler verify keys (shuffler.sign.pk) a batch must be signed by.
+  std::vector<server::VerifyKey> shuffler_keys;
+  // l, applied again to each crowd's valid reports (batch_opener.hpp).
+  std::size_t threshold = 10;
+};
+
+enum class BatchResult {
+  applied,
+  duplicate,       // this id with this digest was applied before: acked again
+  conflict,        // this id was applied with another digest: nothing changes
+  malformed,       // refused before any state was read
+  unknown_signer,  // likewise
+  bad_signature,   // likewise
 };
 
 struct BatchOutcome {
-  bool duplicate = false;
+  BatchResult result = BatchResult::applied;
   uint64_t applied = 0;
   uint64_t rejected = 0;
   RejectCounts by_reason{};
-  uint64_t version = 0;
+  uint64_t version = 0;      // the version the batch's application produced
+  std::vector<uint8_t> ack;  // applied or duplicate: wire/batch_ack.hpp
+  std::string error;         // the refusals: why
 };
 
 struct RawOutcome {
@@ -59,9 +79,13 @@ class Analyzer {
   Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing keys, ModelStore* store,
            Metrics* metrics, Logger* log);
 
-  // Throws StoreError (nothing changed) or std::runtime_error on a signing
-  // failure (nothing changed either).
-  BatchOutcome apply_batch(const server::Batch& batch);
+  // Verifies an encoded batch (wire/batch_format.hpp) and applies it. Throws
+  // StoreError (nothing changed) or std::runtime_error on a signing failure
+  // (nothing changed either).
+  BatchOutcome receive_batch(const uint8_t* data, std::size_t len);
+  BatchOutcome receive_batch(const std::vector<uint8_t>& body) {
+    return receive_batch(body.data(), body.size());
+  }
   RawOutcome apply_raw(const RawBatch& raw);
 
   // The latest signed model of `kind`, or nullptr before the first one and,
@@ -88,6 +112,12 @@ class Analyzer {
   // Signs `next`, commits it with `commit` and makes it current; the caller
   // holds mu_. Returns the new version.
   uint64_t publish(ModelKind kind, Statistics next, Commit commit);
+  BatchOutcome apply_verified(const server::VerifiedBatch& verified);
+  // For a batch id already applied: a duplicate (with its ack) or a
+  // conflict. The caller holds mu_.
+  BatchOutcome answer_known(const server::VerifiedBatch& verified, const AppliedBatch& known);
+  std::vector<uint8_t> ack(const server::BatchId& id, const server::BatchDigest& digest,
+                           uint64_t version) const;
 
   AnalyzerSettings settings_;
   FeatureMap features_;

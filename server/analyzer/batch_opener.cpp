@@ -1,5 +1,8 @@
 #include "batch_opener.hpp"
 
+#include <map>
+#include <set>
+
 #include "wire/envelope_open.hpp"
 
 namespace p2b::analyzer {
@@ -29,22 +32,59 @@ uint64_t OpenedBatch::rejected_total() const {
   return n;
 }
 
-OpenedBatch open_batch(const server::Batch& batch, const KeyRing& keys, uint32_t n_codes,
-                       uint32_t n_actions) {
-  OpenedBatch out;
-  out.valid.reserve(batch.records.size());
-  for (const server::InnerCiphertext& inner : batch.records) {
+std::vector<OpenedRecord> open_records(const server::Batch& batch, const KeyRing& keys,
+                                       uint32_t n_codes, uint32_t n_actions) {
+  std::vector<OpenedRecord> out(batch.records.size());
+  for (std::size_t i = 0; i < batch.records.size(); ++i) {
+    const server::BatchRecord& rec = batch.records[i];
+    OpenedRecord& o = out[i];
+    o.digest = server::inner_digest(rec.inner);
     server::InnerOpened rep{};
-    const server::OpenStatus st =
-        server::open_inner(inner.data(), inner.size(), keys.box_keys(), keys.n_box_keys(), &rep);
+    const server::OpenStatus st = server::open_inner(rec.inner.data(), rec.inner.size(),
+                                                     keys.box_keys(), keys.n_box_keys(), &rep);
     if (st != server::OpenStatus::ok) {
-      ++out.rejected[static_cast<int>(reason_of(st))];
+      o.reason = reason_of(st);
+    } else if (rep.code != rec.crowd_id) {
+      o.reason = RejectReason::crowd_mismatch;
     } else if (rep.code >= n_codes) {
-      ++out.rejected[static_cast<int>(RejectReason::code_out_of_range)];
+      o.reason = RejectReason::code_out_of_range;
     } else if (rep.action >= n_actions) {
-      ++out.rejected[static_cast<int>(RejectReason::action_out_of_range)];
+      o.reason = RejectReason::action_out_of_range;
     } else {
-      out.valid.push_back({rep.code, rep.action, static_cast<double>(rep.reward)});
+      o.valid = true;
+      o.report = {rep.code, rep.action, static_cast<double>(rep.reward)};
+    }
+  }
+  return out;
+}
+
+OpenedBatch screen_records(const std::vector<OpenedRecord>& records,
+                           const std::function<bool(const server::InnerDigest&)>& seen_before,
+                           std::size_t threshold) {
+  OpenedBatch out;
+  std::set<server::InnerDigest> in_batch;
+  std::vector<const OpenedRecord*> fresh;
+  fresh.reserve(records.size());
+  for (const OpenedRecord& r : records) {
+    if (!in_batch.insert(r.digest).second || seen_before(r.digest)) {
+      ++out.rejected[static_cast<int>(RejectReason::replayed)];
+      continue;
+    }
+    out.new_digests.push_back(r.digest);
+    if (!r.valid) {
+      ++out.rejected[static_cast<int>(r.reason)];
+      continue;
+    }
+    fresh.push_back(&r);
+  }
+  std::map<uint32_t, std::size_t> crowd_size;
+  for (const OpenedRecord* r : fresh) ++crowd_size[r->report.code];
+  out.valid.reserve(fresh.size());
+  for (const OpenedRecord* r : fresh) {
+    if (crowd_size[r->report.code] < threshold) {
+      ++out.rejected[static_cast<int>(RejectReason::below_threshold)];
+    } else {
+      out.valid.push_back(r->report);
     }
   }
   return out;

@@ -1,9 +1,19 @@
-// Opens every inner ciphertext of a batch and sorts the records into the
-// ones the statistics may take and the ones skipped, by reason. A bad record
-// never spoils its batch: it is one device's (or one attacker's) report.
+// Opens every inner ciphertext of a verified batch and sorts the records into
+// the ones the statistics may take and the ones skipped, by reason. A bad
+// record never spoils its batch: it is one device's (or one attacker's)
+// report. The checks, in order:
+//   replayed          its inner ciphertext was applied before, or appears
+//                     earlier in this batch
+//   unknown_key, decrypt_failed, malformed   the inner layer does not open
+//   crowd_mismatch    its code is not the crowd id the shuffler counted
+//   code_out_of_range, action_out_of_range
+//   below_threshold   fewer than l valid reports share its crowd
+// so neither garbage nor replays can make up a crowd.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "key_ring.hpp"
@@ -18,13 +28,31 @@ struct ValidReport {
   double reward;
 };
 
+// One record after decryption, before anything is compared with the store.
+struct OpenedRecord {
+  server::InnerDigest digest{};
+  bool valid = false;
+  RejectReason reason = RejectReason::malformed;  // when !valid
+  ValidReport report{};                           // when valid
+};
+
+// Needs no state, so it can run without the analyzer's lock.
+std::vector<OpenedRecord> open_records(const server::Batch& batch, const KeyRing& keys,
+                                       uint32_t n_codes, uint32_t n_actions);
+
 struct OpenedBatch {
   std::vector<ValidReport> valid;
   RejectCounts rejected{};
+  // Digests of this batch's inner ciphertexts not seen before: to be stored
+  // with the batch, so that they count as replays from then on.
+  std::vector<server::InnerDigest> new_digests;
   uint64_t rejected_total() const;
 };
 
-OpenedBatch open_batch(const server::Batch& batch, const KeyRing& keys, uint32_t n_codes,
-                       uint32_t n_actions);
+// Drops replays (`seen_before` answers for earlier batches), then crowds
+// with fewer than `threshold` valid reports.
+OpenedBatch screen_records(const std::vector<OpenedRecord>& records,
+                           const std::function<bool(const server::InnerDigest&)>& seen_before,
+                           std::size_t threshold);
 
 }  // namespace p2b::analyzer

@@ -37,22 +37,31 @@ bool etag_matches(const std::string& header, const std::string& etag) {
 }
 
 void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* analyzer) {
-  server::Batch batch;
-  std::string err;
-  if (!server::decode_batch(reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size(),
-                            &batch, &err)) {
-    set_error(res, 400, "bad_batch", err);
-    return;
+  const BatchOutcome out =
+      analyzer->receive_batch(reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size());
+  switch (out.result) {
+    case BatchResult::malformed:
+      return set_error(res, 400, "bad_batch", out.error);
+    case BatchResult::unknown_signer:
+      return set_error(res, 401, "unknown_signer", out.error);
+    case BatchResult::bad_signature:
+      return set_error(res, 403, "bad_signature", out.error);
+    case BatchResult::conflict:
+      return set_error(res, 409, "batch_conflict", out.error);
+    case BatchResult::applied:
+    case BatchResult::duplicate:
+      break;
   }
-  const BatchOutcome out = analyzer->apply_batch(batch);
+  const bool duplicate = out.result == BatchResult::duplicate;
   nlohmann::ordered_json body;
-  body["applied"] = out.duplicate ? 0 : out.applied;
-  if (out.duplicate) {
+  body["applied"] = duplicate ? 0 : out.applied;
+  if (duplicate) {
     body["duplicate"] = true;
   } else {
     body["rejected"] = out.rejected;
-    body["version"] = out.version;
   }
+  body["version"] = out.version;
+  body["ack"] = server::hex_of(out.ack.data(), out.ack.size());
   json_reply(res, body);
 }
 
@@ -102,7 +111,7 @@ void post_raw(const httplib::Request& req, httplib::Response& res, Analyzer* ana
 }  // namespace
 
 std::size_t max_request_bytes() {
-  return server::kBatchHeaderBytes + server::kMaxBatchRecords * kInnerBytes;
+  return server::kMaxBatchBytes;
 }
 
 void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,

@@ -1,5 +1,6 @@
 // The analyzer's HTTP contract (docs/analyzer.md), on cpp-httplib:
-//   POST /v1/batches   apply a shuffler batch, once per batch id
+//   POST /v1/batches   verify a signed shuffler batch and apply it once per
+//                      batch id; 200 carries a signed ack
 //   GET  /v1/model     the latest signed bundle (?kind=raw: the raw baseline)
 //   POST /v1/raw       the non-private baseline, only when enabled
 //   GET  /healthz, GET /metrics

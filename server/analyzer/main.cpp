@@ -13,6 +13,7 @@
 #include "common/exit_codes.hpp"
 #include "common/http_server.hpp"
 #include "common/json_log.hpp"
+#include "common/keyfiles.hpp"
 #include "common/service_main.hpp"
 #include "common/shutdown.hpp"
 #include "http_api.hpp"
@@ -38,6 +39,20 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
     return kExitFailure;
   }
   for (const std::string& w : warnings) log.warn("secret_key_mode", {{"warning", w}});
+  std::vector<p2b::server::VerifyKey> shuffler_keys;
+  std::vector<std::string> shuffler_fps;
+  for (const std::string& path : opt.shuffler_keys) {
+    uint8_t pk[p2b::kPublicKeyBytes];
+    std::string err;
+    p2b::server::VerifyKey key{};
+    if (!p2b::keyfiles::read_key_file(path, pk, sizeof pk, &err) ||
+        !p2b::server::make_verify_key(pk, &key)) {
+      log.error("keys_unreadable", {{"error", err.empty() ? path + ": unusable key" : err}});
+      return kExitFailure;
+    }
+    shuffler_keys.push_back(key);
+    shuffler_fps.push_back(p2b::server::hex_of(key.fp, sizeof key.fp));
+  }
   try {
     codebook = load_codebook_file(opt.codebook);
   } catch (const std::exception& e) {
@@ -57,6 +72,8 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
     settings.raw_enabled = opt.raw_enabled;
     settings.min_reports = opt.min_reports;
     settings.model_ttl = opt.model_ttl;
+    settings.shuffler_keys = shuffler_keys;
+    settings.threshold = opt.threshold;
     analyzer = std::make_unique<Analyzer>(std::move(settings), codebook, std::move(keys),
                                           store.get(), &metrics, &log);
   } catch (const std::exception& e) {
@@ -76,6 +93,8 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
                        {"max_body", opt.max_body},
                        {"box_keys", box_fps},
                        {"verify_key", verify_fp},
+                       {"shuffler_keys", shuffler_fps},
+                       {"threshold", opt.threshold},
                        {"model_version", version(ModelKind::private_reports)},
                        {"raw_model_version", version(ModelKind::raw_baseline)}});
 

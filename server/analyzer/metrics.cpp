@@ -11,6 +11,8 @@ const char* reject_reason_name(RejectReason r) {
   switch (r) {
     case RejectReason::wrong_length:
       return "wrong_length";
+    case RejectReason::replayed:
+      return "replayed";
     case RejectReason::unknown_key:
       return "unknown_key";
     case RejectReason::decrypt_failed:
@@ -19,10 +21,28 @@ const char* reject_reason_name(RejectReason r) {
       return "malformed";
     case RejectReason::code_out_of_range:
       return "code_out_of_range";
+    case RejectReason::crowd_mismatch:
+      return "crowd_mismatch";
     case RejectReason::action_out_of_range:
       return "action_out_of_range";
+    case RejectReason::below_threshold:
+      return "below_threshold";
   }
   return "unknown";
+}
+
+const char* batch_refusal_name(BatchRefusal r) {
+  switch (r) {
+    case BatchRefusal::malformed:
+      return "malformed";
+    case BatchRefusal::unknown_signer:
+      return "unknown_signer";
+    case BatchRefusal::bad_signature:
+      return "bad_signature";
+    case BatchRefusal::conflict:
+      return "conflict";
+  }
+  return "malformed";
 }
 
 void Metrics::batch_applied(uint64_t records, const RejectCounts& rejected) {
@@ -42,6 +62,14 @@ std::string Metrics::prometheus_text() const {
   out.counter("p2b_analyzer_batches_duplicate_total",
               "Batches acknowledged again without applying: their id was already applied.",
               batches_duplicate_);
+  std::vector<std::pair<std::string, uint64_t>> refused;
+  refused.reserve(kBatchRefusals);
+  for (int i = 0; i < kBatchRefusals; ++i) {
+    refused.emplace_back(batch_refusal_name(static_cast<BatchRefusal>(i)), refused_[i]);
+  }
+  out.labelled_counter("p2b_analyzer_batches_refused_total",
+                       "Batches refused whole, by reason: nothing was read or changed.", "reason",
+                       refused);
   out.counter("p2b_analyzer_records_applied_total", "Reports that updated the statistics.",
               records_applied_);
   std::vector<std::pair<std::string, uint64_t>> by_reason;

@@ -12,24 +12,35 @@
 
 namespace p2b::analyzer {
 
-// Why an opened record was not applied; the label of the rejected counter.
+// Why a record of a verified batch was not applied; the label of the
+// rejected counter. In the order the checks run (batch_opener.hpp).
 enum class RejectReason : int {
   wrong_length,
+  replayed,  // its inner ciphertext was seen before (an earlier batch or record)
   unknown_key,
   decrypt_failed,
   malformed,
+  crowd_mismatch,  // the inner code is not the crowd id the shuffler counted
   code_out_of_range,
   action_out_of_range,
+  below_threshold,  // valid, but fewer than l valid reports share its crowd
 };
-constexpr int kRejectReasons = 6;
+constexpr int kRejectReasons = 9;
 const char* reject_reason_name(RejectReason r);
 
 using RejectCounts = std::array<uint64_t, kRejectReasons>;
+
+// Why a whole POST /v1/batches was refused before anything was read or
+// written (or, for conflict, compared with the stored digest).
+enum class BatchRefusal : int { malformed, unknown_signer, bad_signature, conflict };
+constexpr int kBatchRefusals = 4;
+const char* batch_refusal_name(BatchRefusal r);
 
 class Metrics {
  public:
   void batch_applied(uint64_t records, const RejectCounts& rejected);
   void batch_duplicate() { ++batches_duplicate_; }
+  void batch_refused(BatchRefusal r) { ++refused_[static_cast<int>(r)]; }
   void raw_applied(uint64_t records);
   void set_model_version(uint64_t v) { model_version_ = v; }
   void set_raw_model_version(uint64_t v) { raw_model_version_ = v; }
@@ -43,6 +54,7 @@ class Metrics {
   common::HttpCounters http_;
   std::atomic<uint64_t> batches_applied_{0};
   std::atomic<uint64_t> batches_duplicate_{0};
+  std::array<std::atomic<uint64_t>, kBatchRefusals> refused_{};
   std::atomic<uint64_t> records_applied_{0};
   std::array<std::atomic<uint64_t>, kRejectReasons> rejected_{};
   std::atomic<uint64_t> raw_requests_applied_{0};

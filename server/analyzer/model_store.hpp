@@ -1,5 +1,6 @@
-// Where the analyzer's state lives: applied batch ids, per-arm statistics and
-// the latest signed bundle, for the private model and the raw baseline. The
+// Where the analyzer's state lives: applied batch ids with their digests, the
+// digests of every inner ciphertext applied, per-arm statistics and the
+// latest signed bundle, for the private model and the raw baseline. The
 // interface is what a second backend (PostgreSQL) would implement; the
 // analyzer's only requirement is that commit() is all-or-nothing.
 //
@@ -45,11 +46,22 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A batch id as applied: a retried batch with the same digest is a
+// duplicate (and gets the same ack again), one with another digest a conflict.
+struct AppliedBatch {
+  server::BatchDigest digest{};
+  uint64_t version = 0;  // the model version its application produced
+};
+
 // One commit: the new state of one model, and for private batches the id
-// that makes a retried batch a duplicate.
+// and digest that make a retried batch a duplicate, and the inner digests
+// that make a replayed report a replay.
 struct Commit {
   ModelKind kind = ModelKind::private_reports;
   std::optional<server::BatchId> batch_id;
+  server::BatchDigest batch_digest{};
+  uint32_t partition = 0;
+  std::vector<server::InnerDigest> inner_digests;
   uint64_t records_applied = 0;
   uint64_t records_rejected = 0;
   const Statistics* stats = nullptr;
@@ -67,8 +79,11 @@ class ModelStore {
   // Loads one model's statistics (shaped by the caller) and latest bundle;
   // the bundle is empty (version 0) before the first commit.
   virtual void load(ModelKind kind, Statistics* stats, SignedModel* model) = 0;
-  virtual bool batch_applied(const server::BatchId& id) = 0;
-  // Atomically: the batch id (if any), the touched arms and the model.
+  virtual std::optional<AppliedBatch> find_batch(const server::BatchId& id) = 0;
+  // Whether an inner ciphertext with this digest was in an applied batch.
+  virtual bool inner_seen(const server::InnerDigest& digest) = 0;
+  // Atomically: the batch id, digest and inner digests (if any), the
+  // touched arms and the model.
   virtual void commit(const Commit& c) = 0;
 };
 

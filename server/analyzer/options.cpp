@@ -23,7 +23,7 @@ common::ServiceDefaults defaults() {
   d.keys_help = "DIR holding analyzer.box.{pk,sk}; repeat to rotate, the last one signs";
   d.store_help = "the SQLite model store, created if missing";
   d.max_body = max_request_bytes();
-  d.min_body = server::kBatchHeaderBytes;
+  d.min_body = server::kBatchHeaderBytes + kSignatureBytes;
   return d;
 }
 
@@ -37,8 +37,8 @@ Options::Options() {
 ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
   common::ServiceCommandLine cli(
       "p2b-analyzer",
-      "usage: p2b-analyzer --keys DIR [--keys DIR ...] --codebook FILE --store PATH --actions K "
-      "[options]",
+      "usage: p2b-analyzer --keys DIR [--keys DIR ...] --shuffler-key FILE [--shuffler-key FILE "
+      "...] --codebook FILE --store PATH --actions K [options]",
       "Opens the shuffler's batches, aggregates per-arm statistics and serves signed warm-start "
       "models (docs/analyzer.md).",
       defaults());
@@ -57,6 +57,16 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
                                         "withhold the private model until N reports back it (0)");
   CLI::Option* ttl_opt = line.add_value(
       "--model-ttl", &model_ttl, "devices refuse a model SECONDS after it was signed (0: never)");
+  std::vector<std::string> shuffler_keys;
+  cli.app()
+      .add_option("--shuffler-key", shuffler_keys,
+                  "a shuffler.sign.pk whose batches are accepted; repeat while a key rotates")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  std::string threshold;
+  CLI::Option* threshold_opt = line.add_value(
+      "--threshold", &threshold,
+      "drop crowds with fewer than L valid reports in a batch (default 10, as the shuffler)");
 
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
@@ -84,6 +94,18 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   // Up to ten years, so created + ttl cannot overflow.
   if (given(ttl_opt) && !common::parse_count(model_ttl, 0, 315360000, &o.model_ttl)) {
     return refuse(bad_value("model-ttl", "seconds, 0..315360000", model_ttl));
+  }
+  for (const std::string& f : shuffler_keys) {
+    if (f.empty()) return refuse("--shuffler-key: empty file name");
+  }
+  if (shuffler_keys.empty()) return refuse("--shuffler-key is required");
+  o.shuffler_keys = shuffler_keys;
+  if (given(threshold_opt)) {
+    uint64_t l = 0;
+    if (!common::parse_count(threshold, 1, uint64_t{1} << 30, &l)) {
+      return refuse(bad_value("threshold", "a count in 1..2^30", threshold));
+    }
+    o.threshold = static_cast<std::size_t>(l);
   }
   *out = std::move(o);
   return ParseOutcome::ok;

@@ -3,8 +3,10 @@
 // plus its own (docs/analyzer.md).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/service_options.hpp"
 #include "features.hpp"
@@ -20,6 +22,8 @@ struct Options : common::ServiceOptions {
   bool raw_enabled = false;
   uint64_t min_reports = 0;
   uint64_t model_ttl = 0;  // seconds; 0: models carry no not-after time
+  std::vector<std::string> shuffler_keys;  // shuffler.sign.pk files a batch may be signed by
+  std::size_t threshold = 10;              // l, applied again to valid reports per crowd
 };
 
 using common::ParseOutcome;

@@ -25,7 +25,9 @@ constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS applied_batches(
   batch_id BLOB PRIMARY KEY, applied_unix INTEGER NOT NULL, records INTEGER NOT NULL,
-  rejected INTEGER NOT NULL, version INTEGER NOT NULL);
+  rejected INTEGER NOT NULL, version INTEGER NOT NULL, digest BLOB NOT NULL,
+  partition_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS seen_inner(digest BLOB PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS private_arms(
   arm INTEGER PRIMARY KEY, count INTEGER NOT NULL, gram BLOB NOT NULL, reward BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS private_model(
@@ -48,7 +50,9 @@ auto store_call(F&& f) {
 }
 
 std::map<std::string, std::string> identity_fields(const StoreIdentity& id) {
-  return {{"schema", "1"},
+  // 2: batch digests and partitions, and seen_inner. A store of schema 1
+  // is refused (there were no deployments to migrate).
+  return {{"schema", "2"},
           {"dim", std::to_string(id.dim)},
           {"raw_dim", std::to_string(id.raw_dim)},
           {"n_actions", std::to_string(id.n_actions)},
@@ -127,10 +131,22 @@ void SqliteModelStore::load(ModelKind kind, Statistics* stats, SignedModel* mode
   });
 }
 
-bool SqliteModelStore::batch_applied(const server::BatchId& id) {
-  return store_call([&]() -> bool {
-    Statement q(*db_, "SELECT 1 FROM applied_batches WHERE batch_id = ?");
+std::optional<AppliedBatch> SqliteModelStore::find_batch(const server::BatchId& id) {
+  return store_call([&]() -> std::optional<AppliedBatch> {
+    Statement q(*db_, "SELECT digest, version FROM applied_batches WHERE batch_id = ?");
     q.bind_blob(1, id.data(), id.size());
+    if (!q.step()) return std::nullopt;
+    AppliedBatch b;
+    q.column_blob_exact(0, b.digest.data(), b.digest.size());
+    b.version = static_cast<uint64_t>(q.column_int(1));
+    return b;
+  });
+}
+
+bool SqliteModelStore::inner_seen(const server::InnerDigest& digest) {
+  return store_call([&]() -> bool {
+    Statement q(*db_, "SELECT 1 FROM seen_inner WHERE digest = ?");
+    q.bind_blob(1, digest.data(), digest.size());
     return q.step();
   });
 }
@@ -151,14 +167,22 @@ void SqliteModelStore::commit(const Commit& c) {
       // The primary key refuses a second application of one batch id.
       Statement put(
           *db_,
-          "INSERT INTO applied_batches(batch_id, applied_unix, records, rejected, version) "
-          "VALUES (?, ?, ?, ?, ?)");
+          "INSERT INTO applied_batches(batch_id, applied_unix, records, rejected, version, "
+          "digest, partition_id) VALUES (?, ?, ?, ?, ?, ?, ?)");
       put.bind_blob(1, c.batch_id->data(), c.batch_id->size());
       put.bind_int(2, static_cast<int64_t>(c.model->created_unix));
       put.bind_int(3, static_cast<int64_t>(c.records_applied));
       put.bind_int(4, static_cast<int64_t>(c.records_rejected));
       put.bind_int(5, static_cast<int64_t>(c.model->version));
+      put.bind_blob(6, c.batch_digest.data(), c.batch_digest.size());
+      put.bind_int(7, static_cast<int64_t>(c.partition));
       put.step();
+      // The primary key refuses a digest twice: the caller drops replays.
+      Statement seen(*db_, "INSERT INTO seen_inner(digest) VALUES (?)");
+      for (const server::InnerDigest& digest : c.inner_digests) {
+        seen.bind_blob(1, digest.data(), digest.size());
+        seen.run();
+      }
     }
     for (const uint32_t arm : c.touched_arms) {
       Statement put(*db_, std::string("INSERT OR REPLACE INTO ") + t.arms +

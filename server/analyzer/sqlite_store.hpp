@@ -21,7 +21,8 @@ class SqliteModelStore : public ModelStore {
 
   void bind(const StoreIdentity& id) override;
   void load(ModelKind kind, Statistics* stats, SignedModel* model) override;
-  bool batch_applied(const server::BatchId& id) override;
+  std::optional<AppliedBatch> find_batch(const server::BatchId& id) override;
+  bool inner_seen(const server::InnerDigest& digest) override;
   void commit(const Commit& c) override;
 
  private:

@@ -12,9 +12,12 @@ namespace p2b::shuffler {
 class AnalyzerSink {
  public:
   virtual ~AnalyzerSink() = default;
-  // Delivers one encoded batch. Returns the HTTP status, or -1 if no answer
-  // came; `detail` then says why. Only 200 is an acknowledgement.
-  virtual int deliver(const std::vector<uint8_t>& encoded_batch, std::string* detail) = 0;
+  // Delivers one encoded batch. Returns the HTTP status and puts the answer's
+  // body in `body`, or returns -1 if no answer came; `detail` then says why.
+  // A 200 is not yet an acknowledgement: the batcher checks the signed ack
+  // in the body (wire/batch_ack.hpp).
+  virtual int deliver(const std::vector<uint8_t>& encoded_batch, std::string* body,
+                      std::string* detail) = 0;
 };
 
 // POSTs to <base_url>/v1/batches. Throws std::invalid_argument for a URL

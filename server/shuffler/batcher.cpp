@@ -7,7 +7,10 @@
 #include <string>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "common/json_log.hpp"
+#include "wire/batch_ack.hpp"
 #include "wire/batch_format.hpp"
 
 namespace p2b::shuffler {
@@ -22,10 +25,43 @@ server::BatchId random_batch_id() {
   return id;
 }
 
+// Empty if `answer` holds a signed ack of exactly the batch sent (`id`,
+// `digest`), else why not.
+std::string check_ack(const std::string& answer, const server::BatchId& id,
+                      const server::BatchDigest& digest, const uint8_t* verify_pk) {
+  const nlohmann::json body = nlohmann::json::parse(answer, nullptr, false);
+  if (!body.is_object() || !body.contains("ack") || !body["ack"].is_string()) {
+    return "the answer carries no ack";
+  }
+  const std::string hex = body["ack"].get<std::string>();
+  std::vector<uint8_t> bytes(server::kBatchAckBytes);
+  std::size_t n = 0;
+  const char* end = nullptr;
+  if (sodium_hex2bin(bytes.data(), bytes.size(), hex.data(), hex.size(), nullptr, &n, &end) != 0 ||
+      end != hex.data() + hex.size()) {
+    return "the ack is not hex";
+  }
+  server::BatchAck ack;
+  switch (server::verify_ack(bytes.data(), n, verify_pk, &ack)) {
+    case server::AckCheck::ok:
+      break;
+    case server::AckCheck::malformed:
+      return "the ack is malformed";
+    case server::AckCheck::bad_signature:
+      return "the ack is not signed by the pinned analyzer key";
+  }
+  if (sodium_memcmp(ack.id.data(), id.data(), id.size()) != 0 ||
+      sodium_memcmp(ack.digest.data(), digest.data(), digest.size()) != 0) {
+    return "the ack is for another batch";
+  }
+  return {};
+}
+
 }  // namespace
 
-Batcher::Batcher(Spool& spool, AnalyzerSink& sink, Metrics& metrics, BatchingPolicy policy)
-    : spool_(spool), sink_(sink), metrics_(metrics), policy_(policy) {}
+Batcher::Batcher(Spool& spool, AnalyzerSink& sink, Metrics& metrics, BatchingPolicy policy,
+                 BatchKeys keys)
+    : spool_(spool), sink_(sink), metrics_(metrics), policy_(policy), keys_(keys) {}
 
 Batcher::~Batcher() {
   stop();
@@ -58,10 +94,10 @@ void Batcher::notify_stored(std::size_t n) {
 ClosedBatch Batcher::close_batch() {
   const ThresholdPolicy threshold = policy_.threshold;
   const server::BatchId id = random_batch_id();
-  const ClosedBatch closed =
-      spool_.close_batch(id, server::kMaxBatchRecords, [&](const std::vector<uint32_t>& crowds) {
-        return shuffle_and_threshold(crowds, threshold);
-      });
+  const ClosedBatch closed = spool_.close_batch(id, policy_.partition, server::kMaxBatchRecords,
+                                                [&](const std::vector<uint32_t>& crowds) {
+                                                  return shuffle_and_threshold(crowds, threshold);
+                                                });
   {
     const std::lock_guard<std::mutex> lock(mu_);
     pending_ -= static_cast<int64_t>(closed.taken);
@@ -80,9 +116,19 @@ ClosedBatch Batcher::close_batch() {
 bool Batcher::deliver_pending() {
   while (std::optional<server::Batch> batch = spool_.oldest_unacknowledged()) {
     const std::string id_hex = server::batch_id_hex(batch->id);
-    std::string detail;
-    const int status = sink_.deliver(server::encode_batch(*batch), &detail);
-    if (status != 200) {
+    // Ed25519 signatures are deterministic: a re-sent batch is the same
+    // bytes, so the analyzer recognises it as the batch it applied.
+    const std::vector<uint8_t> encoded = server::encode_signed_batch(*batch, keys_.sign_sk);
+    const server::BatchDigest digest = server::batch_digest(encoded.data(), encoded.size());
+    std::string answer, detail;
+    const int status = sink_.deliver(encoded, &answer, &detail);
+    bool acknowledged = status == 200;
+    if (acknowledged) {
+      detail = check_ack(answer, batch->id, digest, keys_.analyzer_verify_pk);
+      acknowledged = detail.empty();
+      if (!acknowledged) metrics_.bad_acks.fetch_add(1);
+    }
+    if (!acknowledged) {
       metrics_.forward_failures.fetch_add(1);
       common::service_log().warn("batch_delivery_failed", {{"batch_id", id_hex},
                                                            {"records", batch->records.size()},

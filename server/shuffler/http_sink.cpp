@@ -15,6 +15,8 @@ const std::regex& url_pattern() {
   return re;
 }
 
+constexpr std::size_t kMaxAnswerBytes = 4096;
+
 class HttpSink final : public AnalyzerSink {
  public:
   HttpSink(const std::string& origin, std::string path) : client_(origin), path_(std::move(path)) {
@@ -26,7 +28,8 @@ class HttpSink final : public AnalyzerSink {
     client_.set_write_timeout(10, 0);
   }
 
-  int deliver(const std::vector<uint8_t>& encoded_batch, std::string* detail) override {
+  int deliver(const std::vector<uint8_t>& encoded_batch, std::string* body,
+              std::string* detail) override {
     const httplib::Result res =
         client_.Post(path_, reinterpret_cast<const char*>(encoded_batch.data()),
                      encoded_batch.size(), "application/octet-stream");
@@ -35,6 +38,8 @@ class HttpSink final : public AnalyzerSink {
       return -1;
     }
     detail->clear();
+    // Only the ack is read from the body; a larger answer is not an ack.
+    *body = res->body.size() <= kMaxAnswerBytes ? res->body : std::string();
     return res->status;
   }
 

@@ -84,6 +84,7 @@ IntakeReply ReportIntake::handle(const std::string& body) {
     crypto_generichash(r.digest.data(), r.digest.size(), env, kEnvelopeBytes, nullptr, 0);
     r.crowd_id = opened.crowd_id;
     std::copy(opened.inner, opened.inner + kInnerBytes, r.inner.begin());
+    r.inner_digest = server::inner_digest(r.inner);
   }
 
   InsertCounts counts;
@@ -96,10 +97,11 @@ IntakeReply ReportIntake::handle(const std::string& body) {
   }
   metrics_.received.fetch_add(counts.accepted);
   metrics_.duplicates.fetch_add(counts.duplicates);
+  metrics_.inner_duplicates.fetch_add(counts.inner_duplicates);
   if (on_stored_ && counts.accepted > 0) on_stored_(counts.accepted);
   nlohmann::ordered_json reply;
   reply["accepted"] = counts.accepted;
-  reply["duplicates"] = counts.duplicates;
+  reply["duplicates"] = counts.duplicates + counts.inner_duplicates;
   return {202, reply.dump()};
 }
 

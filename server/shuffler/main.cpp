@@ -13,6 +13,7 @@
 #include "common/exit_codes.hpp"
 #include "common/http_server.hpp"
 #include "common/json_log.hpp"
+#include "common/keyfiles.hpp"
 #include "common/secret_keys.hpp"
 #include "common/service_main.hpp"
 #include "common/shutdown.hpp"
@@ -34,12 +35,21 @@ int fail(p2b::common::Logger& log, const char* event, const std::string& why) {
 int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   namespace sh = p2b::shuffler;
   p2b::common::LoadedBoxKeys keys;
+  // Batches are signed by the newest key set only, like the analyzer's models.
+  p2b::common::SecureArray<uint8_t> sign_sk;
   try {
     keys = p2b::common::load_box_keys(opt.key_dirs, "shuffler.box");
+    sign_sk = p2b::common::load_sign_key(opt.key_dirs.back() + "/shuffler.sign.sk", &keys.warnings);
   } catch (const std::exception& e) {
     return fail(log, "keys_unreadable", e.what());
   }
   for (const std::string& w : keys.warnings) log.warn("secret_key_mode", {{"warning", w}});
+  uint8_t analyzer_pk[p2b::kPublicKeyBytes];
+  std::string err, analyzer_fp;
+  if (!p2b::keyfiles::read_key_file(opt.analyzer_key, analyzer_pk, sizeof analyzer_pk, &err) ||
+      !p2b::keyfiles::fingerprint_hex(analyzer_pk, &analyzer_fp)) {
+    return fail(log, "keys_unreadable", err.empty() ? "cannot fingerprint the analyzer key" : err);
+  }
 
   std::unique_ptr<sh::SqliteSpool> spool;
   try {
@@ -55,7 +65,8 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   policy.interval = std::chrono::milliseconds(static_cast<long long>(opt.batch_seconds * 1000));
   policy.threshold.threshold = opt.threshold;
   policy.threshold.noise_sigma = opt.noisy_threshold;
-  sh::Batcher batcher(*spool, *sink, metrics, policy);
+  policy.partition = opt.partition;
+  sh::Batcher batcher(*spool, *sink, metrics, policy, sh::BatchKeys{sign_sk.data(), analyzer_pk});
   sh::ReportIntake intake(std::move(keys.keys), *spool, metrics, opt.max_body,
                           [&batcher](std::size_t n) { batcher.notify_stored(n); });
 
@@ -63,14 +74,18 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   sh::install_routes(server, intake, metrics, *spool, opt.max_body);
   const int port = p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log);
   if (port < 0) return kExitFailure;
-  log.info("started", {{"port", port},
-                       {"key_fingerprints", keys.fingerprints},
-                       {"batch_size", opt.batch_size},
-                       {"batch_seconds", opt.batch_seconds},
-                       {"threshold", opt.threshold},
-                       {"noisy_threshold", opt.noisy_threshold},
-                       {"max_body", opt.max_body},
-                       {"spool_depth", spool->depth()}});
+  log.info("started",
+           {{"port", port},
+            {"key_fingerprints", keys.fingerprints},
+            {"sign_key_fingerprint", p2b::common::verify_key_fingerprint(sign_sk.data())},
+            {"analyzer_key_fingerprint", analyzer_fp},
+            {"partition", opt.partition},
+            {"batch_size", opt.batch_size},
+            {"batch_seconds", opt.batch_seconds},
+            {"threshold", opt.threshold},
+            {"noisy_threshold", opt.noisy_threshold},
+            {"max_body", opt.max_body},
+            {"spool_depth", spool->depth()}});
   batcher.start();
   const p2b::common::StopOutcome outcome = p2b::common::serve_until_stopped(server, log);
   batcher.stop();

@@ -49,7 +49,10 @@ std::string Metrics::render(std::size_t spool_depth) const {
   }
   out.labelled_counter("p2b_shuffler_rejected_total", "Requests to /v1/reports refused, by reason.",
                        "reason", by_reason);
-  out.counter("p2b_shuffler_duplicates_total", "Replayed envelopes dropped.", duplicates.load());
+  out.labelled_counter("p2b_shuffler_duplicates_total",
+                       "Replayed reports dropped, by the layer recognised: the same envelope "
+                       "(outer) or a seen inner ciphertext in a fresh envelope (inner).",
+                       "layer", {{"outer", duplicates.load()}, {"inner", inner_duplicates.load()}});
   out.counter("p2b_shuffler_thresholded_total",
               "Records deleted because their crowd was below the threshold.", thresholded.load());
   out.counter("p2b_shuffler_forwarded_total", "Records acknowledged by the analyzer.",
@@ -58,6 +61,9 @@ std::string Metrics::render(std::size_t spool_depth) const {
               batches.load());
   out.counter("p2b_shuffler_forward_failures_total",
               "Batch deliveries that failed and will be retried.", forward_failures.load());
+  out.counter("p2b_shuffler_bad_acks_total",
+              "Deliveries answered 200 without a valid acknowledgement of the batch sent.",
+              bad_acks.load());
   out.gauge("p2b_shuffler_spool_depth", "Records in the spool, batched or not.", spool_depth);
   http.render(out, "p2b_shuffler");
   return out.text();

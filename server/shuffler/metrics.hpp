@@ -21,13 +21,16 @@ Rejection rejection_for(server::OpenStatus s);
 
 struct Metrics {
   std::atomic<uint64_t> received{0};
-  std::atomic<uint64_t> rejected[5] = {};  // indexed by Rejection
-  std::atomic<uint64_t> duplicates{0};
+  std::atomic<uint64_t> rejected[5] = {};     // indexed by Rejection
+  std::atomic<uint64_t> duplicates{0};        // the same envelope again
+  std::atomic<uint64_t> inner_duplicates{0};  // a seen inner in a fresh outer layer
   std::atomic<uint64_t> thresholded{0};
   std::atomic<uint64_t> forwarded{0};
   std::atomic<uint64_t> batches{0};
   std::atomic<uint64_t> forward_failures{0};
   common::HttpCounters http;  // the HTTP layer's refusals (common/bounded_server.hpp)
+  // 200 answers without a valid ack of the batch sent (counted as failures too).
+  std::atomic<uint64_t> bad_acks{0};
 
   void reject(Rejection r) { rejected[static_cast<int>(r)].fetch_add(1); }
 

@@ -19,7 +19,9 @@ using common::usage_error;
 common::ServiceDefaults defaults() {
   common::ServiceDefaults d;
   d.listen_port = 8710;
-  d.keys_help = "DIR holding shuffler.box.{pk,sk}; repeat to accept several keys";
+  d.keys_help =
+      "DIR holding shuffler.box.{pk,sk}; repeat to accept several keys; the last one's "
+      "shuffler.sign.sk signs batches";
   d.store_help = "the SQLite spool file, created if missing (--spool is the same)";
   d.store_alias = "spool";
   d.max_body = 262144;
@@ -32,7 +34,8 @@ common::ServiceDefaults defaults() {
 ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
   common::ServiceCommandLine cli(
       "p2b-shuffler",
-      "usage: p2b-shuffler --keys DIR [--keys DIR ...] --store PATH --analyzer URL [options]",
+      "usage: p2b-shuffler --keys DIR [--keys DIR ...] --store PATH --analyzer URL "
+      "--analyzer-key FILE [options]",
       "Receives sealed report envelopes, strips everything about their senders, and forwards "
       "shuffled, thresholded batches to the analyzer (docs/shuffler.md).",
       defaults());
@@ -47,6 +50,11 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "--threshold", &threshold, "drop crowds with fewer than L records in a batch (default 10)");
   CLI::Option* noisy_opt = line.add_value("--noisy-threshold", &noisy,
                                           "Gaussian noise on the crowd counts (default 0: off)");
+  std::string analyzer_key, partition;
+  line.add_value("--analyzer-key", &analyzer_key,
+                 "the analyzer's analyzer.sign.pk: only acks it signed delete a batch");
+  CLI::Option* partition_opt =
+      line.add_value("--partition", &partition, "partition number written into batches (0)");
 
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
@@ -76,6 +84,14 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   }
   if (given(noisy_opt) && !common::parse_real(noisy, 0, 1e6, &o.noisy_threshold)) {
     return refuse(bad_value("noisy-threshold", "a sigma in [0, 1e6]", noisy));
+  }
+  if (analyzer_key.empty()) return refuse("--analyzer-key is required");
+  o.analyzer_key = analyzer_key;
+  if (given(partition_opt)) {
+    if (!common::parse_count(partition, 0, UINT32_MAX, &n)) {
+      return refuse(bad_value("partition", "0..2^32-1", partition));
+    }
+    o.partition = static_cast<uint32_t>(n);
   }
   *out = std::move(o);
   return ParseOutcome::ok;

@@ -19,6 +19,8 @@ struct Options : common::ServiceOptions {
   double batch_seconds = 10;
   std::size_t threshold = 10;
   double noisy_threshold = 0;  // sigma of the threshold noise; 0 = off
+  std::string analyzer_key;    // the analyzer.sign.pk that acks must verify with
+  uint32_t partition = 0;      // written into every batch
 };
 
 using common::ParseOutcome;

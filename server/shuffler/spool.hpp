@@ -17,20 +17,24 @@
 
 namespace p2b::shuffler {
 
-// BLAKE2b-256 of a whole envelope: what replays are recognised by.
+// BLAKE2b-256 of a whole envelope: what outer replays are recognised by.
 using EnvelopeDigest = std::array<uint8_t, 32>;
 
 // What the shuffler keeps of a report. There is deliberately no room for
 // sender metadata (address, headers, arrival time).
 struct SpoolRecord {
   EnvelopeDigest digest{};
+  // BLAKE2b-256 of the inner ciphertext alone: the same inner re-sealed in a
+  // fresh outer layer is a replay too. Kept apart from the outer digests.
+  server::InnerDigest inner_digest{};
   uint32_t crowd_id = 0;
   server::InnerCiphertext inner{};
 };
 
 struct InsertCounts {
   std::size_t accepted = 0;
-  std::size_t duplicates = 0;
+  std::size_t duplicates = 0;        // the envelope itself was seen
+  std::size_t inner_duplicates = 0;  // a new envelope around an inner that was seen
 };
 
 // Given the crowd ids of the records taken for a batch, returns the indices
@@ -56,21 +60,22 @@ class Spool {
   Spool(const Spool&) = delete;
   Spool& operator=(const Spool&) = delete;
 
-  // One transaction: a record whose digest was ever seen before (even in an
-  // earlier request whose batch is long gone, or earlier in `records`)
-  // counts as a duplicate; the others are stored. Committed durably before
+  // One transaction: a record whose digest or inner digest was ever seen
+  // before (even in an earlier request whose batch is long gone, or earlier
+  // in `records`) counts as a duplicate; the others are stored. Committed durably before
   // it returns; on error nothing is stored.
   virtual InsertCounts insert(const std::vector<SpoolRecord>& records) = 0;
 
   // One transaction: takes up to `max_records` unbatched records, lets
   // `select` choose and order the survivors, deletes the rest and assigns
-  // the survivors to batch `id` at positions 0..kept-1. No batch is created
-  // when nothing survives.
-  virtual ClosedBatch close_batch(const server::BatchId& id, std::size_t max_records,
-                                  const BatchSelector& select) = 0;
+  // the survivors to batch `id` (of `partition`) at positions 0..kept-1. No
+  // batch is created when nothing survives.
+  virtual ClosedBatch close_batch(const server::BatchId& id, uint32_t partition,
+                                  std::size_t max_records, const BatchSelector& select) = 0;
 
-  // The oldest batch that was assigned but not acknowledged, records in
-  // their assigned order.
+  // The oldest batch that was assigned but not acknowledged, records (crowd
+  // id and inner) in their assigned order, with the partition it closed in:
+  // a re-sent batch is the same batch, byte for byte.
   virtual std::optional<server::Batch> oldest_unacknowledged() = 0;
 
   // Deletes the batch and its records; returns how many records went.

@@ -9,13 +9,15 @@ namespace p2b::shuffler {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: seen_inner, and the partition of each batch.
+constexpr int kSchemaVersion = 2;
 
-// `seen` is WITHOUT ROWID, so it is ordered by digest and keeps no arrival
-// order. Records get random ids for the same reason: an integer key that
-// counted up would keep the order in which reports came in on disk.
+// `seen` (outer digests) and `seen_inner` (inner digests) are WITHOUT ROWID,
+// so they are ordered by digest and keep no arrival order. Records get random ids for the same
+// reason: an integer key that counted up would keep the order in which reports came in on disk.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS seen (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS seen_inner (digest BLOB PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS records (
   id INTEGER PRIMARY KEY,
   crowd_id INTEGER NOT NULL,
@@ -24,7 +26,8 @@ CREATE TABLE IF NOT EXISTS records (
   position INTEGER
 );
 CREATE INDEX IF NOT EXISTS records_by_batch ON records (batch_id, position);
-CREATE TABLE IF NOT EXISTS batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE,
+  partition_id INTEGER NOT NULL DEFAULT 0);
 )sql";
 
 using common::Statement;
@@ -61,6 +64,9 @@ SqliteSpool::SqliteSpool(const std::string& path) {
     }
     Transaction tx(*db_);
     db_->exec(kSchema);
+    if (have == 1) {
+      db_->exec("ALTER TABLE batches ADD COLUMN partition_id INTEGER NOT NULL DEFAULT 0");
+    }
     db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     tx.commit();
     // A WAL left by a crash may still hold forwarded or thresholded records.
@@ -76,12 +82,19 @@ InsertCounts SqliteSpool::insert(const std::vector<SpoolRecord>& records) {
     InsertCounts counts;
     Transaction tx(*db_);
     Statement seen(*db_, "INSERT OR IGNORE INTO seen (digest) VALUES (?1)");
+    Statement seen_inner(*db_, "INSERT OR IGNORE INTO seen_inner (digest) VALUES (?1)");
     Statement put(*db_, "INSERT INTO records (id, crowd_id, inner) VALUES (?1, ?2, ?3)");
     for (const SpoolRecord& r : records) {
       seen.bind_blob(1, r.digest.data(), r.digest.size());
       seen.run();
       if (db_->changes() == 0) {
         ++counts.duplicates;
+        continue;
+      }
+      seen_inner.bind_blob(1, r.inner_digest.data(), r.inner_digest.size());
+      seen_inner.run();
+      if (db_->changes() == 0) {
+        ++counts.inner_duplicates;
         continue;
       }
       // A random id collides with odds of about n / 2^63; retry a few times
@@ -101,8 +114,8 @@ InsertCounts SqliteSpool::insert(const std::vector<SpoolRecord>& records) {
   });
 }
 
-ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, std::size_t max_records,
-                                     const BatchSelector& select) {
+ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, uint32_t partition,
+                                     std::size_t max_records, const BatchSelector& select) {
   std::lock_guard<std::mutex> lock(mu_);
   return spool_call([&]() -> ClosedBatch {
     Transaction tx(*db_);
@@ -139,8 +152,9 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, std::size_t max_
       drop.run();
     }
     if (!keep.empty()) {
-      Statement batch(*db_, "INSERT INTO batches (id) VALUES (?1)");
+      Statement batch(*db_, "INSERT INTO batches (id, partition_id) VALUES (?1, ?2)");
       batch.bind_blob(1, id.data(), id.size());
+      batch.bind_int(2, partition);
       batch.run();
     }
     tx.commit();
@@ -158,14 +172,18 @@ std::optional<server::Batch> SqliteSpool::oldest_unacknowledged() {
   return spool_call([&]() -> std::optional<server::Batch> {
     server::Batch batch;
     {
-      Statement oldest(*db_, "SELECT id FROM batches ORDER BY seq LIMIT 1");
+      Statement oldest(*db_, "SELECT id, partition_id FROM batches ORDER BY seq LIMIT 1");
       if (!oldest.step()) return std::nullopt;
       oldest.column_blob_exact(0, batch.id.data(), batch.id.size());
+      batch.partition = static_cast<uint32_t>(oldest.column_int(1));
     }
-    Statement records(*db_, "SELECT inner FROM records WHERE batch_id = ?1 ORDER BY position");
+    Statement records(*db_,
+                      "SELECT crowd_id, inner FROM records WHERE batch_id = ?1 ORDER BY position");
     records.bind_blob(1, batch.id.data(), batch.id.size());
     while (records.step()) {
-      records.column_blob_exact(0, batch.records.emplace_back().data(), kInnerBytes);
+      server::BatchRecord& r = batch.records.emplace_back();
+      r.crowd_id = static_cast<uint32_t>(records.column_int(0));
+      records.column_blob_exact(1, r.inner.data(), kInnerBytes);
     }
     return batch;
   });

@@ -21,7 +21,7 @@ class SqliteSpool final : public Spool {
   ~SqliteSpool() override;
 
   InsertCounts insert(const std::vector<SpoolRecord>& records) override;
-  ClosedBatch close_batch(const server::BatchId& id, std::size_t max_records,
+  ClosedBatch close_batch(const server::BatchId& id, uint32_t partition, std::size_t max_records,
                           const BatchSelector& select) override;
   std::optional<server::Batch> oldest_unacknowledged() override;
   std::size_t acknowledge(const server::BatchId& id) override;

@@ -1,11 +1,16 @@
 // The shuffler -> analyzer batch: what survives shuffling and thresholding,
-// as opaque inner ciphertexts, under an idempotency id.
+// each inner ciphertext with the crowd id the shuffler counted it under,
+// signed by the shuffler (docs/formats.md).
 //
-//   "P2BB" | u32le format (1) | batch_id[16] | u32le count | count * inner[112]
+//   "P2BB" | u32le format (2) | batch_id[16] | u32le partition | signer_fp[16]
+//          | u32le count | count * (u32le crowd_id | inner[112])
+//          | Ed25519 signature[64] over every byte before it
 //
 // Records are fixed-size, so a batch is validated by its length alone before
 // any record is looked at. The batch id is random (CSPRNG) and lets the
-// analyzer acknowledge a re-sent batch without applying it twice.
+// analyzer acknowledge a re-sent batch without applying it twice; the batch
+// digest (BLAKE2b-256 of every signed byte) binds that id to the partition,
+// the signer and the contents.
 #pragma once
 
 #include <array>
@@ -14,28 +19,78 @@
 #include <string>
 #include <vector>
 
+#include "p2b/crypto.hpp"
 #include "p2b/envelope.hpp"
 
 namespace p2b::server {
 
 constexpr std::size_t kBatchIdBytes = 16;
-constexpr std::size_t kBatchHeaderBytes = 4 + 4 + kBatchIdBytes + 4;
+constexpr std::size_t kBatchHeaderBytes = 4 + 4 + kBatchIdBytes + 4 + kFingerprintBytes + 4;
+constexpr std::size_t kBatchRecordBytes = 4 + kInnerBytes;
+constexpr std::size_t kBatchDigestBytes = 32;
 // A batch above this many records is refused: it bounds request bodies.
 constexpr std::size_t kMaxBatchRecords = 1u << 20;
+constexpr std::size_t kMaxBatchBytes =
+    kBatchHeaderBytes + kMaxBatchRecords * kBatchRecordBytes + kSignatureBytes;
 
 using BatchId = std::array<uint8_t, kBatchIdBytes>;
+using BatchDigest = std::array<uint8_t, kBatchDigestBytes>;
 using InnerCiphertext = std::array<uint8_t, kInnerBytes>;
+// BLAKE2b-256 of one inner ciphertext: what inner replays are recognised by.
+using InnerDigest = std::array<uint8_t, 32>;
+
+struct BatchRecord {
+  uint32_t crowd_id = 0;
+  InnerCiphertext inner{};
+  bool operator==(const BatchRecord& o) const { return crowd_id == o.crowd_id && inner == o.inner; }
+};
 
 struct Batch {
   BatchId id{};
-  std::vector<InnerCiphertext> records;
+  uint32_t partition = 0;
+  std::vector<BatchRecord> records;
 };
 
-std::vector<uint8_t> encode_batch(const Batch& batch);
+// A pinned Ed25519 verify key and its BLAKE2b-128 fingerprint.
+struct VerifyKey {
+  uint8_t pk[kPublicKeyBytes];
+  uint8_t fp[kFingerprintBytes];
+};
 
-// False, with a reason, for a wrong magic, format, count or length.
-bool decode_batch(const uint8_t* data, std::size_t len, Batch* out, std::string* err);
+// Derives the fingerprint; false if libsodium cannot start.
+bool make_verify_key(const uint8_t* pk, VerifyKey* out);
 
+// Encodes `batch` and signs it with the 64-byte Ed25519 secret key `sign_sk`
+// (seed || public key), whose public half names the signer.
+std::vector<uint8_t> encode_signed_batch(const Batch& batch, const uint8_t* sign_sk);
+
+enum class BatchCheck {
+  ok,
+  malformed,       // wrong magic, format, count or length
+  unknown_signer,  // the signer fingerprint names none of the pinned keys
+  bad_signature,   // a pinned signer, but the signature does not verify
+};
+
+const char* batch_check_str(BatchCheck c);
+
+struct VerifiedBatch {
+  Batch batch;
+  BatchDigest digest{};
+  uint8_t signer_fp[kFingerprintBytes] = {};
+};
+
+// Checks the structure, then the signer, then the signature; fills `out`
+// only when everything holds. `err` gets a reason otherwise.
+BatchCheck verify_batch(const uint8_t* data, std::size_t len, const VerifyKey* keys,
+                        std::size_t n_keys, VerifiedBatch* out, std::string* err);
+
+// BLAKE2b-256 of the signed part of an encoded batch (all but the signature).
+// `len` must be at least kSignatureBytes.
+BatchDigest batch_digest(const uint8_t* encoded, std::size_t len);
+
+InnerDigest inner_digest(const InnerCiphertext& inner);
+
+std::string hex_of(const uint8_t* p, std::size_t n);
 std::string batch_id_hex(const BatchId& id);
 
 }  // namespace p2b::server

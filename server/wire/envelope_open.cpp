@@ -31,6 +31,33 @@ bool decode_padded(const uint8_t* buf, std::size_t n, const pb_msgdesc_t* fields
   return true;
 }
 
+// nanopb leaves an absent or empty fixed-length bytes field as zeros, so the
+// Envelope's `inner` (field 2) is checked on the wire: it must be there, and
+// every occurrence exactly kInnerBytes long. `buf` is the padded plaintext.
+bool inner_field_exact(const uint8_t* buf, std::size_t n) {
+  pb_istream_t outer = pb_istream_from_buffer(buf, n);
+  pb_istream_t msg;
+  if (!pb_make_string_substream(&outer, &msg)) return false;
+  bool seen = false;
+  bool ok = true;
+  pb_wire_type_t type;
+  uint32_t tag = 0;
+  bool eof = false;
+  while (ok && pb_decode_tag(&msg, &type, &tag, &eof)) {
+    if (tag == p2b_v1_Envelope_inner_tag) {
+      uint32_t size = 0;
+      ok = type == PB_WT_STRING && pb_decode_varint32(&msg, &size) && size == kInnerBytes &&
+           pb_read(&msg, nullptr, size);
+      seen = true;
+    } else {
+      ok = pb_skip_field(&msg, type);
+    }
+  }
+  ok = ok && eof;
+  pb_close_string_substream(&outer, &msg);
+  return ok && seen;
+}
+
 // Opens `fp || sealed(plain)` of a fixed total length into `plain`.
 OpenStatus open_layer(const uint8_t* in, std::size_t len, std::size_t plain_len, const BoxKey* keys,
                       std::size_t n_keys, uint8_t* plain, const BoxKey** used) {
@@ -80,6 +107,7 @@ OpenStatus open_outer(const uint8_t* envelope, std::size_t len, const BoxKey* ke
   if (st != OpenStatus::ok) return st;
   p2b_v1_Envelope env = p2b_v1_Envelope_init_zero;
   const bool ok = decode_padded(plain, sizeof plain, p2b_v1_Envelope_fields, &env) &&
+                  inner_field_exact(plain, sizeof plain) &&
                   sodium_memcmp(env.shuffler_key_fp, key->fp, kFingerprintBytes) == 0;
   sodium_memzero(plain, sizeof plain);
   if (!ok) return OpenStatus::malformed;

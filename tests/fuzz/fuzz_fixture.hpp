@@ -16,6 +16,7 @@
 
 #include "../test_support.hpp"
 #include "p2b.h"
+#include "wire/batch_format.hpp"
 #include "wire/envelope_open.hpp"
 
 namespace p2b_fuzz {
@@ -67,6 +68,10 @@ struct Keys {
   uint8_t verify_pk[crypto_sign_PUBLICKEYBYTES];
   uint8_t sign_sk[crypto_sign_SECRETKEYBYTES];
   uint8_t state_key[32];  // MACs and encrypts saved state
+  // The shuffler's batch-signing keys, [0] retired and [1] current, as the
+  // analyzer pins them (--shuffler-key twice during a rotation).
+  uint8_t shuffler_sign_sk[2][crypto_sign_SECRETKEYBYTES];
+  p2b::server::VerifyKey shuffler_verify[2];
 };
 
 inline void box_key_from_seed(uint8_t tag, p2b::server::BoxKey* out) {
@@ -92,6 +97,13 @@ inline const Keys& keys() {
             "crypto_sign_seed_keypair");
     // The key p2b_test::saved() MACs with, so its states restore here.
     std::memcpy(out.state_key, p2b_test::test_state_key(), sizeof out.state_key);
+    for (int i = 0; i < 2; ++i) {
+      uint8_t pk[crypto_sign_PUBLICKEYBYTES];
+      std::memset(seed, 0x5A + i, sizeof seed);
+      require(crypto_sign_seed_keypair(pk, out.shuffler_sign_sk[i], seed) == 0,
+              "crypto_sign_seed_keypair");
+      require(p2b::server::make_verify_key(pk, &out.shuffler_verify[i]), "make_verify_key");
+    }
     return out;
   }();
   return k;

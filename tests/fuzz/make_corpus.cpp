@@ -16,6 +16,7 @@
 #include "../model_support.hpp"
 #include "fuzz_fixture.hpp"
 #include "p2b/codebook_format.hpp"
+#include "wire/batch_ack.hpp"
 
 namespace {
 
@@ -249,6 +250,50 @@ void state_seeds() {
   }
 }
 
+// Signed batches (a few records of fixed bytes: the verifier does not open
+// inner layers) and acks, with the fixture's keys.
+void batch_seeds() {
+  const p2b_fuzz::Keys& k = p2b_fuzz::keys();
+  p2b::server::Batch batch;
+  for (uint8_t i = 0; i < 16; ++i) batch.id[i] = static_cast<uint8_t>(0xB0 + i);
+  batch.partition = 2;
+  for (uint32_t r = 0; r < 6; ++r) {
+    p2b::server::BatchRecord rec;
+    rec.crowd_id = r % 3;
+    for (size_t i = 0; i < rec.inner.size(); ++i) rec.inner[i] = static_cast<uint8_t>(r * 31 + i);
+    batch.records.push_back(rec);
+  }
+  p2b::server::Batch empty;
+  empty.id = batch.id;
+  const struct {
+    const char* name;
+    const p2b::server::Batch* batch;
+    int key;
+  } cases[] = {
+      {"batch-6", &batch, 1}, {"batch-empty", &empty, 1}, {"batch-retired-key", &batch, 0}};
+  for (const auto& c : cases) {
+    const Bytes bytes = p2b::server::encode_signed_batch(*c.batch, k.shuffler_sign_sk[c.key]);
+    p2b::server::VerifiedBatch v;
+    std::string err;
+    require(p2b::server::verify_batch(bytes.data(), bytes.size(), k.shuffler_verify, 2, &v, &err) ==
+                p2b::server::BatchCheck::ok,
+            "verify_batch refuses a signed batch");
+    write_seed("fuzz_batch", c.name, 0, bytes);
+    if (c.key == 1) {
+      write_seed("fuzz_batch", std::string("signed-part-") + c.name, 1, bytes.data(),
+                 bytes.size() - crypto_sign_BYTES);
+    }
+    p2b::server::BatchAck ack{v.batch.id, v.digest, 7};
+    const Bytes ack_bytes = p2b::server::encode_signed_ack(ack, k.sign_sk);
+    require(p2b::server::verify_ack(ack_bytes.data(), ack_bytes.size(), k.verify_pk, &ack) ==
+                p2b::server::AckCheck::ok,
+            "verify_ack refuses a signed ack");
+    write_seed("fuzz_batch_ack", std::string("ack-") + c.name, 0, ack_bytes);
+    write_seed("fuzz_batch_ack", std::string("signed-part-") + c.name, 1, ack_bytes.data(),
+               ack_bytes.size() - crypto_sign_BYTES);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -262,6 +307,7 @@ int main(int argc, char** argv) {
   model_seeds();
   codebook_seeds();
   state_seeds();
+  batch_seeds();
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }

@@ -174,11 +174,15 @@ class Service {
     write("keys/analyzer.box.sk", k.analyzer_sk, sizeof k.analyzer_sk, 0600);
     write("keys/analyzer.sign.pk", k.verify_pk, sizeof k.verify_pk, 0644);
     write("keys/analyzer.sign.sk", k.sign_sk, sizeof k.sign_sk, 0600);
+    write("keys/shuffler.sign.pk", k.shuffler_verify_pk, sizeof k.shuffler_verify_pk, 0644);
+    write("keys/shuffler.sign.sk", k.shuffler_sign_sk, sizeof k.shuffler_sign_sk, 0600);
     std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--keys", (dir_ / "keys").string()};
     if (kind == Kind::shuffler) {
       // The analyzer is never reached: batches wait in the spool.
-      args.insert(args.end(), {"--spool", (dir_ / "shuffler.db").string(), "--analyzer",
-                               "http://127.0.0.1:9", "--batch-seconds", "3600"});
+      args.insert(
+          args.end(),
+          {"--spool", (dir_ / "shuffler.db").string(), "--analyzer", "http://127.0.0.1:9",
+           "--analyzer-key", (dir_ / "keys/analyzer.sign.pk").string(), "--batch-seconds", "3600"});
     } else {
       const std::vector<float> codebook = p2b_test::random_codebook(kCodes, kDim, 3);
       std::size_t n = 0;
@@ -190,7 +194,8 @@ class Service {
       write("codebook.p2bc", bytes.data(), n, 0644);
       args.insert(args.end(),
                   {"--codebook", (dir_ / "codebook.p2bc").string(), "--store",
-                   (dir_ / "analyzer.db").string(), "--actions", std::to_string(kActions)});
+                   (dir_ / "analyzer.db").string(), "--actions", std::to_string(kActions),
+                   "--shuffler-key", (dir_ / "keys/shuffler.sign.pk").string()});
     }
     args.insert(args.end(), limits.begin(), limits.end());
     process_.start(kind == Kind::shuffler ? P2B_SHUFFLER_BIN : P2B_ANALYZER_BIN, args,

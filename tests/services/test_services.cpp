@@ -17,16 +17,21 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 
+#include "envelope_forge.hpp"
 #include "model_support.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
 #include "proc/metrics.hpp"
 #include "proc/service_process.hpp"
 #include "test_support.hpp"
+#include "wire/batch_ack.hpp"
+#include "wire/batch_format.hpp"
+#include "wire/envelope_open.hpp"
 
 namespace fs = std::filesystem;
 
@@ -37,6 +42,7 @@ constexpr uint32_t kActions = 10;
 constexpr uint32_t kCodes = 16;
 
 using Envelope = std::array<uint8_t, P2B_ENVELOPE_BYTES>;
+constexpr int kInner = static_cast<int>(p2b::kInnerBytes);
 
 // A deployment on disk: key files as p2b-keygen writes them, a codebook file,
 // and the stores, all in a fresh directory.
@@ -53,6 +59,8 @@ class Deployment {
     write(dir_ / "keys/analyzer.box.sk", k.analyzer_sk, sizeof k.analyzer_sk, 0600);
     write(dir_ / "keys/analyzer.sign.pk", k.verify_pk, sizeof k.verify_pk, 0644);
     write(dir_ / "keys/analyzer.sign.sk", k.sign_sk, sizeof k.sign_sk, 0600);
+    write(dir_ / "keys/shuffler.sign.pk", k.shuffler_verify_pk, sizeof k.shuffler_verify_pk, 0644);
+    write(dir_ / "keys/shuffler.sign.sk", k.shuffler_sign_sk, sizeof k.shuffler_sign_sk, 0600);
     const p2b::CryptoPort port = p2b_test::sodium_port();
     std::size_t n = 0;
     EXPECT_EQ(p2b::encoded_codebook_size(codebook_.data(), kCodes, kDim, 1, &n), p2b::Status::ok);
@@ -62,12 +70,20 @@ class Deployment {
     write(dir_ / "codebook.p2bc", bytes.data(), n, 0644);
   }
 
-  void start_analyzer() {
-    analyzer_.start(P2B_ANALYZER_BIN,
-                    {"--listen", "127.0.0.1:0", "--keys", (dir_ / "keys").string(), "--codebook",
-                     (dir_ / "codebook.p2bc").string(), "--store", (dir_ / "analyzer.db").string(),
-                     "--actions", std::to_string(kActions)},
+  // The analyzer applies l again to valid reports; 1 keeps every crowd the
+  // shuffler released, as the tests of crashes and replays need.
+  void start_analyzer(uint32_t threshold = 1, int port = 0) {
+    analyzer_.start(P2B_ANALYZER_BIN, analyzer_args(threshold, port),
                     (dir_ / "analyzer.log").string());
+  }
+  std::vector<std::string> analyzer_args(uint32_t threshold = 1, int port = 0) const {
+    return {"--listen",       "127.0.0.1:" + std::to_string(port),
+            "--keys",         (dir_ / "keys").string(),
+            "--shuffler-key", (dir_ / "keys/shuffler.sign.pk").string(),
+            "--codebook",     (dir_ / "codebook.p2bc").string(),
+            "--store",        (dir_ / "analyzer.db").string(),
+            "--actions",      std::to_string(kActions),
+            "--threshold",    std::to_string(threshold)};
   }
   // `analyzer_url` may name a port nobody listens on yet.
   void start_shuffler(uint32_t threshold, const std::string& analyzer_url,
@@ -75,8 +91,9 @@ class Deployment {
     shuffler_.start(
         P2B_SHUFFLER_BIN,
         {"--listen", "127.0.0.1:0", "--keys", (dir_ / "keys").string(), "--spool",
-         (dir_ / "shuffler.db").string(), "--analyzer", analyzer_url, "--threshold",
-         std::to_string(threshold), "--batch-size", "1000000", "--batch-seconds", batch_seconds},
+         (dir_ / "shuffler.db").string(), "--analyzer", analyzer_url, "--analyzer-key",
+         (dir_ / "keys/analyzer.sign.pk").string(), "--threshold", std::to_string(threshold),
+         "--batch-size", "1000000", "--batch-seconds", batch_seconds},
         (dir_ / "shuffler.log").string());
   }
 
@@ -106,6 +123,27 @@ Envelope seal(uint32_t code, uint32_t action, float reward) {
   EXPECT_EQ(p2b::seal_envelope(p2b_test::sodium_port(), keys, {code, action, reward, 0}, e.data()),
             p2b::Status::ok);
   return e;
+}
+
+const uint8_t* k_shuffler_pk() {
+  return p2b_test::test_keys().shuffler_pk;
+}
+
+std::string forged_body(const p2b_test::OuterEnvelope& env) {
+  return std::string(reinterpret_cast<const char*>(env.data()), env.size());
+}
+
+// The inner layer of one of our envelopes, as the shuffler would forward it.
+p2b::server::InnerCiphertext inner_of(const Envelope& e) {
+  p2b::server::BoxKey key{};
+  p2b::server::make_box_key(p2b_test::test_keys().shuffler_pk, p2b_test::test_keys().shuffler_sk,
+                            &key);
+  p2b::server::OuterOpened opened{};
+  EXPECT_EQ(p2b::server::open_outer(e.data(), e.size(), &key, 1, &opened),
+            p2b::server::OpenStatus::ok);
+  p2b::server::InnerCiphertext inner{};
+  std::copy(opened.inner, opened.inner + inner.size(), inner.begin());
+  return inner;
 }
 
 // n distinct envelopes over codes 0..kCodes-1, so a threshold of 1 keeps all.
@@ -239,12 +277,8 @@ TEST(Services, AnalyzerKilledDuringABatchEndsWithTheSameModel) {
       for (int i = 0; i < 50; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(40));
         d.analyzer().kill_hard();
-        d.analyzer().start(
-            P2B_ANALYZER_BIN,
-            {"--listen", "127.0.0.1:" + std::to_string(port), "--keys", (d.dir() / "keys").string(),
-             "--codebook", (d.dir() / "codebook.p2bc").string(), "--store",
-             (d.dir() / "analyzer.db").string(), "--actions", std::to_string(kActions)},
-            (d.dir() / "analyzer.log").string());
+        d.analyzer().start(P2B_ANALYZER_BIN, d.analyzer_args(1, port),
+                           (d.dir() / "analyzer.log").string());
       }
     }
     EXPECT_TRUE(eventually(60, [&] {
@@ -253,10 +287,17 @@ TEST(Services, AnalyzerKilledDuringABatchEndsWithTheSameModel) {
     }));
     const std::vector<uint8_t> model = fetch_model(d.analyzer().port());
     EXPECT_FALSE(model.empty());
-    // One batch, applied exactly once: the model is version 1.
+    // Every batch applied exactly once: the model's version is the number
+    // of batches the shuffler had acknowledged (usually 1; 2 when a loaded
+    // machine posts across the 1 s batch boundary).
+    const double batches = metric(d.shuffler().port(), "p2b_shuffler_batches_total");
+    EXPECT_GE(batches, 1.0) << name;
     httplib::Client cli_a("127.0.0.1", d.analyzer().port());
     const auto head = cli_a.Get("/v1/model");
-    EXPECT_TRUE(head && head->get_header_value("ETag") == "\"1\"") << name;
+    EXPECT_TRUE(head && head->get_header_value("ETag") ==
+                            "\"" + std::to_string(static_cast<int>(batches)) + "\"")
+        << name << ": " << (head ? head->get_header_value("ETag") : "no answer") << " after "
+        << batches << " batches";
     std::vector<double> stats = model_statistics(model, d);
     d.shuffler().stop();
     d.analyzer().stop();
@@ -272,7 +313,7 @@ TEST(Services, AnalyzerKilledDuringABatchEndsWithTheSameModel) {
 
 TEST(Services, BelowThresholdNeverReachesTheAnalyzerAndReplaysCountOnce) {
   Deployment d("threshold");
-  d.start_analyzer();
+  d.start_analyzer(5);
   d.start_shuffler(5, d.analyzer().url());
   std::vector<Envelope> batch;
   batch.reserve(9);
@@ -319,6 +360,7 @@ TEST(Services, BadInputGetsItsOwn4xxStoresNothingAndTheServiceStaysUp) {
       {"unknown key", body_of({unknown}, 0, 1), 421},
       {"tampered", body_of({tampered}, 0, 1), 422},
       {"good then tampered", body_of({good, tampered}, 0, 2), 422},
+      {"no inner field", forged_body(p2b_test::forge_outer(k_shuffler_pk(), 1, nullptr, -1)), 422},
   };
   for (const auto& c : cases) {
     const auto res = cli.Post("/v1/reports", c.body, "application/octet-stream");
@@ -331,6 +373,227 @@ TEST(Services, BadInputGetsItsOwn4xxStoresNothingAndTheServiceStaysUp) {
   const auto res = cli.Post("/v1/reports", body_of({good}, 0, 1), "application/octet-stream");
   ASSERT_TRUE(res && res->status == 202);
   EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_spool_depth"), 1.0);
+}
+
+// A stand-in "analyzer" on loopback that answers every batch 200 but never
+// with a valid ack: no ack at all, then one signed by another key.
+class FakeAnalyzer {
+ public:
+  FakeAnalyzer() {
+    server_.Post("/v1/batches", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::lock_guard<std::mutex> lock(mu_);
+      bodies_.push_back(req.body);
+      if (bodies_.size() % 2 == 1) {
+        res.set_content("{\"applied\":1}", "application/json");
+        return;
+      }
+      uint8_t pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+      crypto_sign_keypair(pk, sk);
+      p2b::server::BatchAck ack;
+      const auto* data = reinterpret_cast<const uint8_t*>(req.body.data());
+      std::copy(data + 8, data + 24, ack.id.begin());
+      ack.digest = p2b::server::batch_digest(data, req.body.size());
+      const std::vector<uint8_t> bytes = p2b::server::encode_signed_ack(ack, sk);
+      res.set_content(
+          "{\"applied\":1,\"ack\":\"" + p2b::server::hex_of(bytes.data(), bytes.size()) + "\"}",
+          "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FakeAnalyzer() { stop(); }
+  FakeAnalyzer(const FakeAnalyzer&) = delete;
+  FakeAnalyzer& operator=(const FakeAnalyzer&) = delete;
+  void stop() {
+    if (!thread_.joinable()) return;
+    server_.stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+  std::vector<std::string> bodies() {
+    const std::lock_guard<std::mutex> lock(mu_);
+    return bodies_;
+  }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> bodies_;
+  int port_ = 0;
+};
+
+std::vector<uint8_t> sign_batch(const p2b::server::Batch& b, const uint8_t* sign_sk) {
+  return p2b::server::encode_signed_batch(b, sign_sk);
+}
+
+httplib::Result post_batch(int port, const std::vector<uint8_t>& body) {
+  httplib::Client cli("127.0.0.1", port);
+  return cli.Post("/v1/batches", reinterpret_cast<const char*>(body.data()), body.size(),
+                  "application/octet-stream");
+}
+
+TEST(Services, OnlyTheShufflersSignedBatchesCountAndOnlyAValidAckDeletesThem) {
+  Deployment d("hops");
+  FakeAnalyzer fake;
+  d.start_shuffler(1, "http://127.0.0.1:" + std::to_string(fake.port()));
+  std::vector<Envelope> reports;
+  for (uint32_t i = 0; i < 4; ++i) reports.push_back(seal(2, 3, 1.0F));
+  httplib::Client to_shuffler("127.0.0.1", d.shuffler().port());
+  const auto res = to_shuffler.Post("/v1/reports", body_of(reports, 0, reports.size()),
+                                    "application/octet-stream");
+  ASSERT_TRUE(res && res->status == 202);
+  // The fake answers 200 without a valid ack, at least twice: the batch stays.
+  ASSERT_TRUE(eventually(30, [&] { return fake.bodies().size() >= 2; }));
+  EXPECT_TRUE(eventually(
+      5, [&] { return metric(d.shuffler().port(), "p2b_shuffler_bad_acks_total") >= 2.0; }));
+  EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_spool_depth"), 4.0);
+  EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_forwarded_total"), 0.0);
+  const std::vector<std::string> sent = fake.bodies();
+  for (const std::string& b : sent) EXPECT_EQ(b, sent[0]) << "a re-sent batch is the same bytes";
+  p2b::server::VerifyKey shuffler_key{};
+  p2b::server::make_verify_key(p2b_test::test_keys().shuffler_verify_pk, &shuffler_key);
+  p2b::server::VerifiedBatch real;
+  std::string err;
+  ASSERT_EQ(p2b::server::verify_batch(reinterpret_cast<const uint8_t*>(sent[0].data()),
+                                      sent[0].size(), &shuffler_key, 1, &real, &err),
+            p2b::server::BatchCheck::ok)
+      << err;
+  ASSERT_EQ(real.batch.records.size(), 4U);
+  EXPECT_EQ(real.batch.records[0].crowd_id, 2U);
+  fake.stop();
+
+  // The real analyzer, on another port for now. An attacker who learned the
+  // batch id tries to claim it and to apply one report per code.
+  d.start_analyzer();
+  const int port = d.analyzer().port();
+  p2b::server::Batch forged;
+  forged.id = real.batch.id;
+  for (uint32_t c = 0; c < kCodes; ++c) {
+    const Envelope e = seal(c, 7, 1.0F);
+    forged.records.push_back({c, inner_of(e)});
+  }
+  uint8_t pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+  crypto_sign_keypair(pk, sk);
+  auto r = post_batch(port, sign_batch(forged, sk));  // a key nobody pinned
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  EXPECT_EQ(r->body.rfind("{\"error\":\"unknown_signer\"", 0), 0U) << r->body;
+  std::vector<uint8_t> bytes = sign_batch(forged, sk);
+  std::copy(shuffler_key.fp, shuffler_key.fp + 16, bytes.begin() + 28);  // claims the pinned key
+  r = post_batch(port, bytes);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  EXPECT_EQ(r->body.rfind("{\"error\":\"bad_signature\"", 0), 0U) << r->body;
+  forged.records.clear();  // an empty "early" batch under the real id
+  r = post_batch(port, sign_batch(forged, sk));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  EXPECT_EQ(metric(port, "p2b_analyzer_model_version"), 0.0);
+  EXPECT_EQ(metric(port, "p2b_analyzer_batches_refused_total"), 3.0);
+  EXPECT_TRUE(fetch_model(port).empty());
+  httplib::Client to_analyzer("127.0.0.1", port);
+  const auto health = to_analyzer.Get("/healthz");
+  ASSERT_TRUE(health && health->status == 200);
+  d.analyzer().stop();
+
+  // Now the real analyzer where the shuffler sends: the batch is delivered
+  // under its own id, applied, acknowledged and only then deleted.
+  d.start_analyzer(1, fake.port());
+  ASSERT_TRUE(eventually(
+      30, [&] { return metric(d.shuffler().port(), "p2b_shuffler_spool_depth") == 0.0; }));
+  EXPECT_EQ(metric(d.analyzer().port(), "p2b_analyzer_records_applied_total"), 4.0);
+  EXPECT_EQ(metric(d.analyzer().port(), "p2b_analyzer_model_version"), 1.0);
+  EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_forwarded_total"), 4.0);
+  const std::vector<uint8_t> model = fetch_model(d.analyzer().port());
+  const std::vector<double> stats = model_statistics(model, d);
+  EXPECT_DOUBLE_EQ(stats[7 * kDim * kDim], 1.0) << "arm 7 learned from the forged batch";
+  EXPECT_GT(stats[3 * kDim * kDim], 1.0);
+
+  // The same id with other contents, even properly signed: 409, no change.
+  p2b::server::Batch other = real.batch;
+  other.records.pop_back();
+  r = post_batch(d.analyzer().port(), sign_batch(other, p2b_test::test_keys().shuffler_sign_sk));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 409);
+  EXPECT_EQ(r->body.rfind("{\"error\":\"batch_conflict\"", 0), 0U) << r->body;
+  EXPECT_EQ(fetch_model(d.analyzer().port()), model);
+  // The real bytes again: a duplicate with the same ack.
+  r = post_batch(d.analyzer().port(), std::vector<uint8_t>(sent[0].begin(), sent[0].end()));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_NE(r->body.find("\"duplicate\":true"), std::string::npos) << r->body;
+  EXPECT_EQ(fetch_model(d.analyzer().port()), model);
+  EXPECT_EQ(d.shuffler().stop(), 0);
+  EXPECT_EQ(d.analyzer().stop(), 0);
+}
+
+TEST(Services, GarbageAndReplaysCannotFillAVictimsCrowd) {
+  Deployment d("crowds");
+  d.start_analyzer(3);
+  d.start_shuffler(3, d.analyzer().url());
+  httplib::Client to_shuffler("127.0.0.1", d.shuffler().port());
+  // The victim's lone report: code 3, action 1.
+  const Envelope victim = seal(3, 1, 1.0F);
+  // The attacker's padding for crowd 3: random bytes that name no analyzer key, and a
+  // valid report of another code that claims crowd 3.
+  std::array<uint8_t, p2b::kInnerBytes> junk{};
+  randombytes_buf(junk.data(), junk.size());
+  const p2b::server::InnerCiphertext other_code = inner_of(seal(5, 2, 1.0F));
+  std::string body = body_of({victim}, 0, 1);
+  body += forged_body(p2b_test::forge_outer(k_shuffler_pk(), 3, junk.data(), kInner));
+  body += forged_body(p2b_test::forge_outer(k_shuffler_pk(), 3, other_code.data(), kInner));
+  // An honest crowd 7 of l reports, so a model is signed.
+  const std::vector<Envelope> honest = {seal(7, 2, 0.5F), seal(7, 2, 0.5F), seal(7, 2, 0.5F)};
+  body += body_of(honest, 0, honest.size());
+  auto res = to_shuffler.Post("/v1/reports", body, "application/octet-stream");
+  ASSERT_TRUE(res && res->status == 202) << (res ? res->body : "");
+  EXPECT_EQ(res->body, "{\"accepted\":6,\"duplicates\":0}");
+  // The victim's inner re-sealed in a fresh outer layer: a duplicate.
+  const p2b::server::InnerCiphertext victim_inner = inner_of(victim);
+  res = to_shuffler.Post(
+      "/v1/reports",
+      forged_body(p2b_test::forge_outer(k_shuffler_pk(), 3, victim_inner.data(), kInner)),
+      "application/octet-stream");
+  ASSERT_TRUE(res && res->status == 202);
+  EXPECT_EQ(res->body, "{\"accepted\":0,\"duplicates\":1}");
+  EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_duplicates_total"), 1.0);
+
+  // The shuffler counted 3 in crowd 3 and released it; the analyzer did not.
+  ASSERT_TRUE(eventually(30, [&] {
+    return metric(d.analyzer().port(), "p2b_analyzer_batches_applied_total") >= 1.0;
+  }));
+  EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_forwarded_total"), 6.0);
+  const int a = d.analyzer().port();
+  EXPECT_EQ(metric(a, "p2b_analyzer_records_applied_total"), 3.0);
+  httplib::Client to_analyzer("127.0.0.1", a);
+  const std::string text = to_analyzer.Get("/metrics")->body;
+  for (const char* line : {"p2b_analyzer_records_rejected_total{reason=\"unknown_key\"} 1",
+                           "p2b_analyzer_records_rejected_total{reason=\"crowd_mismatch\"} 1",
+                           "p2b_analyzer_records_rejected_total{reason=\"below_threshold\"} 1"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+  const std::vector<double> stats = model_statistics(fetch_model(a), d);
+  EXPECT_DOUBLE_EQ(stats[1 * kDim * kDim], 1.0) << "the victim's lone report was applied";
+  EXPECT_GT(stats[2 * kDim * kDim], 1.0);
+
+  // A signed batch (as a faulty shuffler might send) that repeats the
+  // victim's inner: within the batch and across batches, replays are
+  // dropped before the threshold, so they cannot make up a crowd either.
+  p2b::server::Batch replay;
+  randombytes_buf(replay.id.data(), replay.id.size());
+  for (int i = 0; i < 3; ++i) replay.records.push_back({3, victim_inner});
+  res = post_batch(a, sign_batch(replay, p2b_test::test_keys().shuffler_sign_sk));
+  ASSERT_TRUE(res && res->status == 200) << (res ? res->body : "");
+  EXPECT_EQ(metric(a, "p2b_analyzer_records_applied_total"), 3.0);
+  const std::string after = to_analyzer.Get("/metrics")->body;
+  EXPECT_NE(after.find("p2b_analyzer_records_rejected_total{reason=\"replayed\"} 3"),
+            std::string::npos)
+      << after;
+  EXPECT_DOUBLE_EQ(model_statistics(fetch_model(a), d)[1 * kDim * kDim], 1.0);
+  EXPECT_EQ(d.shuffler().stop(), 0);
+  EXPECT_EQ(d.analyzer().stop(), 0);
 }
 
 // A service run by hand, for what ServiceProcess does not expose: its exit
@@ -401,18 +664,15 @@ class Child {
 };
 
 std::vector<std::string> shuffler_args(const Deployment& d) {
-  return {"--listen",   "127.0.0.1:0",
-          "--keys",     (d.dir() / "keys").string(),
-          "--store",    (d.dir() / "shuffler.db").string(),
-          "--analyzer", "http://127.0.0.1:9"};
+  return {"--listen",       "127.0.0.1:0",
+          "--keys",         (d.dir() / "keys").string(),
+          "--store",        (d.dir() / "shuffler.db").string(),
+          "--analyzer",     "http://127.0.0.1:9",
+          "--analyzer-key", (d.dir() / "keys/analyzer.sign.pk").string()};
 }
 
 std::vector<std::string> analyzer_args(const Deployment& d) {
-  return {"--listen",   "127.0.0.1:0",
-          "--keys",     (d.dir() / "keys").string(),
-          "--codebook", (d.dir() / "codebook.p2bc").string(),
-          "--store",    (d.dir() / "analyzer.db").string(),
-          "--actions",  std::to_string(kActions)};
+  return d.analyzer_args();
 }
 
 TEST(Services, VersionHelpAndRefusalsExitAsDocumented) {
@@ -453,12 +713,14 @@ TEST(Services, BothReadTheSameConfigKeysAndAnswerErrorsAlike) {
   std::ofstream(shuffler_conf) << "# p2b-shuffler\nlisten = \"127.0.0.1:0\"\nkeys = \"" << keys
                                << "\"\nstore = \"" << (d.dir() / "shuffler.db").string()
                                << "\"\nlog-level = \"warn\"\nmax-body = 2080\n"
-                                  "analyzer = \"http://127.0.0.1:9\"\n";
+                                  "analyzer = \"http://127.0.0.1:9\"\n"
+                               << "analyzer-key = \"" << keys << "/analyzer.sign.pk\"\n";
   std::ofstream(analyzer_conf) << "# p2b-analyzer\nlisten = \"127.0.0.1:0\"\nkeys = \"" << keys
                                << "\"\nstore = \"" << (d.dir() / "analyzer.db").string()
                                << "\"\nlog-level = \"warn\"\nmax-body = 100000\n"
                                   "codebook = \""
-                               << (d.dir() / "codebook.p2bc").string() << "\"\nactions = 10\n";
+                               << (d.dir() / "codebook.p2bc").string() << "\"\nactions = 10\n"
+                               << "shuffler-key = \"" << keys << "/shuffler.sign.pk\"\n";
   p2b::proc::ServiceProcess shuffler, analyzer;
   shuffler.start(P2B_SHUFFLER_BIN, {"--config", shuffler_conf.string()},
                  (d.dir() / "shuffler.log").string());

@@ -21,6 +21,7 @@
 #include "sqlite_store.hpp"
 #include "temp_dir.hpp"
 #include "test_support.hpp"
+#include "wire/batch_format.hpp"
 #include "wire/envelope_open.hpp"
 
 namespace analyzer_test {
@@ -62,6 +63,13 @@ struct Deployment {
     return an::KeyRing::from_keys({analyzer}, p2b_test::test_keys().sign_sk);
   }
 
+  // The pinned shuffler key the test batches are signed with.
+  static p2b::server::VerifyKey shuffler_verify_key() {
+    p2b::server::VerifyKey k{};
+    if (!p2b::server::make_verify_key(p2b_test::test_keys().shuffler_verify_pk, &k)) std::abort();
+    return k;
+  }
+
   // What the shuffler forwards for one report: the device's own sealing,
   // then the outer layer opened. `to` is the analyzer key sealed to.
   p2b::server::InnerCiphertext inner(uint32_t code, uint32_t action, float reward,
@@ -82,6 +90,12 @@ struct Deployment {
     std::copy(outer.inner, outer.inner + sizeof outer.inner, out.begin());
     return out;
   }
+
+  // One batch record as an honest shuffler forwards it: crowd id = code.
+  p2b::server::BatchRecord record(uint32_t code, uint32_t action, float reward,
+                                  const p2b::server::BoxKey* to = nullptr) const {
+    return {code, inner(code, action, reward, to)};
+  }
 };
 
 struct Tuple {
@@ -94,8 +108,29 @@ inline p2b::server::Batch make_batch(const Deployment& dep, const std::vector<Tu
   p2b::server::Batch b;
   randombytes_buf(b.id.data(), b.id.size());
   b.records.reserve(tuples.size());
-  for (const Tuple& t : tuples) b.records.push_back(dep.inner(t.code, t.action, t.reward));
+  for (const Tuple& t : tuples) b.records.push_back(dep.record(t.code, t.action, t.reward));
   return b;
+}
+
+// The batch as the shuffler sends it: signed with the test shuffler key.
+inline std::vector<uint8_t> signed_bytes(const p2b::server::Batch& b,
+                                         const uint8_t* sign_sk = nullptr) {
+  return p2b::server::encode_signed_batch(
+      b, sign_sk != nullptr ? sign_sk : p2b_test::test_keys().shuffler_sign_sk);
+}
+
+inline an::BatchOutcome apply(an::Analyzer& analyzer, const p2b::server::Batch& b) {
+  return analyzer.receive_batch(signed_bytes(b));
+}
+
+// Settings that pin the test shuffler key and, unless a test says otherwise,
+// apply every crowd (l = 1), as the tests' small batches need.
+inline an::AnalyzerSettings settings(uint32_t actions, std::size_t threshold = 1) {
+  an::AnalyzerSettings s;
+  s.n_actions = actions;
+  s.shuffler_keys = {Deployment::shuffler_verify_key()};
+  s.threshold = threshold;
+  return s;
 }
 
 inline std::vector<Tuple> random_tuples(std::mt19937_64& rng, int n, uint32_t codes,
@@ -120,11 +155,10 @@ struct Harness {
 
   Harness(const Deployment& dep, const std::string& db, uint32_t actions,
           an::AggregationMode mode = an::AggregationMode::centroid, bool raw = false,
-          double lambda = 1.0, uint64_t min_reports = 0) {
+          double lambda = 1.0, uint64_t min_reports = 0, std::size_t threshold = 1) {
     store = std::make_unique<an::SqliteModelStore>(db);
-    an::AnalyzerSettings s;
+    an::AnalyzerSettings s = settings(actions, threshold);
     s.mode = mode;
-    s.n_actions = actions;
     s.lambda = lambda;
     s.raw_enabled = raw;
     s.min_reports = min_reports;

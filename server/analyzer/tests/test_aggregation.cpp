@@ -33,7 +33,8 @@ TEST(AnalyzerAggregation, DefaultModeDecodesCodesToCentroids) {
   Harness h(dep, tmp.file("s.db"), 3, an::AggregationMode::centroid, false, lambda);
   std::mt19937_64 rng(1);
   const std::vector<Tuple> tuples = analyzer_test::random_tuples(rng, 200, 16, 3);
-  const an::BatchOutcome out = h.analyzer->apply_batch(analyzer_test::make_batch(dep, tuples));
+  const an::BatchOutcome out =
+      analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, tuples));
   EXPECT_EQ(out.applied, 200u);
   EXPECT_EQ(out.rejected, 0u);
   EXPECT_EQ(out.version, 1u);
@@ -53,7 +54,7 @@ TEST(AnalyzerAggregation, PaperModeUsesTheCodeAsOneScalarFeature) {
   std::mt19937_64 rng(2);
   std::vector<Tuple> tuples = analyzer_test::random_tuples(rng, 150, 16, 4);
   tuples.push_back({0, 2, 1.0F});  // code 0 is the zero vector: counted, adds nothing
-  h.analyzer->apply_batch(analyzer_test::make_batch(dep, tuples));
+  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, tuples));
 
   Direct want(1, 4, 1.0);
   for (const Tuple& t : tuples) want.add(t.action, {static_cast<double>(t.code)}, t.reward);
@@ -74,7 +75,7 @@ TEST(AnalyzerAggregation, BatchesAccumulateAcrossVersions) {
     const std::vector<Tuple> tuples = analyzer_test::random_tuples(rng, 40, 8, 2);
     for (const Tuple& t : tuples)
       want.add(t.action, analyzer_test::centroid(dep, t.code), t.reward);
-    EXPECT_EQ(h.analyzer->apply_batch(analyzer_test::make_batch(dep, tuples)).version, v);
+    EXPECT_EQ(analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, tuples)).version, v);
   }
   expect_equal_models(h.analyzer->statistics(an::ModelKind::private_reports), 1.0, want);
 }
@@ -84,16 +85,15 @@ TEST(AnalyzerAggregation, ThePrivateModelIsWithheldUntilMinReportsBackIt) {
   const TempDir tmp;
   Harness h(dep, tmp.file("s.db"), 2, an::AggregationMode::centroid, true, 1.0, 50);
   std::mt19937_64 rng(5);
-  EXPECT_EQ(
-      h.analyzer
-          ->apply_batch(analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 30, 8, 2)))
-          .version,
-      1u);
+  EXPECT_EQ(analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(
+                                                  dep, analyzer_test::random_tuples(rng, 30, 8, 2)))
+                .version,
+            1u);
   // Signed and stored, but 30 < 50 reports: not served.
   EXPECT_EQ(h.analyzer->model(an::ModelKind::private_reports), nullptr);
   EXPECT_EQ(h.analyzer->statistics(an::ModelKind::private_reports).total_count(), 30u);
-  h.analyzer->apply_batch(
-      analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2)));
+  analyzer_test::apply(*h.analyzer,
+                       analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2)));
   const auto model = h.analyzer->model(an::ModelKind::private_reports);
   ASSERT_NE(model, nullptr);
   EXPECT_EQ(model->version, 2u);
@@ -104,20 +104,20 @@ TEST(AnalyzerAggregation, BadRecordsAreSkippedAndCountedByReason) {
   const TempDir tmp;
   Harness h(dep, tmp.file("s.db"), 3);
   p2b::server::Batch batch = analyzer_test::make_batch(dep, {{1, 0, 1.0F}, {2, 1, 0.0F}});
-  batch.records.push_back(dep.inner(8, 0, 1.0F));  // code == k
-  batch.records.push_back(dep.inner(1, 3, 1.0F));  // action == K
+  batch.records.push_back(dep.record(8, 0, 1.0F));  // code == k
+  batch.records.push_back(dep.record(1, 3, 1.0F));  // action == K
   // Sealed to another analyzer key: its fingerprint names none of ours.
   uint8_t pk[32], sk[32];
   crypto_box_keypair(pk, sk);
   p2b::server::BoxKey stranger{};
   p2b::server::make_box_key(pk, sk, &stranger);
-  batch.records.push_back(dep.inner(1, 0, 1.0F, &stranger));
+  batch.records.push_back(dep.record(1, 0, 1.0F, &stranger));
   // Tampered ciphertext under our fingerprint.
   p2b::server::InnerCiphertext bad = dep.inner(1, 0, 1.0F);
   bad[40] ^= 1;
-  batch.records.push_back(bad);
+  batch.records.push_back({1, bad});
 
-  const an::BatchOutcome out = h.analyzer->apply_batch(batch);
+  const an::BatchOutcome out = analyzer_test::apply(*h.analyzer, batch);
   EXPECT_EQ(out.applied, 2u);
   EXPECT_EQ(out.rejected, 4u);
   const auto n = [&](an::RejectReason r) { return out.by_reason[static_cast<int>(r)]; };
@@ -141,10 +141,11 @@ TEST(AnalyzerAggregation, RotatedKeysBothOpen) {
   const an::KeyRing ring =
       an::KeyRing::from_keys({dep.analyzer, newer}, p2b_test::test_keys().sign_sk);
   p2b::server::Batch batch;
-  batch.records = {dep.inner(1, 0, 1.0F), dep.inner(2, 1, 1.0F, &newer)};
-  const an::OpenedBatch opened = an::open_batch(batch, ring, 8, 2);
-  EXPECT_EQ(opened.valid.size(), 2u);
-  EXPECT_EQ(opened.rejected_total(), 0u);
+  batch.records = {dep.record(1, 0, 1.0F), dep.record(2, 1, 1.0F, &newer)};
+  const std::vector<an::OpenedRecord> opened = an::open_records(batch, ring, 8, 2);
+  ASSERT_EQ(opened.size(), 2u);
+  EXPECT_TRUE(opened[0].valid);
+  EXPECT_TRUE(opened[1].valid);
 }
 
 TEST(AnalyzerAggregation, StatisticsMergeByAddition) {

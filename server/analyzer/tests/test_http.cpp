@@ -11,6 +11,7 @@
 
 #include "analyzer_test_support.hpp"
 #include "http_api.hpp"
+#include "wire/batch_ack.hpp"
 
 namespace {
 
@@ -51,6 +52,14 @@ httplib::Result post(const Served& s, const char* path, const std::vector<uint8_
   return s.client().Post(path, body_of(body), "application/octet-stream");
 }
 
+// The ack the analyzer must send: signed with its model key.
+std::string ack_hex(const p2b::server::BatchId& id, const p2b::server::BatchDigest& digest,
+                    uint64_t version) {
+  const std::vector<uint8_t> ack = p2b::server::encode_signed_ack(
+      p2b::server::BatchAck{id, digest, version}, p2b_test::test_keys().sign_sk);
+  return p2b::server::hex_of(ack.data(), ack.size());
+}
+
 TEST(AnalyzerHttp, ModelIs404BeforeTheFirstBatch) {
   const Deployment dep(4, 8);
   const TempDir tmp;
@@ -69,17 +78,20 @@ TEST(AnalyzerHttp, BatchesApplyOnceAndTheModelHasAnETag) {
   Harness h(dep, tmp.file("s.db"), 2);
   const Served s(&h);
   p2b::server::Batch batch = analyzer_test::make_batch(dep, {{1, 0, 1.0F}, {2, 1, 0.0F}});
-  batch.records.push_back(dep.inner(9, 0, 1.0F));  // code out of range
-  const std::vector<uint8_t> body = p2b::server::encode_batch(batch);
+  batch.records.push_back(dep.record(9, 0, 1.0F));  // code out of range
+  const std::vector<uint8_t> body = analyzer_test::signed_bytes(batch);
+  const p2b::server::BatchDigest digest = p2b::server::batch_digest(body.data(), body.size());
+  const std::string ack = ack_hex(batch.id, digest, 1);
 
   auto res = post(s, "/v1/batches", body);
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
-  EXPECT_EQ(res->body, "{\"applied\":2,\"rejected\":1,\"version\":1}");
+  EXPECT_EQ(res->body, "{\"applied\":2,\"rejected\":1,\"version\":1,\"ack\":\"" + ack + "\"}");
+  // The same batch again: a duplicate, acknowledged with the same ack.
   res = post(s, "/v1/batches", body);
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
-  EXPECT_EQ(res->body, "{\"applied\":0,\"duplicate\":true}");
+  EXPECT_EQ(res->body, "{\"applied\":0,\"duplicate\":true,\"version\":1,\"ack\":\"" + ack + "\"}");
 
   res = s.client().Get("/v1/model");
   ASSERT_TRUE(res);
@@ -96,7 +108,8 @@ TEST(AnalyzerHttp, BatchesApplyOnceAndTheModelHasAnETag) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
 
-  post(s, "/v1/batches", p2b::server::encode_batch(analyzer_test::make_batch(dep, {{1, 1, 1.0F}})));
+  post(s, "/v1/batches",
+       analyzer_test::signed_bytes(analyzer_test::make_batch(dep, {{1, 1, 1.0F}})));
   res = s.client().Get("/v1/model", {{"If-None-Match", "\"1\""}});
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
@@ -109,7 +122,7 @@ TEST(AnalyzerHttp, BadFramingIs400) {
   Harness h(dep, tmp.file("s.db"), 2);
   const Served s(&h);
   std::vector<uint8_t> body =
-      p2b::server::encode_batch(analyzer_test::make_batch(dep, {{1, 0, 1.0F}}));
+      analyzer_test::signed_bytes(analyzer_test::make_batch(dep, {{1, 0, 1.0F}}));
   body.pop_back();
   auto res = post(s, "/v1/batches", body);
   ASSERT_TRUE(res);

@@ -20,7 +20,9 @@ an::ParseOutcome parse(std::vector<const char*> args, an::Options* o, std::strin
 TEST(AnalyzerOptions, RequiredOnlyGivesTheDefaults) {
   an::Options o;
   std::string err;
-  ASSERT_EQ(parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "10"}, &o, &err),
+  ASSERT_EQ(parse({"--keys", "k", "--shuffler-key", "s.pk", "--codebook", "c", "--store", "s",
+                   "--actions", "10"},
+                  &o, &err),
             an::ParseOutcome::ok)
       << err;
   EXPECT_EQ(o.listen_host, "127.0.0.1");
@@ -31,14 +33,36 @@ TEST(AnalyzerOptions, RequiredOnlyGivesTheDefaults) {
   EXPECT_EQ(o.mode, an::AggregationMode::centroid);
   EXPECT_FALSE(o.raw_enabled);
   EXPECT_EQ(o.min_reports, 0u);
+  EXPECT_EQ(o.shuffler_keys, std::vector<std::string>{"s.pk"});
+  EXPECT_EQ(o.threshold, 10u);
 }
 
 TEST(AnalyzerOptions, EveryFlag) {
   an::Options o;
   std::string err;
-  ASSERT_EQ(parse({"--listen", "0.0.0.0:0", "--keys", "old", "--keys=new", "--codebook", "c",
-                   "--store", "s", "--actions", "3", "--lambda", "0.25", "--mode", "paper",
-                   "--enable-raw-baseline", "--min-reports", "500"},
+  ASSERT_EQ(parse({"--listen",
+                   "0.0.0.0:0",
+                   "--keys",
+                   "old",
+                   "--keys=new",
+                   "--codebook",
+                   "c",
+                   "--store",
+                   "s",
+                   "--actions",
+                   "3",
+                   "--lambda",
+                   "0.25",
+                   "--mode",
+                   "paper",
+                   "--enable-raw-baseline",
+                   "--min-reports",
+                   "500",
+                   "--shuffler-key",
+                   "old.pk",
+                   "--shuffler-key=new.pk",
+                   "--threshold",
+                   "3"},
                   &o, &err),
             an::ParseOutcome::ok)
       << err;
@@ -49,6 +73,8 @@ TEST(AnalyzerOptions, EveryFlag) {
   EXPECT_EQ(o.mode, an::AggregationMode::paper);
   EXPECT_TRUE(o.raw_enabled);
   EXPECT_EQ(o.min_reports, 500u);
+  EXPECT_EQ(o.shuffler_keys, (std::vector<std::string>{"old.pk", "new.pk"}));
+  EXPECT_EQ(o.threshold, 3u);
 }
 
 TEST(AnalyzerOptions, ConfigFileWithFlagsOverriding) {
@@ -58,6 +84,7 @@ TEST(AnalyzerOptions, ConfigFileWithFlagsOverriding) {
                          "listen = 127.0.0.1:9000\n"
                          "keys = a\n"
                          "keys = b\n"
+                         "shuffler-key = s.pk\n"
                          "codebook = cb.p2bc\n"
                          "store = /var/lib/p2b/analyzer.db\n"
                          "actions = 5\n"
@@ -85,7 +112,7 @@ TEST(AnalyzerOptions, Refusals) {
   const TempDir tmp;
   const std::string bad_conf = tmp.file("bad.conf");
   std::ofstream(bad_conf) << "colour = blue\n";
-  const std::vector<std::vector<const char*>> cases = {
+  std::vector<std::vector<const char*>> cases = {
       {},                                                     // nothing
       {"--codebook", "c", "--store", "s", "--actions", "3"},  // no keys
       {"--keys", "k", "--store", "s", "--actions", "3"},      // no codebook
@@ -108,6 +135,22 @@ TEST(AnalyzerOptions, Refusals) {
       {"--config", "/nonexistent/analyzer.conf"},
       {"--config", bad_conf.c_str()},
   };
+  // Each case above lacks or breaks exactly one thing, so give them all the
+  // shuffler key; then the cases about it.
+  for (std::size_t i = 1; i + 2 < cases.size(); ++i) {
+    cases[i].insert(cases[i].begin(), {"--shuffler-key", "s.pk"});
+  }
+  const std::vector<const char*> base = {"--keys",  "k", "--codebook", "c",
+                                         "--store", "s", "--actions",  "3"};
+  cases.push_back(base);  // no shuffler key
+  for (const char* l : {"0", "x", "-1", "1073741825"}) {
+    std::vector<const char*> c = base;
+    c.insert(c.end(), {"--shuffler-key", "s.pk", "--threshold", l});
+    cases.push_back(c);
+  }
+  std::vector<const char*> empty_key = base;
+  empty_key.insert(empty_key.end(), {"--shuffler-key", ""});
+  cases.push_back(empty_key);
   for (size_t i = 0; i < cases.size(); ++i) {
     an::Options o;
     std::string err;

@@ -25,12 +25,12 @@ TEST(AnalyzerService, ABatchIdIsAppliedOnce) {
   std::mt19937_64 rng(8);
   const p2b::server::Batch batch =
       analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 30, 8, 2));
-  const an::BatchOutcome first = h.analyzer->apply_batch(batch);
-  EXPECT_FALSE(first.duplicate);
+  const an::BatchOutcome first = analyzer_test::apply(*h.analyzer, batch);
+  EXPECT_EQ(first.result, an::BatchResult::applied);
   EXPECT_EQ(first.version, 1u);
   const an::Statistics after = h.analyzer->statistics(an::ModelKind::private_reports);
-  const an::BatchOutcome again = h.analyzer->apply_batch(batch);
-  EXPECT_TRUE(again.duplicate);
+  const an::BatchOutcome again = analyzer_test::apply(*h.analyzer, batch);
+  EXPECT_EQ(again.result, an::BatchResult::duplicate);
   EXPECT_EQ(again.applied, 0u);
   EXPECT_EQ(h.analyzer->model(an::ModelKind::private_reports)->version, 1u);
   EXPECT_EQ(h.analyzer->statistics(an::ModelKind::private_reports), after);
@@ -45,8 +45,10 @@ TEST(AnalyzerService, EveryNewBatchBumpsTheVersionEvenWhenEmpty) {
   const TempDir tmp;
   Harness h(dep, tmp.file("s.db"), 2);
   EXPECT_EQ(h.analyzer->model(an::ModelKind::private_reports), nullptr);
-  EXPECT_EQ(h.analyzer->apply_batch(analyzer_test::make_batch(dep, {})).version, 1u);
-  EXPECT_EQ(h.analyzer->apply_batch(analyzer_test::make_batch(dep, {{1, 1, 1.0F}})).version, 2u);
+  EXPECT_EQ(analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {})).version, 1u);
+  EXPECT_EQ(
+      analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{1, 1, 1.0F}})).version,
+      2u);
 }
 
 TEST(AnalyzerService, LogsCarryNoKeysAndNoTuples) {
@@ -54,7 +56,7 @@ TEST(AnalyzerService, LogsCarryNoKeysAndNoTuples) {
   const TempDir tmp;
   Harness h(dep, tmp.file("s.db"), 2);
   const p2b::server::Batch batch = analyzer_test::make_batch(dep, {{5, 1, 0.75F}});
-  h.analyzer->apply_batch(batch);
+  analyzer_test::apply(*h.analyzer, batch);
   const std::string log = h.log_text.str();
   EXPECT_NE(log.find("\"event\":\"batch_applied\""), std::string::npos);
   EXPECT_NE(log.find(p2b::server::batch_id_hex(batch.id)), std::string::npos);
@@ -74,7 +76,7 @@ TEST(AnalyzerService, TheServedModelAppliesOnADevice) {
   Harness h(dep, tmp.file("s.db"), actions);
   std::mt19937_64 rng(9);
   const std::vector<Tuple> tuples = analyzer_test::random_tuples(rng, 300, k, actions);
-  h.analyzer->apply_batch(analyzer_test::make_batch(dep, tuples));
+  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, tuples));
   const auto model = h.analyzer->model(an::ModelKind::private_reports);
   ASSERT_TRUE(model);
 
@@ -98,7 +100,7 @@ TEST(AnalyzerService, TheServedModelAppliesOnADevice) {
   // The same bundle again is a rollback; the next version applies.
   EXPECT_EQ(p2b_agent_apply_model(device.agent, model->bundle.data(), model->bundle.size()),
             P2B_ERR_MODEL_ROLLBACK);
-  h.analyzer->apply_batch(analyzer_test::make_batch(dep, {{3, 0, 1.0F}}));
+  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{3, 0, 1.0F}}));
   const auto next = h.analyzer->model(an::ModelKind::private_reports);
   EXPECT_EQ(p2b_agent_apply_model(device.agent, next->bundle.data(), next->bundle.size()), P2B_OK);
 }
@@ -112,11 +114,10 @@ TEST(AnalyzerService, AnotherSigningKeyIsRefusedByTheDevice) {
   an::Logger log(&sink);
   an::Metrics metrics;
   an::SqliteModelStore store(tmp.file("s.db"));
-  an::AnalyzerSettings s;
-  s.n_actions = 2;
+  an::AnalyzerSettings s = analyzer_test::settings(2);
   an::Analyzer analyzer(s, dep.codebook, an::KeyRing::from_keys({dep.analyzer}, sk), &store,
                         &metrics, &log);
-  analyzer.apply_batch(analyzer_test::make_batch(dep, {{1, 1, 1.0F}}));
+  analyzer_test::apply(analyzer, analyzer_test::make_batch(dep, {{1, 1, 1.0F}}));
   const auto model = analyzer.model(an::ModelKind::private_reports);
   auto device = p2b_test::make_agent(p2b_test::base_config(4, 2, 8, 12));
   const p2b_status st =
@@ -128,7 +129,7 @@ TEST(AnalyzerService, PaperModelsFitOnlyOneDimensionalDevices) {
   const Deployment dep(4, 8);
   const TempDir tmp;
   Harness h(dep, tmp.file("s.db"), 2, an::AggregationMode::paper);
-  h.analyzer->apply_batch(analyzer_test::make_batch(dep, {{3, 1, 1.0F}, {5, 0, 0.0F}}));
+  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{3, 1, 1.0F}, {5, 0, 0.0F}}));
   const auto model = h.analyzer->model(an::ModelKind::private_reports);
   auto device = p2b_test::make_agent(p2b_test::base_config(4, 2, 8, 13));
   EXPECT_EQ(p2b_agent_apply_model(device.agent, model->bundle.data(), model->bundle.size()),
@@ -141,7 +142,7 @@ TEST(AnalyzerService, PaperModelsApplyOnOneDimensionalDevices) {
   const Deployment dep(1, 8);
   const TempDir tmp;
   Harness h(dep, tmp.file("s.db"), 2, an::AggregationMode::paper);
-  h.analyzer->apply_batch(analyzer_test::make_batch(dep, {{3, 1, 1.0F}, {5, 0, 0.0F}}));
+  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{3, 1, 1.0F}, {5, 0, 0.0F}}));
   const auto model = h.analyzer->model(an::ModelKind::private_reports);
   auto device = p2b_test::make_agent(p2b_test::base_config(1, 2, 8, 14));
   ASSERT_EQ(p2b_agent_apply_model(device.agent, model->bundle.data(), model->bundle.size()),
@@ -162,14 +163,13 @@ TEST(AnalyzerService, ModelTtlSetsTheNotAfterTimeOfBothModels) {
   std::ostringstream sink;
   an::Logger log(&sink);
   an::Metrics metrics;
-  an::AnalyzerSettings s;
-  s.n_actions = 3;
+  an::AnalyzerSettings s = analyzer_test::settings(3);
   s.raw_enabled = true;
   s.model_ttl = 3600;
   s.clock = [] { return uint64_t{1795000000}; };
   an::SqliteModelStore store(tmp.file("ttl.db"));
   an::Analyzer analyzer(s, dep.codebook, dep.key_ring(), &store, &metrics, &log);
-  analyzer.apply_batch(analyzer_test::make_batch(dep, {{1, 1, 1.0F}, {2, 0, 0.0F}}));
+  analyzer_test::apply(analyzer, analyzer_test::make_batch(dep, {{1, 1, 1.0F}, {2, 0, 0.0F}}));
   an::RawBatch raw;
   std::string err;
   const std::vector<uint8_t> body = an::encode_raw(5, {1, 2, 3, 4, 5}, {2}, {1.0F});

@@ -25,9 +25,9 @@ TEST(AnalyzerStore, ReopenGivesIdenticalStatisticsAndBundle) {
   {
     Harness h(dep, db, 3, an::AggregationMode::centroid, true);
     first = analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 60, 16, 3));
-    h.analyzer->apply_batch(first);
-    h.analyzer->apply_batch(
-        analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 60, 16, 3)));
+    analyzer_test::apply(*h.analyzer, first);
+    analyzer_test::apply(
+        *h.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 60, 16, 3)));
     an::RawBatch raw;
     std::string err;
     const std::vector<uint8_t> body = an::encode_raw(5, {1, 2, 3, 4, 5}, {2}, {1.0F});
@@ -48,7 +48,7 @@ TEST(AnalyzerStore, ReopenGivesIdenticalStatisticsAndBundle) {
   EXPECT_EQ(again.analyzer->model(an::ModelKind::raw_baseline)->bundle, raw_bundle);
   EXPECT_EQ(again.analyzer->model(an::ModelKind::raw_baseline)->version, 1u);
   // The batch applied before the restart is still known.
-  EXPECT_TRUE(again.analyzer->apply_batch(first).duplicate);
+  EXPECT_EQ(analyzer_test::apply(*again.analyzer, first).result, an::BatchResult::duplicate);
   EXPECT_EQ(again.analyzer->model(an::ModelKind::private_reports)->version, 2u);
   EXPECT_NE(again.metrics.prometheus_text().find("p2b_analyzer_model_version 2"),
             std::string::npos);
@@ -87,7 +87,10 @@ class FlakyStore : public an::ModelStore {
   void load(an::ModelKind k, an::Statistics* s, an::SignedModel* m) override {
     inner_->load(k, s, m);
   }
-  bool batch_applied(const p2b::server::BatchId& id) override { return inner_->batch_applied(id); }
+  std::optional<an::AppliedBatch> find_batch(const p2b::server::BatchId& id) override {
+    return inner_->find_batch(id);
+  }
+  bool inner_seen(const p2b::server::InnerDigest& d) override { return inner_->inner_seen(d); }
   void commit(const an::Commit& c) override {
     if (fail_next) {
       fail_next = false;
@@ -109,28 +112,30 @@ TEST(AnalyzerStore, AFailedCommitChangesNothingAndTheRetryAppliesOnce) {
   std::ostringstream sink;
   an::Logger log(&sink);
   an::Metrics metrics;
-  an::AnalyzerSettings s;
-  s.n_actions = 2;
+  an::AnalyzerSettings s = analyzer_test::settings(2);
   an::Analyzer analyzer(s, dep.codebook, dep.key_ring(), &flaky, &metrics, &log);
   std::mt19937_64 rng(6);
   const p2b::server::Batch b1 =
       analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2));
-  analyzer.apply_batch(b1);
+  analyzer_test::apply(analyzer, b1);
   const an::Statistics before = analyzer.statistics(an::ModelKind::private_reports);
   const std::vector<uint8_t> bundle = analyzer.model(an::ModelKind::private_reports)->bundle;
 
   const p2b::server::Batch b2 =
       analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2));
   flaky.fail_next = true;
-  EXPECT_THROW(analyzer.apply_batch(b2), an::StoreError);
+  EXPECT_THROW(analyzer_test::apply(analyzer, b2), an::StoreError);
   EXPECT_EQ(analyzer.statistics(an::ModelKind::private_reports), before);
   EXPECT_EQ(analyzer.model(an::ModelKind::private_reports)->bundle, bundle);
-  EXPECT_FALSE(sqlite.batch_applied(b2.id));
+  EXPECT_FALSE(sqlite.find_batch(b2.id).has_value());
+  for (const p2b::server::BatchRecord& r : b2.records) {
+    EXPECT_FALSE(sqlite.inner_seen(p2b::server::inner_digest(r.inner)));
+  }
 
-  const an::BatchOutcome retry = analyzer.apply_batch(b2);
-  EXPECT_FALSE(retry.duplicate);
+  const an::BatchOutcome retry = analyzer_test::apply(analyzer, b2);
+  EXPECT_EQ(retry.result, an::BatchResult::applied);
   EXPECT_EQ(retry.version, 2u);
-  EXPECT_TRUE(analyzer.apply_batch(b2).duplicate);
+  EXPECT_EQ(analyzer_test::apply(analyzer, b2).result, an::BatchResult::duplicate);
   EXPECT_EQ(analyzer.statistics(an::ModelKind::private_reports).total_count(), 40u);
 }
 
@@ -143,11 +148,12 @@ TEST(AnalyzerStore, VersionsMustAdvanceByOne) {
   Harness a(dep, db, 2);
   Harness b(dep, db, 2);
   std::mt19937_64 rng(7);
-  a.analyzer->apply_batch(
-      analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2)));
-  EXPECT_THROW(b.analyzer->apply_batch(
-                   analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2))),
-               an::StoreError);
+  analyzer_test::apply(*a.analyzer,
+                       analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2)));
+  EXPECT_THROW(
+      analyzer_test::apply(
+          *b.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2))),
+      an::StoreError);
 }
 
 }  // namespace

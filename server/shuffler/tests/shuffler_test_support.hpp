@@ -2,6 +2,7 @@
 // device's own code, a throwaway spool directory, and a scripted analyzer.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sodium.h>
 #include <unistd.h>
 
@@ -14,9 +15,12 @@
 
 #include "p2b/envelope.hpp"
 #include "shuffler/analyzer_sink.hpp"
+#include "shuffler/batcher.hpp"
 #include "shuffler/spool.hpp"
 #include "sodium_port.hpp"
 #include "temp_dir.hpp"
+#include "wire/batch_ack.hpp"
+#include "wire/batch_format.hpp"
 #include "wire/envelope_open.hpp"
 
 namespace shuffler_test {
@@ -74,6 +78,7 @@ inline p2b::shuffler::SpoolRecord record(uint32_t crowd, uint32_t serial) {
   }
   randombytes_buf(r.inner.data() + 8, r.inner.size() - 8);
   crypto_generichash(r.digest.data(), r.digest.size(), r.inner.data(), r.inner.size(), nullptr, 0);
+  r.inner_digest = p2b::server::inner_digest(r.inner);
   return r;
 }
 
@@ -84,14 +89,71 @@ inline uint32_t crowd_of(const p2b::server::InnerCiphertext& inner) {
 
 using TempDir = p2b_test::TempDir;
 
-// Answers with a scripted status and remembers every batch it was given.
+// The two Ed25519 pairs of a test deployment: the shuffler signs batches,
+// the analyzer signs acks.
+struct SignKeys {
+  uint8_t shuffler_pk[crypto_sign_PUBLICKEYBYTES], shuffler_sk[crypto_sign_SECRETKEYBYTES];
+  uint8_t analyzer_pk[crypto_sign_PUBLICKEYBYTES], analyzer_sk[crypto_sign_SECRETKEYBYTES];
+};
+
+inline const SignKeys& sign_keys() {
+  static const SignKeys keys = [] {
+    SignKeys k{};
+    if (sodium_init() < 0) std::abort();
+    crypto_sign_keypair(k.shuffler_pk, k.shuffler_sk);
+    crypto_sign_keypair(k.analyzer_pk, k.analyzer_sk);
+    return k;
+  }();
+  return keys;
+}
+
+inline p2b::shuffler::BatchKeys batch_keys() {
+  return {sign_keys().shuffler_sk, sign_keys().analyzer_pk};
+}
+
+// Verifies what the shuffler sent with the shuffler's verify key.
+inline p2b::server::VerifiedBatch verified(const std::vector<uint8_t>& body) {
+  p2b::server::VerifyKey key{};
+  p2b::server::make_verify_key(sign_keys().shuffler_pk, &key);
+  p2b::server::VerifiedBatch out;
+  std::string err;
+  if (p2b::server::verify_batch(body.data(), body.size(), &key, 1, &out, &err) !=
+      p2b::server::BatchCheck::ok) {
+    ADD_FAILURE() << err;
+  }
+  return out;
+}
+
+// What a 200 carries besides its status: a valid ack of the batch, none, an
+// ack signed by another key, or a valid ack of other contents.
+enum class AckMode { valid, none, forged, other_digest };
+
+// Answers with a scripted status (and ack) and remembers every batch it was
+// given.
 class FakeAnalyzer final : public p2b::shuffler::AnalyzerSink {
  public:
-  int deliver(const std::vector<uint8_t>& encoded_batch, std::string* detail) override {
+  int deliver(const std::vector<uint8_t>& encoded_batch, std::string* body,
+              std::string* detail) override {
     const std::lock_guard<std::mutex> lock(mu);
     received.push_back(encoded_batch);
     detail->clear();
+    body->clear();
+    if (status != 200 || ack_mode == AckMode::none) return status;
+    p2b::server::BatchAck ack;
+    const p2b::server::VerifiedBatch v = verified(encoded_batch);
+    ack.id = v.batch.id;
+    ack.digest = v.digest;
+    if (ack_mode == AckMode::other_digest) ack.digest[0] ^= 1;
+    uint8_t pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+    crypto_sign_keypair(pk, sk);
+    const std::vector<uint8_t> bytes = p2b::server::encode_signed_ack(
+        ack, ack_mode == AckMode::forged ? sk : sign_keys().analyzer_sk);
+    *body = "{\"applied\":1,\"ack\":\"" + p2b::server::hex_of(bytes.data(), bytes.size()) + "\"}";
     return status;
+  }
+  void acks(AckMode m) {
+    const std::lock_guard<std::mutex> lock(mu);
+    ack_mode = m;
   }
   std::size_t calls() {
     const std::lock_guard<std::mutex> lock(mu);
@@ -104,6 +166,7 @@ class FakeAnalyzer final : public p2b::shuffler::AnalyzerSink {
 
   std::mutex mu;
   int status = 200;
+  AckMode ack_mode = AckMode::valid;
   std::vector<std::vector<uint8_t>> received;
 };
 

@@ -1,5 +1,6 @@
 // Batch delivery: records leave the spool only when the analyzer answers
-// 200, a refused batch is re-sent under the same id, an empty batch is never
+// with a signed ack of that very batch, a refused or unacknowledged batch is
+// re-sent under the same id with the same bytes, an empty batch is never
 // sent, and a restart delivers what the last run left.
 #include <gtest/gtest.h>
 
@@ -19,14 +20,12 @@ using p2b::shuffler::SqliteSpool;
 using shuffler_test::record;
 
 p2b::server::Batch decoded(const std::vector<uint8_t>& body) {
-  p2b::server::Batch b;
-  std::string err;
-  EXPECT_TRUE(p2b::server::decode_batch(body.data(), body.size(), &b, &err)) << err;
-  return b;
+  return shuffler_test::verified(body).batch;
 }
 
 BatchingPolicy policy(std::size_t threshold, std::size_t batch_size = 1000) {
   BatchingPolicy p;
+  p.partition = 3;
   p.batch_size = batch_size;
   p.interval = std::chrono::hours(1);
   p.threshold = {threshold, 0};
@@ -56,7 +55,7 @@ TEST(ShufflerBatcher, DeletesOnlyOnAcknowledgementAndResendsWithTheSameId) {
   SqliteSpool spool(dir.file("spool.db"));
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
-  Batcher batcher(spool, analyzer, metrics, policy(3));
+  Batcher batcher(spool, analyzer, metrics, policy(3), shuffler_test::batch_keys());
   fill(&spool, 1, 5);
   fill(&spool, 2, 2);  // below L = 3
 
@@ -82,12 +81,37 @@ TEST(ShufflerBatcher, DeletesOnlyOnAcknowledgementAndResendsWithTheSameId) {
   ASSERT_EQ(analyzer.received.size(), 3U);
   const auto first = decoded(analyzer.received[0]);
   EXPECT_EQ(first.records.size(), 5U);
-  for (const auto& body : analyzer.received) {
-    const auto b = decoded(body);
-    EXPECT_EQ(b.id, first.id);
-    EXPECT_EQ(b.records, first.records);
+  EXPECT_EQ(first.partition, 3U);
+  for (const auto& body : analyzer.received) EXPECT_EQ(body, analyzer.received[0]);
+  for (const auto& r : first.records) {
+    EXPECT_EQ(r.crowd_id, 1U);
+    EXPECT_EQ(shuffler_test::crowd_of(r.inner), 1U);
   }
-  for (const auto& inner : first.records) EXPECT_EQ(shuffler_test::crowd_of(inner), 1U);
+}
+
+TEST(ShufflerBatcher, A200WithoutAValidAckOfThatBatchDeletesNothing) {
+  shuffler_test::TempDir dir;
+  SqliteSpool spool(dir.file("spool.db"));
+  shuffler_test::FakeAnalyzer analyzer;
+  p2b::shuffler::Metrics metrics;
+  Batcher batcher(spool, analyzer, metrics, policy(1), shuffler_test::batch_keys());
+  fill(&spool, 1, 4);
+  batcher.close_batch();
+  for (const auto mode : {shuffler_test::AckMode::none, shuffler_test::AckMode::forged,
+                          shuffler_test::AckMode::other_digest}) {
+    analyzer.acks(mode);
+    EXPECT_FALSE(batcher.deliver_pending());
+    EXPECT_EQ(spool.depth(), 4U);
+  }
+  EXPECT_EQ(metrics.bad_acks.load(), 3U);
+  EXPECT_EQ(metrics.forward_failures.load(), 3U);
+  EXPECT_EQ(metrics.forwarded.load(), 0U);
+  EXPECT_NE(metrics.render(4).find("p2b_shuffler_bad_acks_total 3"), std::string::npos);
+  analyzer.acks(shuffler_test::AckMode::valid);
+  EXPECT_TRUE(batcher.deliver_pending());
+  EXPECT_EQ(spool.depth(), 0U);
+  ASSERT_EQ(analyzer.received.size(), 4U);
+  for (const auto& body : analyzer.received) EXPECT_EQ(body, analyzer.received[0]);
 }
 
 TEST(ShufflerBatcher, AnEmptyBatchIsNeverSent) {
@@ -95,7 +119,7 @@ TEST(ShufflerBatcher, AnEmptyBatchIsNeverSent) {
   SqliteSpool spool(dir.file("spool.db"));
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
-  Batcher batcher(spool, analyzer, metrics, policy(10));
+  Batcher batcher(spool, analyzer, metrics, policy(10), shuffler_test::batch_keys());
   fill(&spool, 1, 9);
   EXPECT_EQ(batcher.close_batch().thresholded, 9U);
   EXPECT_TRUE(batcher.deliver_pending());
@@ -112,7 +136,7 @@ TEST(ShufflerBatcher, ARestartFirstDeliversWhatTheLastRunLeft) {
     shuffler_test::FakeAnalyzer down;
     down.answer(502);
     p2b::shuffler::Metrics metrics;
-    Batcher batcher(spool, down, metrics, policy(1));
+    Batcher batcher(spool, down, metrics, policy(1), shuffler_test::batch_keys());
     fill(&spool, 4, 20);
     batcher.close_batch();
     EXPECT_FALSE(batcher.deliver_pending());
@@ -122,13 +146,14 @@ TEST(ShufflerBatcher, ARestartFirstDeliversWhatTheLastRunLeft) {
   SqliteSpool spool(path);
   shuffler_test::FakeAnalyzer up;
   p2b::shuffler::Metrics metrics;
-  Batcher batcher(spool, up, metrics, policy(1));
+  Batcher batcher(spool, up, metrics, policy(1), shuffler_test::batch_keys());
   batcher.start();
   ASSERT_TRUE(eventually([&] { return spool.depth() == 0; }));
   batcher.stop();
   ASSERT_EQ(up.received.size(), 1U);
   const auto resent = decoded(up.received[0]);
   EXPECT_EQ(resent.id, left.id);
+  EXPECT_EQ(resent.partition, left.partition);
   EXPECT_EQ(resent.records, left.records);
 }
 
@@ -138,7 +163,7 @@ TEST(ShufflerBatcher, TheThreadClosesOnSizeAndRetriesUntilTheAnalyzerIsBack) {
   shuffler_test::FakeAnalyzer analyzer;
   analyzer.answer(500);
   p2b::shuffler::Metrics metrics;
-  Batcher batcher(spool, analyzer, metrics, policy(1, 10));
+  Batcher batcher(spool, analyzer, metrics, policy(1, 10), shuffler_test::batch_keys());
   batcher.start();
   fill(&spool, 1, 6);
   batcher.notify_stored(6);
@@ -162,7 +187,7 @@ TEST(ShufflerBatcher, TheThreadClosesOnTime) {
   p2b::shuffler::Metrics metrics;
   BatchingPolicy p = policy(1);
   p.interval = std::chrono::milliseconds(100);
-  Batcher batcher(spool, analyzer, metrics, p);
+  Batcher batcher(spool, analyzer, metrics, p, shuffler_test::batch_keys());
   batcher.start();
   fill(&spool, 1, 3);
   batcher.notify_stored(3);

@@ -99,7 +99,9 @@ TEST_F(ShufflerHttp, RefusesBadBodiesAndStaysUp) {
                            "p2b_shuffler_rejected_total{reason=\"unknown_key\"} 1\n",
                            "p2b_shuffler_rejected_total{reason=\"decrypt_failed\"} 1\n",
                            "p2b_shuffler_rejected_total{reason=\"malformed\"} 1\n",
-                           "p2b_shuffler_duplicates_total 0\n", "p2b_shuffler_spool_depth 2\n"}) {
+                           "p2b_shuffler_duplicates_total{layer=\"outer\"} 0\n",
+                           "p2b_shuffler_duplicates_total{layer=\"inner\"} 0\n",
+                           "p2b_shuffler_bad_acks_total 0\n", "p2b_shuffler_spool_depth 2\n"}) {
     EXPECT_NE(m->body.find(line), std::string::npos) << line << m->body;
   }
 }
@@ -122,25 +124,27 @@ TEST(ShufflerHttpSink, PostsBatchesToTheAnalyzerAndReportsItsAnswer) {
     got_path = req.path;
     got_body = req.body;
     res.status = answer;
+    res.set_content("{\"ack\":\"00\"}", "application/json");
   });
   const int port = analyzer.bind_to_any_port("127.0.0.1");
   ASSERT_GT(port, 0);
   std::thread thread([&] { analyzer.listen_after_bind(); });
 
   const std::vector<uint8_t> batch = {1, 2, 3, 0, 4};
-  std::string detail;
+  std::string detail, body;
   const std::string base = "http://127.0.0.1:" + std::to_string(port);
-  EXPECT_EQ(p2b::shuffler::make_http_sink(base)->deliver(batch, &detail), 200);
+  EXPECT_EQ(p2b::shuffler::make_http_sink(base)->deliver(batch, &body, &detail), 200);
   EXPECT_EQ(got_path, "/v1/batches");
   EXPECT_EQ(got_body, std::string("\x01\x02\x03\x00\x04", 5));
+  EXPECT_EQ(body, "{\"ack\":\"00\"}");  // for the batcher to check
   answer = 503;
-  EXPECT_EQ(p2b::shuffler::make_http_sink(base + "/prefix/")->deliver(batch, &detail), 503);
+  EXPECT_EQ(p2b::shuffler::make_http_sink(base + "/prefix/")->deliver(batch, &body, &detail), 503);
   EXPECT_EQ(got_path, "/prefix/v1/batches");
   analyzer.stop();
   thread.join();
 
   // Nobody listening any more: no status at all, and a reason.
-  EXPECT_EQ(p2b::shuffler::make_http_sink(base)->deliver(batch, &detail), -1);
+  EXPECT_EQ(p2b::shuffler::make_http_sink(base)->deliver(batch, &body, &detail), -1);
   EXPECT_FALSE(detail.empty());
   EXPECT_THROW(p2b::shuffler::make_http_sink("127.0.0.1:8720"), std::invalid_argument);
 }

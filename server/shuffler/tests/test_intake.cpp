@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "envelope_forge.hpp"
 #include "shuffler/intake.hpp"
 #include "shuffler/sqlite_spool.hpp"
 #include "shuffler_test_support.hpp"
@@ -82,6 +83,47 @@ TEST_F(ShufflerIntake, EachRefusalHasItsStatusAndStoresNothing) {
   EXPECT_EQ(stored, 0U);
   // `good` was in refused requests only, so it is new now.
   EXPECT_EQ(intake.handle(body_of({good})).json, R"({"accepted":1,"duplicates":0})");
+}
+
+// nanopb alone leaves an absent (or empty) inner field as 112 zero bytes.
+TEST_F(ShufflerIntake, AnOuterLayerWithoutAnExactInnerIsMalformed) {
+  const Envelope good = ours.seal(2);
+  p2b::server::OuterOpened opened{};
+  ASSERT_EQ(p2b::server::open_outer(good.data(), good.size(), &ours.shuffler, 1, &opened),
+            p2b::server::OpenStatus::ok);
+  // The hand-made envelope with the real inner is accepted: the forge is right.
+  const auto control = p2b_test::forge_outer(ours.shuffler.pk, 2, opened.inner, 112);
+  const uint8_t zeros[112] = {};
+  for (const auto& env : {p2b_test::forge_outer(ours.shuffler.pk, 2, nullptr, -1),
+                          p2b_test::forge_outer(ours.shuffler.pk, 2, zeros, 0),
+                          p2b_test::forge_outer(ours.shuffler.pk, 2, opened.inner, 111)}) {
+    p2b::server::OuterOpened out{};
+    EXPECT_EQ(p2b::server::open_outer(env.data(), env.size(), &ours.shuffler, 1, &out),
+              p2b::server::OpenStatus::malformed);
+    const auto reply = intake.handle(body_of({env}));
+    EXPECT_EQ(reply.status, 422);
+  }
+  EXPECT_EQ(rejected(Rejection::malformed), 3U);
+  EXPECT_EQ(spool.depth(), 0U);
+  EXPECT_EQ(intake.handle(body_of({control})).status, 202);
+}
+
+TEST_F(ShufflerIntake, AnInnerResealedInAFreshOuterLayerIsADuplicate) {
+  const Envelope original = ours.seal(5);
+  p2b::server::OuterOpened opened{};
+  ASSERT_EQ(p2b::server::open_outer(original.data(), original.size(), &ours.shuffler, 1, &opened),
+            p2b::server::OpenStatus::ok);
+  // Same inner, fresh outer layer, and even another crowd id.
+  const auto resealed = p2b_test::forge_outer(ours.shuffler.pk, 5, opened.inner, 112);
+  const auto moved = p2b_test::forge_outer(ours.shuffler.pk, 9, opened.inner, 112);
+  ASSERT_NE(body_of({resealed}), body_of({original}));
+  EXPECT_EQ(intake.handle(body_of({original, resealed})).json, R"({"accepted":1,"duplicates":1})");
+  EXPECT_EQ(intake.handle(body_of({moved})).json, R"({"accepted":0,"duplicates":1})");
+  EXPECT_EQ(metrics.duplicates.load(), 0U);
+  EXPECT_EQ(metrics.inner_duplicates.load(), 2U);
+  EXPECT_NE(metrics.render(1).find("p2b_shuffler_duplicates_total{layer=\"inner\"} 2"),
+            std::string::npos);
+  EXPECT_EQ(spool.depth(), 1U);
 }
 
 TEST_F(ShufflerIntake, AcceptsEveryKeyOfARotation) {

@@ -20,8 +20,9 @@ ParseOutcome parse(const std::vector<std::string>& args, Options* o, std::string
                                       err != nullptr ? err : &ignored);
 }
 
-const std::vector<std::string> kRequired = {"--keys", "k1",         "--spool",
-                                            "s.db",   "--analyzer", "http://127.0.0.1:8720"};
+const std::vector<std::string> kRequired = {"--keys",         "k1",         "--spool",
+                                            "s.db",           "--analyzer", "http://127.0.0.1:8720",
+                                            "--analyzer-key", "a.sign.pk"};
 
 TEST(ShufflerOptions, Defaults) {
   Options o;
@@ -34,14 +35,16 @@ TEST(ShufflerOptions, Defaults) {
   EXPECT_EQ(o.threshold, 10U);
   EXPECT_EQ(o.noisy_threshold, 0);
   EXPECT_EQ(o.max_body, 262144U);
+  EXPECT_EQ(o.analyzer_key, "a.sign.pk");
+  EXPECT_EQ(o.partition, 0U);
 }
 
 TEST(ShufflerOptions, EveryFlag) {
   Options o;
   std::vector<std::string> args = kRequired;
-  for (const char* a :
-       {"--listen", "0.0.0.0:0", "--keys", "k2", "--batch-size", "5", "--batch-seconds=0.25",
-        "--threshold", "3", "--noisy-threshold", "1.5", "--max-body", "4160"}) {
+  for (const char* a : {"--listen", "0.0.0.0:0", "--keys", "k2", "--batch-size", "5",
+                        "--batch-seconds=0.25", "--threshold", "3", "--noisy-threshold", "1.5",
+                        "--max-body", "4160", "--partition", "4294967295"}) {
     args.emplace_back(a);
   }
   ASSERT_EQ(parse(args, &o), ParseOutcome::ok);
@@ -53,19 +56,23 @@ TEST(ShufflerOptions, EveryFlag) {
   EXPECT_EQ(o.threshold, 3U);
   EXPECT_EQ(o.noisy_threshold, 1.5);
   EXPECT_EQ(o.max_body, 4160U);
+  EXPECT_EQ(o.partition, 4294967295U);
 }
 
 TEST(ShufflerOptions, FlagsOverrideTheConfigFile) {
   shuffler_test::TempDir dir;
   const std::string path = dir.file("shuffler.conf");
   std::ofstream(path) << "# comment\n\nkeys = a\nkeys = b\nspool = file.db\n"
-                         "analyzer = http://h:1/\nbatch_size = 7\nthreshold = 4\n";
+                         "analyzer = http://h:1/\nanalyzer-key = a.pk\nbatch_size = 7\n"
+                         "threshold = 4\npartition = 2\n";
   Options o;
   ASSERT_EQ(parse({"--config", path, "--threshold", "6"}, &o), ParseOutcome::ok);
   EXPECT_EQ(o.key_dirs, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(o.store, "file.db");
   EXPECT_EQ(o.batch_size, 7U);
   EXPECT_EQ(o.threshold, 6U);
+  EXPECT_EQ(o.analyzer_key, "a.pk");
+  EXPECT_EQ(o.partition, 2U);
   ASSERT_EQ(parse({"--config", path, "--keys", "c"}, &o), ParseOutcome::ok);
   EXPECT_EQ(o.key_dirs, std::vector<std::string>{"c"});
 }
@@ -76,7 +83,8 @@ TEST(ShufflerOptions, MistakesAreUsageErrors) {
       {"--batch-size", "0"}, {"--batch-size", "-3"},      {"--batch-seconds", "0"},
       {"--threshold", "x"},  {"--noisy-threshold", "-1"}, {"--noisy-threshold", "nan"},
       {"--max-body", "100"}, {"--analyzer", "ftp://x"},   {"stray"},
-      {"--threshold"},
+      {"--threshold"},       {"--partition", "-1"},       {"--partition", "4294967296"},
+      {"--partition", "x"},  {"--analyzer-key", ""},
   };
   for (const auto& extra : bad) {
     std::vector<std::string> args = kRequired;
@@ -88,6 +96,9 @@ TEST(ShufflerOptions, MistakesAreUsageErrors) {
   }
   Options o;
   EXPECT_EQ(parse({"--spool", "s", "--analyzer", "http://h:1"}, &o), ParseOutcome::usage_error);
+  // Without the analyzer's verify key no ack could be checked.
+  EXPECT_EQ(parse({"--keys", "k", "--spool", "s", "--analyzer", "http://h:1"}, &o),
+            ParseOutcome::usage_error);
   EXPECT_EQ(parse({"--help"}, &o), ParseOutcome::help);
 }
 

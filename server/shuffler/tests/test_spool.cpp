@@ -43,12 +43,37 @@ TEST(ShufflerSpool, StoresNewRecordsAndCountsReplaysWithinARequest) {
   EXPECT_EQ(spool.unbatched(), 2U);
 }
 
+TEST(ShufflerSpool, AnInnerInAFreshEnvelopeIsAReplayToo) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  const SpoolRecord a = record(1, 1);
+  SpoolRecord resealed = a;  // another outer digest, the same inner
+  resealed.digest[0] ^= 1;
+  SpoolRecord resealed2 = a;
+  resealed2.digest[1] ^= 1;
+  {
+    SqliteSpool spool(path);
+    const auto counts = spool.insert({a, resealed});
+    EXPECT_EQ(counts.accepted, 1U);
+    EXPECT_EQ(counts.duplicates, 0U);
+    EXPECT_EQ(counts.inner_duplicates, 1U);
+    ASSERT_EQ(spool.close_batch(id_of(1), 0, 10, keep_all).kept, 1U);
+    ASSERT_EQ(spool.acknowledge(id_of(1)), 1U);
+  }
+  // Across all time: after its batch went, and after a reopen.
+  SqliteSpool spool(path);
+  const auto later = spool.insert({resealed2});
+  EXPECT_EQ(later.accepted, 0U);
+  EXPECT_EQ(later.inner_duplicates, 1U);
+  EXPECT_EQ(spool.depth(), 0U);
+}
+
 TEST(ShufflerSpool, AReplayIsCaughtEvenAfterItsBatchWasDeleted) {
   shuffler_test::TempDir dir;
   SqliteSpool spool(dir.file("spool.db"));
   const SpoolRecord a = record(7, 1);
   ASSERT_EQ(spool.insert({a}).accepted, 1U);
-  ASSERT_EQ(spool.close_batch(id_of(1), 100, keep_all).kept, 1U);
+  ASSERT_EQ(spool.close_batch(id_of(1), 0, 100, keep_all).kept, 1U);
   ASSERT_EQ(spool.acknowledge(id_of(1)), 1U);
   ASSERT_EQ(spool.depth(), 0U);
 
@@ -61,9 +86,10 @@ TEST(ShufflerSpool, AReplayIsCaughtEvenAfterItsBatchWasDeleted) {
   // after a reopen.
   const SpoolRecord b = record(8, 1);
   ASSERT_EQ(spool.insert({b}).accepted, 1U);
-  ASSERT_EQ(spool.close_batch(id_of(2), 100, [](const auto&) { return std::vector<std::size_t>{}; })
-                .thresholded,
-            1U);
+  ASSERT_EQ(
+      spool.close_batch(id_of(2), 0, 100, [](const auto&) { return std::vector<std::size_t>{}; })
+          .thresholded,
+      1U);
   SqliteSpool reopened(dir.file("spool.db"));
   EXPECT_EQ(reopened.insert({a, b}).duplicates, 2U);
 }
@@ -103,9 +129,10 @@ TEST(ShufflerSpool, ACrowdBelowTheThresholdNeverReachesABatch) {
   ASSERT_EQ(spool.insert(records).accepted, records.size());
 
   const p2b::shuffler::ThresholdPolicy policy{10, 0};
-  const auto closed = spool.close_batch(id_of(9), 1000, [&](const std::vector<uint32_t>& crowds) {
-    return p2b::shuffler::shuffle_and_threshold(crowds, policy);
-  });
+  const auto closed =
+      spool.close_batch(id_of(9), 0, 1000, [&](const std::vector<uint32_t>& crowds) {
+        return p2b::shuffler::shuffle_and_threshold(crowds, policy);
+      });
   EXPECT_EQ(closed.taken, 22U);
   EXPECT_EQ(closed.kept, 12U);
   EXPECT_EQ(closed.thresholded, 10U);
@@ -116,16 +143,19 @@ TEST(ShufflerSpool, ACrowdBelowTheThresholdNeverReachesABatch) {
   ASSERT_TRUE(batch.has_value());
   EXPECT_EQ(batch->id, id_of(9));
   ASSERT_EQ(batch->records.size(), 12U);
-  for (const auto& inner : batch->records) EXPECT_EQ(shuffler_test::crowd_of(inner), 100U);
+  for (const auto& r : batch->records) {
+    EXPECT_EQ(r.crowd_id, 100U);
+    EXPECT_EQ(shuffler_test::crowd_of(r.inner), 100U);
+  }
 }
 
 TEST(ShufflerSpool, NothingSurvivingMakesNoBatch) {
   shuffler_test::TempDir dir;
   SqliteSpool spool(dir.file("spool.db"));
-  EXPECT_EQ(spool.close_batch(id_of(1), 10, keep_all).taken, 0U);
+  EXPECT_EQ(spool.close_batch(id_of(1), 0, 10, keep_all).taken, 0U);
   ASSERT_EQ(spool.insert({record(1, 1), record(2, 1)}).accepted, 2U);
   const auto closed =
-      spool.close_batch(id_of(1), 10, [](const auto&) { return std::vector<std::size_t>{}; });
+      spool.close_batch(id_of(1), 0, 10, [](const auto&) { return std::vector<std::size_t>{}; });
   EXPECT_EQ(closed.thresholded, 2U);
   EXPECT_FALSE(spool.oldest_unacknowledged().has_value());
   EXPECT_EQ(spool.depth(), 0U);
@@ -135,9 +165,9 @@ TEST(ShufflerSpool, OnlyAnAcknowledgementDeletesABatch) {
   shuffler_test::TempDir dir;
   SqliteSpool spool(dir.file("spool.db"));
   ASSERT_EQ(spool.insert({record(1, 1), record(1, 2)}).accepted, 2U);
-  ASSERT_EQ(spool.close_batch(id_of(1), 10, keep_all).kept, 2U);
+  ASSERT_EQ(spool.close_batch(id_of(1), 0, 10, keep_all).kept, 2U);
   ASSERT_EQ(spool.insert({record(1, 3)}).accepted, 1U);
-  ASSERT_EQ(spool.close_batch(id_of(2), 10, keep_all).kept, 1U);
+  ASSERT_EQ(spool.close_batch(id_of(2), 0, 10, keep_all).kept, 1U);
 
   // Oldest first, and asking again does not consume it.
   EXPECT_EQ(spool.oldest_unacknowledged()->id, id_of(1));
@@ -162,7 +192,7 @@ TEST(ShufflerSpool, AnAssignedBatchSurvivesAReopenWithItsIdAndOrder) {
     ASSERT_EQ(spool.insert(records).accepted, 50U);
     const p2b::shuffler::ThresholdPolicy policy{1, 0};
     ASSERT_EQ(spool
-                  .close_batch(id_of(0x42), 1000,
+                  .close_batch(id_of(0x42), 9, 1000,
                                [&](const std::vector<uint32_t>& crowds) {
                                  return p2b::shuffler::shuffle_and_threshold(crowds, policy);
                                })
@@ -176,6 +206,7 @@ TEST(ShufflerSpool, AnAssignedBatchSurvivesAReopenWithItsIdAndOrder) {
   const auto after = reopened.oldest_unacknowledged();
   ASSERT_TRUE(after.has_value());
   EXPECT_EQ(after->id, id_of(0x42));
+  EXPECT_EQ(after->partition, 9U);
   EXPECT_EQ(after->records, before.records);
   EXPECT_EQ(reopened.unbatched(), 1U);
   EXPECT_EQ(reopened.depth(), 51U);
@@ -187,7 +218,7 @@ TEST(ShufflerSpool, TakesAtMostTheRequestedNumberOfRecords) {
   std::vector<SpoolRecord> records;
   for (uint32_t i = 0; i < 10; ++i) records.push_back(record(1, i));
   ASSERT_EQ(spool.insert(records).accepted, 10U);
-  EXPECT_EQ(spool.close_batch(id_of(1), 4, keep_all).kept, 4U);
+  EXPECT_EQ(spool.close_batch(id_of(1), 0, 4, keep_all).kept, 4U);
   EXPECT_EQ(spool.unbatched(), 6U);
 }
 
