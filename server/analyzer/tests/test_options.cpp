@@ -163,8 +163,8 @@ TEST(AnalyzerOptions, Refusals) {
 }
 
 TEST(AnalyzerOptions, ModelTtlDefaultsToNoneAndIsBounded) {
-  const std::vector<const char*> base = {"--keys",  "k", "--codebook", "c",
-                                         "--store", "s", "--actions",  "3"};
+  const std::vector<const char*> base = {"--keys",    "k", "--codebook",     "c",   "--store", "s",
+                                         "--actions", "3", "--shuffler-key", "s.pk"};
   an::Options o;
   std::string err;
   ASSERT_EQ(parse(base, &o, &err), an::ParseOutcome::ok) << err;
