@@ -7,7 +7,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 
+#include "central_dp.hpp"
 #include "codebook_file.hpp"
 #include "common/json_log.hpp"
 #include "features.hpp"
@@ -34,6 +36,17 @@ struct AnalyzerSettings {
   uint64_t min_reports = 0;
   // Unix seconds for created_unix; the system clock unless a test sets it.
   std::function<uint64_t()> clock;
+  // Noise on the released private statistics (central_dp.hpp); off at
+  // epsilon 0. Needs the default mode. With it on, min_reports compares
+  // with the released (noisy) count. The raw baseline is never noised.
+  CentralDpConfig central_dp;
+};
+
+// A batch refused because one more private release would spend more than the
+// configured central-DP budget; nothing was applied.
+class CentralDpExhausted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct BatchOutcome {
@@ -56,8 +69,8 @@ class Analyzer {
   Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing keys, ModelStore* store,
            Metrics* metrics, Logger* log);
 
-  // Throws StoreError (nothing changed) or std::runtime_error on a signing
-  // failure (nothing changed either).
+  // Throws StoreError (nothing changed), CentralDpExhausted, or
+  // std::runtime_error on a signing failure (nothing changed either).
   BatchOutcome apply_batch(const server::Batch& batch);
   RawOutcome apply_raw(const RawBatch& raw);
 
@@ -71,11 +84,15 @@ class Analyzer {
   uint32_t raw_dim() const { return raw_dim_; }
   uint32_t n_actions() const { return settings_.n_actions; }
   bool raw_enabled() const { return settings_.raw_enabled; }
+  // Null with central DP off.
+  const CentralDp* central_dp() const { return dp_.get(); }
+  uint64_t central_releases_left() const;
 
  private:
   struct ModelState {
     Statistics stats;
     std::shared_ptr<const SignedModel> signed_model;
+    double released_count = 0.0;  // the reports the served model claims (noisy with central DP)
   };
 
   ModelState& state(ModelKind kind) { return kind == ModelKind::raw_baseline ? raw_ : private_; }
@@ -85,6 +102,11 @@ class Analyzer {
   // Signs `next`, commits it with `commit` and makes it current; the caller
   // holds mu_. Returns the new version.
   uint64_t publish(ModelKind kind, Statistics next, Commit commit);
+  // Binds the store to settings_.central_dp (or to its absence) and makes dp_.
+  void setup_central_dp();
+  // Throws CentralDpExhausted when the next private release is past the
+  // horizon; the caller holds mu_.
+  void check_central_horizon(const std::string& batch_id);
 
   AnalyzerSettings settings_;
   FeatureMap features_;
@@ -98,6 +120,7 @@ class Analyzer {
   mutable std::mutex mu_;  // guards the states and serialises store commits
   ModelState private_;
   ModelState raw_;
+  std::unique_ptr<CentralDp> dp_;
 };
 
 }  // namespace p2b::analyzer

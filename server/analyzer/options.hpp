@@ -19,6 +19,10 @@ struct Options : common::ServiceOptions {
   AggregationMode mode = AggregationMode::centroid;
   bool raw_enabled = false;
   uint64_t min_reports = 0;
+  // Central DP of the released statistics (central_dp.hpp); epsilon 0: off.
+  double central_epsilon = 0.0;
+  double central_delta = 1e-6;
+  uint64_t central_horizon = uint64_t{1} << 20;
 };
 
 using common::ParseOutcome;

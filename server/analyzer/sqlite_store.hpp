@@ -23,6 +23,8 @@ class SqliteModelStore : public ModelStore {
   void load(ModelKind kind, Statistics* stats, SignedModel* model) override;
   bool batch_applied(const server::BatchId& id) override;
   void commit(const Commit& c) override;
+  std::optional<CentralDpRecord> central_dp() override;
+  void record_central_dp(const CentralDpRecord& record) override;
 
  private:
   std::unique_ptr<common::Database> db_;
