@@ -43,8 +43,8 @@ double peak_rss_mb() {
 }
 
 void print_row_header() {
-  std::printf("%-8s %8s %4s %3s %9s %9s %9s %9s %8s %8s %7s %6s %6s\n", "mode", "users", "|A|",
-              "d", "cold", "warm-np", "warm-p", "oracle", "reports", "kept", "eps", "c-eps", "secs");
+  std::printf("%-8s %8s %4s %3s %9s %9s %9s %9s %8s %8s %7s %6s %6s\n", "mode", "users", "|A|", "d",
+              "cold", "warm-np", "warm-p", "oracle", "reports", "kept", "eps", "c-eps", "secs");
 }
 
 void print_row(const ResultRow& w, bool progress_shown) {
@@ -137,6 +137,7 @@ int main(int argc, char** argv) {
             spec.central_epsilon = central_epsilon;
             spec.central_delta = o.central_delta;
             spec.central_horizon = o.central_horizon;
+            spec.central_release = o.central_release;
             spec.mode = mode;
             spec.early_users = users;
             spec.early_fraction = o.early_fraction;
@@ -184,10 +185,10 @@ int main(int argc, char** argv) {
       }
       std::printf(
           "central DP: epsilon %g, delta %g over %llu releases: sigma %.4g per tree node; the "
-          "simulated release sums %u nodes (the noisiest of the horizon)\n",
+          "simulated release sums %u nodes%s\n",
           w.spec.central_epsilon, w.spec.central_delta,
           static_cast<unsigned long long>(w.spec.central_horizon), w.r.central_sigma,
-          w.r.central_nodes);
+          w.r.central_nodes, w.spec.central_release ? "" : " (the noisiest of the horizon)");
       break;
     }
     std::printf(

@@ -79,8 +79,9 @@ void Analyzer::setup_central_dp() {
     return;
   }
   if (settings_.mode != AggregationMode::centroid) {
-    throw std::invalid_argument("central DP needs the default mode: paper mode's x = [code] "
-                                "has no bound");
+    throw std::invalid_argument(
+        "central DP needs the default mode: paper mode's x = [code] "
+        "has no bound");
   }
   if (have) {
     // Other settings would scale the same node noise differently, and the
@@ -99,8 +100,7 @@ void Analyzer::setup_central_dp() {
   sodium_memzero(have->seed.data(), have->seed.size());
   const uint64_t version = private_.signed_model ? private_.signed_model->version : 0;
   if (version >= 1 && version <= want.horizon) {
-    private_.released_count =
-        dp_->release(private_.stats, version, settings_.lambda).total_count();
+    private_.released_count = dp_->release(private_.stats, version, settings_.lambda).total_count();
   }
   metrics_->set_central_dp(want.epsilon, want.delta, dp_->releases_left(version));
 }
@@ -118,8 +118,9 @@ void Analyzer::check_central_horizon(const std::string& batch_id) {
   metrics_->central_dp_refused();
   log_->error("central_dp_horizon_exhausted",
               {{"batch", batch_id}, {"horizon", dp_->config().horizon}, {"version", released}});
-  throw CentralDpExhausted("central DP horizon exhausted: no further private model can be "
-                           "released within the configured epsilon");
+  throw CentralDpExhausted(
+      "central DP horizon exhausted: no further private model can be "
+      "released within the configured epsilon");
 }
 
 uint64_t Analyzer::publish(ModelKind kind, Statistics next, Commit commit) {
@@ -262,10 +263,9 @@ std::shared_ptr<const SignedModel> Analyzer::model(ModelKind kind) const {
   const ModelState& s = state(kind);
   if (kind == ModelKind::private_reports) {
     // With central DP the decision may use only what was released.
-    const bool withheld =
-        dp_ ? settings_.min_reports > 0 &&
-                  s.released_count < static_cast<double>(settings_.min_reports)
-            : s.stats.total_count() < settings_.min_reports;
+    const bool withheld = dp_ ? settings_.min_reports > 0 &&
+                                    s.released_count < static_cast<double>(settings_.min_reports)
+                              : s.stats.total_count() < settings_.min_reports;
     if (withheld) return nullptr;
   }
   return s.signed_model;

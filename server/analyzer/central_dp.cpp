@@ -30,7 +30,9 @@ CentralDp::CentralDp(const CentralDpConfig& config, const NoiseSeed& seed)
   sigma_ = gaussian_sigma(config.epsilon, config.delta, kReportSensitivity, levels_);
 }
 
-CentralDp::~CentralDp() { sodium_memzero(seed_.data(), seed_.size()); }
+CentralDp::~CentralDp() {
+  sodium_memzero(seed_.data(), seed_.size());
+}
 
 double CentralDp::shift(uint32_t dim, uint32_t nodes) const {
   return sigma_ * std::sqrt(static_cast<double>(nodes)) *

@@ -37,9 +37,9 @@ constexpr double kReportSensitivity = 1.7320508075688772;
 constexpr double kShiftFailure = 1e-6;
 
 struct NoisyRelease {
-  std::vector<double> a, b;     // Statistics::model_arrays' layout, prior and shift included
-  std::vector<double> counts;   // noisy n_a
-  uint32_t nodes = 0;           // tree nodes summed: the noise variance is nodes * sigma^2
+  std::vector<double> a, b;    // Statistics::model_arrays' layout, prior and shift included
+  std::vector<double> counts;  // noisy n_a
+  uint32_t nodes = 0;          // tree nodes summed: the noise variance is nodes * sigma^2
   double shift = 0.0;
   double total_count() const;
 };

@@ -55,8 +55,8 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
     settings.lambda = opt.lambda;
     settings.raw_enabled = opt.raw_enabled;
     settings.min_reports = opt.min_reports;
-    settings.central_dp = CentralDpConfig{opt.central_epsilon, opt.central_delta,
-                                          opt.central_horizon};
+    settings.central_dp =
+        CentralDpConfig{opt.central_epsilon, opt.central_delta, opt.central_horizon};
     analyzer = std::make_unique<Analyzer>(std::move(settings), codebook, std::move(keys),
                                           store.get(), &metrics, &log);
   } catch (const std::exception& e) {

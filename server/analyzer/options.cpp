@@ -62,8 +62,8 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "central DP of the released statistics over the whole horizon; 0 (default) is off");
   CLI::Option* dp_delta_opt =
       line.add_value("--central-delta", &dp_delta, "central DP delta, default 1e-6");
-  CLI::Option* dp_horizon_opt = line.add_value(
-      "--central-horizon", &dp_horizon, "private models the budget covers, default 1048576");
+  CLI::Option* dp_horizon_opt = line.add_value("--central-horizon", &dp_horizon,
+                                               "private models the budget covers, default 1048576");
 
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);

@@ -223,8 +223,8 @@ void SqliteModelStore::record_central_dp(const CentralDpRecord& record) {
   store_call([&]() -> void {
     db_->exec(kCentralDpSchema);
     // The primary key refuses a second record.
-    Statement put(*db_,
-                  "INSERT INTO central_dp(id, epsilon, delta, horizon, seed) VALUES (1, ?, ?, ?, ?)");
+    Statement put(
+        *db_, "INSERT INTO central_dp(id, epsilon, delta, horizon, seed) VALUES (1, ?, ?, ?, ?)");
     put.bind_text(1, exact_text(record.epsilon));
     put.bind_text(2, exact_text(record.delta));
     put.bind_int(3, static_cast<int64_t>(record.horizon));

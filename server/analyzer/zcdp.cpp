@@ -17,7 +17,8 @@ double zcdp_rho(double epsilon, double delta) {
 }
 
 double gaussian_sigma(double epsilon, double delta, double sensitivity, uint32_t compositions) {
-  return sensitivity * std::sqrt(static_cast<double>(compositions) / (2.0 * zcdp_rho(epsilon, delta)));
+  return sensitivity *
+         std::sqrt(static_cast<double>(compositions) / (2.0 * zcdp_rho(epsilon, delta)));
 }
 
 }  // namespace p2b::analyzer

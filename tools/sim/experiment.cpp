@@ -172,7 +172,9 @@ void add_central_noise(const PointSpec& s, const analyzer::Statistics& exact, Mo
     for (std::size_t j = 0; j < 8; ++j) seed[i + j] = static_cast<uint8_t>(v >> (8 * j));
   }
   const analyzer::CentralDp dp({s.central_epsilon, s.central_delta, s.central_horizon}, seed);
-  analyzer::NoisyRelease r = dp.release(exact, noisiest_release(s.central_horizon), 1.0);
+  const uint64_t t =
+      s.central_release > 0 ? s.central_release : noisiest_release(s.central_horizon);
+  analyzer::NoisyRelease r = dp.release(exact, t, 1.0);
   model->a = std::move(r.a);
   model->b = std::move(r.b);
   res->central_sigma = dp.sigma();

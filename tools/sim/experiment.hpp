@@ -36,6 +36,7 @@ struct PointSpec {
   double central_epsilon = 0.0;
   double central_delta = 1e-6;
   uint64_t central_horizon = uint64_t{1} << 20;
+  uint64_t central_release = 0;  // which release (1..horizon); 0: the noisiest one
   uint64_t seed = 1;
   unsigned threads = 2;
 };

@@ -73,6 +73,7 @@ std::vector<Cell> cells(const ResultRow& w) {
       real("central_epsilon", "%.3g", s.central_epsilon),
       real("central_delta", "%.3g", s.central_epsilon > 0 ? s.central_delta : 0.0),
       real("central_sigma", "%.4g", r.central_sigma),
+      integer("central_nodes", r.central_nodes),
       real("seconds", "%.1f", w.seconds),
       real("peak_rss_mb", "%.0f", w.rss_mb),
   };

@@ -134,9 +134,18 @@ void add_protocol(CLI::App& app, SimOptions* o) {
           if (x != std::floor(x)) throw std::invalid_argument("--central-horizon: not a count");
           o->central_horizon = static_cast<uint64_t>(x);
         });
-  for (const char* name : {"--interactions", "--codes", "--digits", "--p", "--threshold",
-                           "--neg-rate", "--alpha", "--early-fraction", "--no-crypto",
-                           "--central-epsilon", "--central-delta", "--central-horizon"}) {
+  value(app, "--central-release", "T",
+        "simulate the model released after batch T, whose noise sums popcount(T) tree nodes "
+        "[the noisiest of the horizon: 2^20 - 1, 20 nodes]",
+        [o](const std::string& v) {
+          const double x = parse_number(v, 1, 1099511627776.0, "--central-release");
+          if (x != std::floor(x)) throw std::invalid_argument("--central-release: not a count");
+          o->central_release = static_cast<uint64_t>(x);
+        });
+  for (const char* name :
+       {"--interactions", "--codes", "--digits", "--p", "--threshold", "--neg-rate", "--alpha",
+        "--early-fraction", "--no-crypto", "--central-epsilon", "--central-delta",
+        "--central-horizon", "--central-release"}) {
     app.get_option(name)->group("protocol");
   }
 }
@@ -193,6 +202,9 @@ void check_combinations(const SimOptions& o) {
   }
   if (!o.codebook.empty() && o.dims.size() != 1) {
     throw std::invalid_argument("--codebook fits one d; give a single --dim");
+  }
+  if (o.central_release > o.central_horizon) {
+    throw std::invalid_argument("--central-release is past --central-horizon");
   }
   if (!o.weights.empty() && (o.dims.size() != 1 || o.actions.size() != 1)) {
     throw std::invalid_argument("--weights fits one (|A|, d); give a single --actions and --dim");

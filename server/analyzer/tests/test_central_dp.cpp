@@ -14,6 +14,7 @@
 
 #include "analyzer_test_support.hpp"
 #include "central_dp.hpp"
+#include "options.hpp"
 #include "p2b.pb.h"
 #include "spd_projection.hpp"
 #include "tree_noise.hpp"
@@ -140,10 +141,8 @@ an::Statistics few_reports(uint32_t d, uint32_t arms, int n, uint64_t seed) {
 TEST(AnalyzerCentralDp, ConfigurationIsChecked) {
   EXPECT_THROW(an::CentralDp(an::CentralDpConfig{0.0, 1e-6, 16}, seed_of(1)),
                std::invalid_argument);
-  EXPECT_THROW(an::CentralDp(an::CentralDpConfig{1.0, 0.0, 16}, seed_of(1)),
-               std::invalid_argument);
-  EXPECT_THROW(an::CentralDp(an::CentralDpConfig{1.0, 1e-6, 0}, seed_of(1)),
-               std::invalid_argument);
+  EXPECT_THROW(an::CentralDp(an::CentralDpConfig{1.0, 0.0, 16}, seed_of(1)), std::invalid_argument);
+  EXPECT_THROW(an::CentralDp(an::CentralDpConfig{1.0, 1e-6, 0}, seed_of(1)), std::invalid_argument);
   const an::CentralDp dp(an::CentralDpConfig{1.0, 1e-6, 16}, seed_of(1));
   EXPECT_EQ(dp.levels(), 5u);
   EXPECT_EQ(dp.releases_left(0), 16u);
@@ -253,7 +252,8 @@ TEST(AnalyzerCentralDp, ShiftCoversTheNoiseMatrix) {
         raised += an::raise_eigenvalues(a.data(), d, 1.0) ? 1 : 0;
         ++total;
         const Eigen::Map<const Eigen::MatrixXd> m(a.data(), d, d);
-        const double top = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(m).eigenvalues().maxCoeff();
+        const double top =
+            Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(m).eigenvalues().maxCoeff();
         EXPECT_LT(top - 1.0, 2 * r.shift);  // and ||N|| < shift from above too
       }
     }
@@ -282,9 +282,8 @@ struct DpHarness {
   std::unique_ptr<an::SqliteModelStore> store;
   std::unique_ptr<an::Analyzer> analyzer;
 
-  DpHarness(const Deployment& dep, const std::string& db, uint32_t actions,
-            an::CentralDpConfig dp, uint64_t min_reports = 0,
-            an::AggregationMode mode = an::AggregationMode::centroid) {
+  DpHarness(const Deployment& dep, const std::string& db, uint32_t actions, an::CentralDpConfig dp,
+            uint64_t min_reports = 0, an::AggregationMode mode = an::AggregationMode::centroid) {
     store = std::make_unique<an::SqliteModelStore>(db);
     an::AnalyzerSettings s;
     s.mode = mode;
@@ -521,6 +520,44 @@ TEST(AnalyzerCentralDp, SybilsReadTheVictimBackOnlyWithoutCentralDp) {
   // The noise per coordinate dwarfs the sensitivity of one report.
   const an::CentralDp calc(kDp, seed_of(0));
   EXPECT_GT(calc.sigma(), 20 * an::kReportSensitivity);
+}
+
+// ---- the flags ----
+
+an::ParseOutcome parse(std::vector<const char*> args, an::Options* o, std::string* err) {
+  args.insert(args.begin(), "p2b-analyzer");
+  return an::parse_options(static_cast<int>(args.size()), args.data(), o, err);
+}
+
+TEST(AnalyzerCentralDp, FlagsDefaultOffAndAreChecked) {
+  an::Options o;
+  std::string err;
+  ASSERT_EQ(parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3"}, &o, &err),
+            an::ParseOutcome::ok);
+  EXPECT_EQ(o.central_epsilon, 0.0);
+  EXPECT_EQ(o.central_delta, 1e-6);
+  EXPECT_EQ(o.central_horizon, uint64_t{1} << 20);
+  ASSERT_EQ(
+      parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3",
+             "--central-epsilon", "0.5", "--central-delta", "1e-9", "--central-horizon", "4096"},
+            &o, &err),
+      an::ParseOutcome::ok)
+      << err;
+  EXPECT_EQ(o.central_epsilon, 0.5);
+  EXPECT_EQ(o.central_delta, 1e-9);
+  EXPECT_EQ(o.central_horizon, 4096u);
+  for (const std::vector<const char*>& bad :
+       std::vector<std::vector<const char*>>{{"--central-epsilon", "-1"},
+                                             {"--central-epsilon", "x"},
+                                             {"--central-delta", "0"},
+                                             {"--central-delta", "0.5"},
+                                             {"--central-horizon", "0"},
+                                             {"--central-epsilon", "1", "--mode", "paper"}}) {
+    std::vector<const char*> args{"--keys",  "k", "--codebook", "c",
+                                  "--store", "s", "--actions",  "3"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    EXPECT_EQ(parse(args, &o, &err), an::ParseOutcome::usage_error) << bad[0] << " " << bad[1];
+  }
 }
 
 }  // namespace
