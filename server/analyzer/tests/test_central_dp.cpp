@@ -246,7 +246,8 @@ TEST(AnalyzerCentralDp, ShiftCoversTheNoiseMatrix) {
                              seed_of(static_cast<uint8_t>(rep)));
       const an::NoisyRelease r = dp.release(zero, 1 + 37 * rep, 1.0);
       for (uint32_t arm = 0; arm < 4; ++arm) {
-        std::vector<double> a(r.a.begin() + arm * d * d, r.a.begin() + (arm + 1) * d * d);
+        const auto first = static_cast<std::ptrdiff_t>(arm) * d * d;
+        std::vector<double> a(r.a.begin() + first, r.a.begin() + first + std::ptrdiff_t{d} * d);
         // A = (1 + shift) I + N; N's smallest eigenvalue above -shift means
         // nothing is left for the floor to raise.
         raised += an::raise_eigenvalues(a.data(), d, 1.0) ? 1 : 0;
@@ -455,6 +456,7 @@ ReadBack attack(const Deployment& dep, const std::string& db, an::CentralDpConfi
   const uint32_t d = dep.dim, actions = 3;
   const Tuple victim{5, 1, 1.0F};
   std::vector<Tuple> reports;
+  reports.reserve(41);
   for (int i = 0; i < 40; ++i) reports.push_back({5, static_cast<uint32_t>(i % 3), 0.0F});
   if (with_victim) reports.push_back(victim);
   DpHarness h(dep, db, actions, dp);
