@@ -185,7 +185,7 @@ void SqliteModelStore::commit(const Commit& c) {
 
 namespace {
 
-// Created on first use, so stores made before central DP existed open as before.
+// Created when central DP is first used, so other stores keep their schema.
 constexpr const char* kCentralDpSchema = R"sql(
 CREATE TABLE IF NOT EXISTS central_dp(
   id INTEGER PRIMARY KEY CHECK (id = 1), epsilon TEXT NOT NULL, delta TEXT NOT NULL,
@@ -203,7 +203,10 @@ std::string exact_text(double v) {
 
 std::optional<CentralDpRecord> SqliteModelStore::central_dp() {
   return store_call([&]() -> std::optional<CentralDpRecord> {
-    db_->exec(kCentralDpSchema);
+    // Reading changes nothing: a store without central DP keeps its schema.
+    Statement exists(*db_,
+                     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'central_dp'");
+    if (!exists.step()) return std::nullopt;
     Statement q(*db_, "SELECT epsilon, delta, horizon, seed FROM central_dp");
     if (!q.step()) return std::nullopt;
     CentralDpRecord r;
