@@ -46,6 +46,12 @@ s = np.sqrt(6 / (10 + 10))
 np.savez('$out/steep-weights.npz', W=5 * r.uniform(-s, s, (10, 10)), b=np.zeros(10))"
 timed steep --users 10000,100000,1000000 --weights "$out/steep-weights.npz" --no-crypto --plot \
   --codebook "$out/fig4/codebooks/d10-q1-k1024-seed1.p2bc"
+timed central-dp --users 100000,1000000 --actions 10,20,50 --mode default \
+  --central-epsilon 0,0.5,1,2,8 --no-crypto --quiet \
+  --codebook "$out/fig4/codebooks/d10-q1-k1024-seed1.p2bc"
+timed central-dp-first --users 100000,1000000 --actions 10 --mode default \
+  --central-epsilon 0.5,1,2,8 --central-release 1048576 --no-crypto --quiet \
+  --codebook "$out/fig4/codebooks/d10-q1-k1024-seed1.p2bc"
 yeast="${P2B_DATA_DIR:-$repo/../shared/data}/yeast.arff"
 if [ -f "$yeast" ]; then
   timed yeast-disjoint --env multilabel --data "$yeast" --dim 10 --codes 32 --users 168

@@ -7,7 +7,7 @@ rm -rf "$work" && mkdir -p "$work"
 small=(--users 400 --codes 16 --quiet)
 
 # results.csv without the timing and memory columns (the last two).
-numbers() { cut -d, -f1-30 "$1/results.csv"; }
+numbers() { cut -d, -f1-34 "$1/results.csv"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 case "$case_name" in
@@ -53,6 +53,30 @@ case "$case_name" in
     grep -q "14 labels" "$work/m.log" || fail "labels not detected"
     grep -q "disjoint slices" "$work/m.log" || fail "users should get disjoint rows"
     [ "$(tail -n +2 "$work/m/results.csv" | wc -l)" = 2 ] || fail "expected two modes" ;;
+  central_dp)  # --central-epsilon: one point per value; 0 is exactly the run without it
+    "$sim" "${small[@]}" --mode default --out "$work/off" >/dev/null
+    cb="$work/off/codebooks/d10-q1-k16-seed1.p2bc"
+    "$sim" "${small[@]}" --mode default --central-epsilon 0,1 --codebook "$cb" \
+      --out "$work/on" >"$work/on.log"
+    [ "$(tail -n +2 "$work/on/results.csv" | wc -l)" = 2 ] || fail "expected two points"
+    diff <(numbers "$work/off") <(numbers "$work/on" | head -2) || fail "epsilon 0 changed the results"
+    off=$(numbers "$work/off" | sed -n 2p) on=$(numbers "$work/on" | sed -n 3p)
+    awk -F, '{ exit !($31 == 1 && $32 == 1e-06 && $33 > 0 && $34 == 20) }' <<<"$on" ||
+      fail "central columns: $on"
+    [ "$(cut -d, -f17-20 <<<"$on")" = "$(cut -d, -f17-20 <<<"$off")" ] ||
+      fail "central DP changed cold or warm non-private"
+    [ "$(cut -d, -f21 <<<"$on")" != "$(cut -d, -f21 <<<"$off")" ] || fail "no effect on warm private"
+    grep -q "central DP: epsilon 1, delta 1e-06 over 1048576 releases" "$work/on.log" ||
+      fail "central DP not reported"
+    "$sim" "${small[@]}" --mode default --central-epsilon 1 --codebook "$cb" --threads 1 \
+      --out "$work/again" >/dev/null
+    [ "$(numbers "$work/again" | sed -n 2p)" = "$on" ] || fail "central noise does not repeat"
+    "$sim" "${small[@]}" --mode default --central-epsilon 1 --central-release 1048576 \
+      --codebook "$cb" --out "$work/first" >/dev/null
+    awk -F, 'NR == 2 { exit !($34 == 1) }' "$work/first/results.csv" || fail "--central-release"
+    if "$sim" "${small[@]}" --central-epsilon -1 --out "$work/x" >/dev/null 2>&1; then
+      fail "accepted a negative epsilon"
+    fi ;;
   bad_usage)
     for args in "--users 5" "--mode both2" "--dim 1" "--p 1" "--bogus 1" "--env multilabel"; do
       # shellcheck disable=SC2086

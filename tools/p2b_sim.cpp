@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "data/weights_file.hpp"
@@ -42,19 +43,28 @@ double peak_rss_mb() {
 }
 
 void print_row_header() {
-  std::printf("%-8s %8s %4s %3s %9s %9s %9s %9s %8s %8s %7s %6s\n", "mode", "users", "|A|", "d",
-              "cold", "warm-np", "warm-p", "oracle", "reports", "kept", "eps", "secs");
+  std::printf("%-8s %8s %4s %3s %9s %9s %9s %9s %8s %8s %7s %6s %6s\n", "mode", "users", "|A|", "d",
+              "cold", "warm-np", "warm-p", "oracle", "reports", "kept", "eps", "c-eps", "secs");
 }
 
 void print_row(const ResultRow& w, bool progress_shown) {
   const PointResult& r = w.r;
   if (progress_shown) std::fprintf(stderr, "\r%*s\r", 78, "");
-  std::printf("%-8s %8llu %4u %3u %9.5f %9.5f %9.5f %9.5f %8llu %8llu %7.4f %6.1f\n",
+  std::printf("%-8s %8llu %4u %3u %9.5f %9.5f %9.5f %9.5f %8llu %8llu %7.4f %6.3g %6.1f\n",
               mode_name(w.mode), static_cast<unsigned long long>(w.spec.early_users), w.actions,
               w.dim, r.cold.mean, r.warm_nonprivate.mean, r.warm_private.mean, r.oracle,
               static_cast<unsigned long long>(r.reports), static_cast<unsigned long long>(r.kept),
-              r.epsilon_per_user, w.seconds);
+              r.epsilon_per_user, w.spec.central_epsilon, w.seconds);
   std::fflush(stdout);
+}
+
+// The innermost grid: modes x central epsilons.
+std::vector<std::pair<Mode, double>> points(const SimOptions& o) {
+  std::vector<std::pair<Mode, double>> out;
+  for (Mode mode : o.modes) {
+    for (double e : o.central_epsilons) out.emplace_back(mode, e);
+  }
+  return out;
 }
 
 // The data behind the environments, read once per run (weights) or per d
@@ -122,8 +132,12 @@ int main(int argc, char** argv) {
           const auto population =
               static_cast<uint64_t>(static_cast<double>(users) / o.early_fraction);
           const auto env = make_environment(o, inputs, actions, dim, population);
-          for (Mode mode : o.modes) {
+          for (const auto& [mode, central_epsilon] : points(o)) {
             PointSpec spec;
+            spec.central_epsilon = central_epsilon;
+            spec.central_delta = o.central_delta;
+            spec.central_horizon = o.central_horizon;
+            spec.central_release = o.central_release;
             spec.mode = mode;
             spec.early_users = users;
             spec.early_fraction = o.early_fraction;
@@ -138,8 +152,9 @@ int main(int argc, char** argv) {
             spec.threads = o.threads;
             const auto t0 = std::chrono::steady_clock::now();
             char stage[64];
-            std::snprintf(stage, sizeof stage, "%s |A|=%u d=%u u=%llu", mode_name(mode),
-                          env->n_actions(), dim, static_cast<unsigned long long>(users));
+            std::snprintf(stage, sizeof stage, "%s |A|=%u d=%u u=%llu ce=%g", mode_name(mode),
+                          env->n_actions(), dim, static_cast<unsigned long long>(users),
+                          central_epsilon);
             const PointResult r = p2b::sim::run_point(
                 spec, *env, cb.centroids, cb.k,
                 o.quiet ? p2b::sim::Progress{} : [&](const char*, double done, double total) {
@@ -164,6 +179,18 @@ int main(int argc, char** argv) {
         "%llu -> delta ~ exp(-l(1-p)^2) = %.3g (Omega-constant taken as 1)\n",
         last.epsilon_per_user, o.participation,
         static_cast<unsigned long long>(last.smallest_released_crowd), last.delta_indicative);
+    for (const ResultRow& w : rows) {
+      if (w.spec.central_epsilon <= 0 || w.spec.central_epsilon != o.central_epsilons.back()) {
+        continue;
+      }
+      std::printf(
+          "central DP: epsilon %g, delta %g over %llu releases: sigma %.4g per tree node; the "
+          "simulated release sums %u nodes%s\n",
+          w.spec.central_epsilon, w.spec.central_delta,
+          static_cast<unsigned long long>(w.spec.central_horizon), w.r.central_sigma,
+          w.r.central_nodes, w.spec.central_release ? "" : " (the noisiest of the horizon)");
+      break;
+    }
     std::printf(
         "results: %s/results.csv and results.json (%zu points) in %.1f s, peak RSS %.0f MB\n",
         o.out_dir.c_str(), rows.size(), secs, peak_rss_mb());

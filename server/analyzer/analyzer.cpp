@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -21,6 +22,12 @@ uint64_t system_unix_seconds() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count());
+}
+
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
 }
 
 std::string hex(const uint8_t* p, std::size_t n) {
@@ -53,8 +60,69 @@ Analyzer::Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing 
     store_->load(kind, &s.stats, &m);
     if (m.version > 0) s.signed_model = std::make_shared<const SignedModel>(std::move(m));
   }
+  for (ModelState* s : {&private_, &raw_}) {
+    s->released_count = static_cast<double>(s->stats.total_count());
+  }
+  setup_central_dp();
   metrics_->set_model_version(private_.signed_model ? private_.signed_model->version : 0);
   metrics_->set_raw_model_version(raw_.signed_model ? raw_.signed_model->version : 0);
+}
+
+void Analyzer::setup_central_dp() {
+  const CentralDpConfig& want = settings_.central_dp;
+  std::optional<CentralDpRecord> have = store_->central_dp();
+  if (!want.enabled()) {
+    // Exact sums after noisy ones would undo the promise the models carry.
+    if (have) {
+      throw StoreError("the store's models carry central DP (epsilon " + exact(have->epsilon) +
+                       "); start with the same --central-epsilon, --central-delta and "
+                       "--central-horizon");
+    }
+    return;
+  }
+  if (settings_.mode != AggregationMode::centroid) {
+    throw std::invalid_argument(
+        "central DP needs the default mode: paper mode's x = [code] "
+        "has no bound");
+  }
+  if (have) {
+    // Other settings would scale the same node noise differently, and the
+    // differences of two releases would expose it.
+    if (have->epsilon != want.epsilon || have->delta != want.delta ||
+        have->horizon != want.horizon) {
+      throw StoreError("the store was created for central DP epsilon " + exact(have->epsilon) +
+                       ", delta " + exact(have->delta) + ", horizon " +
+                       std::to_string(have->horizon) + "; it cannot change");
+    }
+  } else {
+    have = CentralDpRecord{want.epsilon, want.delta, want.horizon, new_noise_seed()};
+    store_->record_central_dp(*have);
+  }
+  dp_ = std::make_unique<CentralDp>(want, have->seed);
+  sodium_memzero(have->seed.data(), have->seed.size());
+  const uint64_t version = private_.signed_model ? private_.signed_model->version : 0;
+  if (version >= 1 && version <= want.horizon) {
+    private_.released_count = dp_->release(private_.stats, version, settings_.lambda).total_count();
+  }
+  metrics_->set_central_dp(want.epsilon, want.delta, dp_->releases_left(version));
+}
+
+uint64_t Analyzer::central_releases_left() const {
+  const std::lock_guard<std::mutex> lock(mu_);
+  if (!dp_) return 0;
+  return dp_->releases_left(private_.signed_model ? private_.signed_model->version : 0);
+}
+
+void Analyzer::check_central_horizon(const std::string& batch_id) {
+  if (!dp_) return;
+  const uint64_t released = private_.signed_model ? private_.signed_model->version : 0;
+  if (dp_->releases_left(released) > 0) return;
+  metrics_->central_dp_refused();
+  log_->error("central_dp_horizon_exhausted",
+              {{"batch", batch_id}, {"horizon", dp_->config().horizon}, {"version", released}});
+  throw CentralDpExhausted(
+      "central DP horizon exhausted: no further private model can be "
+      "released within the configured epsilon");
 }
 
 uint64_t Analyzer::publish(ModelKind kind, Statistics next, Commit commit) {
@@ -73,7 +141,17 @@ uint64_t Analyzer::publish(ModelKind kind, Statistics next, Commit commit) {
   spec.kind = kind == ModelKind::raw_baseline ? 1 : 0;  // devices refuse kind 1 by default
   if (settings_.model_ttl > 0) spec.not_after_unix = spec.created_unix + settings_.model_ttl;
   std::vector<double> a, b;
-  next.model_arrays(settings_.lambda, &a, &b);
+  double released_count = static_cast<double>(next.total_count());
+  if (kind == ModelKind::private_reports && dp_) {
+    NoisyRelease r = dp_->release(next, model->version, settings_.lambda);
+    a = std::move(r.a);
+    b = std::move(r.b);
+    released_count = r.total_count();
+    spec.central_epsilon = dp_->config().epsilon;
+    spec.central_delta = dp_->config().delta;
+  } else {
+    next.model_arrays(settings_.lambda, &a, &b);
+  }
   std::string err;
   if (!server::build_model_bundle(spec, a.data(), b.data(), keys_.sign_sk(), &model->bundle,
                                   &err)) {
@@ -87,6 +165,11 @@ uint64_t Analyzer::publish(ModelKind kind, Statistics next, Commit commit) {
   // Only a committed state becomes the served one.
   s.stats = std::move(next);
   s.signed_model = std::move(model);
+  s.released_count = released_count;
+  if (kind == ModelKind::private_reports && dp_) {
+    metrics_->set_central_dp(dp_->config().epsilon, dp_->config().delta,
+                             dp_->releases_left(s.signed_model->version));
+  }
   return s.signed_model->version;
 }
 
@@ -151,6 +234,7 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
     if (const std::optional<AppliedBatch> known = store_->find_batch(batch.id)) {
       return answer_known(verified, *known);
     }
+    check_central_horizon(id);
   }
   // Decryption is the expensive part and needs no state: it runs unlocked.
   const std::vector<OpenedRecord> records =
@@ -161,6 +245,7 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
   if (const std::optional<AppliedBatch> known = store_->find_batch(batch.id)) {
     return answer_known(verified, *known);
   }
+  check_central_horizon(id);
   const OpenedBatch opened = screen_records(
       records, [this](const server::InnerDigest& d) { return store_->inner_seen(d); },
       settings_.threshold);
@@ -169,7 +254,14 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
   std::vector<double> x(features_.dim());
   for (const ValidReport& r : opened.valid) {
     features_.features(r.code, x.data());
-    next.add(r.action, x.data(), r.reward);
+    if (dp_) {
+      // The sensitivity the noise is calibrated to holds only for bounded reports.
+      double reward = r.reward;
+      CentralDp::clip_report(x.data(), features_.dim(), &reward);
+      next.add(r.action, x.data(), reward);
+    } else {
+      next.add(r.action, x.data(), r.reward);
+    }
     touched.insert(r.action);
   }
   Commit commit;
@@ -231,8 +323,12 @@ RawOutcome Analyzer::apply_raw(const RawBatch& raw) {
 std::shared_ptr<const SignedModel> Analyzer::model(ModelKind kind) const {
   const std::lock_guard<std::mutex> lock(mu_);
   const ModelState& s = state(kind);
-  if (kind == ModelKind::private_reports && s.stats.total_count() < settings_.min_reports) {
-    return nullptr;
+  if (kind == ModelKind::private_reports) {
+    // With central DP the decision may use only what was released.
+    const bool withheld = dp_ ? settings_.min_reports > 0 &&
+                                    s.released_count < static_cast<double>(settings_.min_reports)
+                              : s.stats.total_count() < settings_.min_reports;
+    if (withheld) return nullptr;
   }
   return s.signed_model;
 }

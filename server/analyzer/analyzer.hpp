@@ -10,9 +10,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "central_dp.hpp"
 #include "codebook_file.hpp"
 #include "common/json_log.hpp"
 #include "features.hpp"
@@ -46,6 +48,17 @@ struct AnalyzerSettings {
   std::vector<server::VerifyKey> shuffler_keys;
   // l, applied again to each crowd's valid reports (batch_opener.hpp).
   std::size_t threshold = 10;
+  // Noise on the released private statistics (central_dp.hpp); off at
+  // epsilon 0. Needs the default mode. With it on, min_reports compares
+  // with the released (noisy) count. The raw baseline is never noised.
+  CentralDpConfig central_dp;
+};
+
+// A batch refused because one more private release would spend more than the
+// configured central-DP budget; nothing was applied.
+class CentralDpExhausted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 enum class BatchResult {
@@ -80,7 +93,8 @@ class Analyzer {
            Metrics* metrics, Logger* log);
 
   // Verifies an encoded batch (wire/batch_format.hpp) and applies it. Throws
-  // StoreError (nothing changed) or std::runtime_error on a signing failure
+  // StoreError (nothing changed), CentralDpExhausted (the central-DP horizon
+  // is spent; nothing changed) or std::runtime_error on a signing failure
   // (nothing changed either).
   BatchOutcome receive_batch(const uint8_t* data, std::size_t len);
   BatchOutcome receive_batch(const std::vector<uint8_t>& body) {
@@ -98,11 +112,15 @@ class Analyzer {
   uint32_t raw_dim() const { return raw_dim_; }
   uint32_t n_actions() const { return settings_.n_actions; }
   bool raw_enabled() const { return settings_.raw_enabled; }
+  // Null with central DP off.
+  const CentralDp* central_dp() const { return dp_.get(); }
+  uint64_t central_releases_left() const;
 
  private:
   struct ModelState {
     Statistics stats;
     std::shared_ptr<const SignedModel> signed_model;
+    double released_count = 0.0;  // the reports the served model claims (noisy with central DP)
   };
 
   ModelState& state(ModelKind kind) { return kind == ModelKind::raw_baseline ? raw_ : private_; }
@@ -118,6 +136,11 @@ class Analyzer {
   BatchOutcome answer_known(const server::VerifiedBatch& verified, const AppliedBatch& known);
   std::vector<uint8_t> ack(const server::BatchId& id, const server::BatchDigest& digest,
                            uint64_t version) const;
+  // Binds the store to settings_.central_dp (or to its absence) and makes dp_.
+  void setup_central_dp();
+  // Throws CentralDpExhausted when the next private release is past the
+  // horizon; the caller holds mu_.
+  void check_central_horizon(const std::string& batch_id);
 
   AnalyzerSettings settings_;
   FeatureMap features_;
@@ -131,6 +154,7 @@ class Analyzer {
   mutable std::mutex mu_;  // guards the states and serialises store commits
   ModelState private_;
   ModelState raw_;
+  std::unique_ptr<CentralDp> dp_;
 };
 
 }  // namespace p2b::analyzer

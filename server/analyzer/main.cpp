@@ -74,6 +74,8 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
     settings.model_ttl = opt.model_ttl;
     settings.shuffler_keys = shuffler_keys;
     settings.threshold = opt.threshold;
+    settings.central_dp =
+        CentralDpConfig{opt.central_epsilon, opt.central_delta, opt.central_horizon};
     analyzer = std::make_unique<Analyzer>(std::move(settings), codebook, std::move(keys),
                                           store.get(), &metrics, &log);
   } catch (const std::exception& e) {
@@ -97,6 +99,15 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
                        {"threshold", opt.threshold},
                        {"model_version", version(ModelKind::private_reports)},
                        {"raw_model_version", version(ModelKind::raw_baseline)}});
+  if (const CentralDp* dp = analyzer->central_dp()) {
+    // The budget and its noise scale; the seed is never logged.
+    log.info("central_dp", {{"epsilon", dp->config().epsilon},
+                            {"delta", dp->config().delta},
+                            {"horizon", dp->config().horizon},
+                            {"levels", dp->levels()},
+                            {"sigma", dp->sigma()},
+                            {"releases_left", analyzer->central_releases_left()}});
+  }
 
   p2b::common::BoundedServer server(opt.http, metrics.http());
   install_routes(&server, analyzer.get(), &metrics, &log, opt.max_body);

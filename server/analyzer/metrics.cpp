@@ -1,11 +1,23 @@
 #include "metrics.hpp"
 
+#include <cstdio>
 #include <utility>
 #include <vector>
 
 #include "common/prometheus_text.hpp"
 
 namespace p2b::analyzer {
+
+namespace {
+
+// A gauge with a real value (PrometheusText's are integers).
+std::string real_gauge(const std::string& name, const std::string& help, double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", value);
+  return "# HELP " + name + ' ' + help + "\n# TYPE " + name + " gauge\n" + name + ' ' + buf + '\n';
+}
+
+}  // namespace
 
 const char* reject_reason_name(RejectReason r) {
   switch (r) {
@@ -89,7 +101,17 @@ std::string Metrics::prometheus_text() const {
   out.gauge("p2b_analyzer_raw_model_version",
             "Version of the latest raw-baseline model (0: none yet).", raw_model_version_);
   http_.render(out, "p2b_analyzer");
-  return out.text();
+  if (central_epsilon_ <= 0.0) return out.text();
+  out.gauge("p2b_analyzer_central_dp_releases_left",
+            "Private models that can still be released within the central-DP budget.",
+            central_releases_left_);
+  out.counter("p2b_analyzer_central_dp_refused_total",
+              "Batches refused because the central-DP horizon is exhausted.", central_dp_refused_);
+  return out.text() +
+         real_gauge("p2b_analyzer_central_dp_epsilon",
+                    "Central-DP epsilon of the private models (whole horizon).", central_epsilon_) +
+         real_gauge("p2b_analyzer_central_dp_delta", "Central-DP delta of the private models.",
+                    central_delta_);
 }
 
 }  // namespace p2b::analyzer

@@ -44,6 +44,13 @@ class Metrics {
   void raw_applied(uint64_t records);
   void set_model_version(uint64_t v) { model_version_ = v; }
   void set_raw_model_version(uint64_t v) { raw_model_version_ = v; }
+  // Central DP (listed only once set): its budget and what is left of it.
+  void set_central_dp(double epsilon, double delta, uint64_t releases_left) {
+    central_epsilon_ = epsilon;
+    central_delta_ = delta;
+    central_releases_left_ = releases_left;
+  }
+  void central_dp_refused() { ++central_dp_refused_; }
 
   std::string prometheus_text() const;
 
@@ -61,6 +68,10 @@ class Metrics {
   std::atomic<uint64_t> raw_records_applied_{0};
   std::atomic<uint64_t> model_version_{0};
   std::atomic<uint64_t> raw_model_version_{0};
+  std::atomic<double> central_epsilon_{0.0};
+  std::atomic<double> central_delta_{0.0};
+  std::atomic<uint64_t> central_releases_left_{0};
+  std::atomic<uint64_t> central_dp_refused_{0};
 };
 
 }  // namespace p2b::analyzer

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "statistics.hpp"
+#include "tree_noise.hpp"
 #include "wire/batch_format.hpp"
 
 namespace p2b::analyzer {
@@ -69,6 +70,16 @@ struct Commit {
   const SignedModel* model = nullptr;
 };
 
+// What a store's private models were released under with central DP
+// (central_dp.hpp), and the secret seed of their noise. The seed is as
+// sensitive as the exact sums the store already holds: it never leaves it.
+struct CentralDpRecord {
+  double epsilon = 0.0;
+  double delta = 0.0;
+  uint64_t horizon = 0;
+  NoiseSeed seed{};
+};
+
 class ModelStore {
  public:
   virtual ~ModelStore() = default;
@@ -85,6 +96,14 @@ class ModelStore {
   // Atomically: the batch id, digest and inner digests (if any), the
   // touched arms and the model.
   virtual void commit(const Commit& c) = 0;
+
+  // The central-DP record, if one was ever written. A backend without
+  // central DP support has none and refuses to write one.
+  virtual std::optional<CentralDpRecord> central_dp() { return std::nullopt; }
+  // Writes the record once; throws StoreError if one exists.
+  virtual void record_central_dp(const CentralDpRecord& /*record*/) {
+    throw StoreError("this store cannot hold central DP settings");
+  }
 };
 
 }  // namespace p2b::analyzer

@@ -68,6 +68,15 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "--threshold", &threshold,
       "drop crowds with fewer than L valid reports in a batch (default 10, as the shuffler)");
 
+  std::string dp_epsilon, dp_delta, dp_horizon;
+  CLI::Option* dp_epsilon_opt = line.add_value(
+      "--central-epsilon", &dp_epsilon,
+      "central DP of the released statistics over the whole horizon; 0 (default) is off");
+  CLI::Option* dp_delta_opt =
+      line.add_value("--central-delta", &dp_delta, "central DP delta, default 1e-6");
+  CLI::Option* dp_horizon_opt = line.add_value("--central-horizon", &dp_horizon,
+                                               "private models the budget covers, default 1048576");
+
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
   if (parsed != ParseOutcome::ok) return parsed;
@@ -106,6 +115,19 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       return refuse(bad_value("threshold", "a count in 1..2^30", threshold));
     }
     o.threshold = static_cast<std::size_t>(l);
+  }
+  if (given(dp_epsilon_opt) && !common::parse_real(dp_epsilon, 0, 100, &o.central_epsilon)) {
+    return refuse(bad_value("central-epsilon", "a number in [0, 100]", dp_epsilon));
+  }
+  if (given(dp_delta_opt) && !common::parse_real(dp_delta, 1e-30, 0.01, &o.central_delta)) {
+    return refuse(bad_value("central-delta", "a number in [1e-30, 0.01]", dp_delta));
+  }
+  if (given(dp_horizon_opt) &&
+      !common::parse_count(dp_horizon, 1, uint64_t{1} << 40, &o.central_horizon)) {
+    return refuse(bad_value("central-horizon", "a count in 1..2^40", dp_horizon));
+  }
+  if (o.central_epsilon > 0 && o.mode == AggregationMode::paper) {
+    return refuse("--central-epsilon needs --mode default: paper mode's x = [code] has no bound");
   }
   *out = std::move(o);
   return ParseOutcome::ok;

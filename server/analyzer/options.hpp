@@ -21,9 +21,13 @@ struct Options : common::ServiceOptions {
   AggregationMode mode = AggregationMode::centroid;
   bool raw_enabled = false;
   uint64_t min_reports = 0;
-  uint64_t model_ttl = 0;  // seconds; 0: models carry no not-after time
+  uint64_t model_ttl = 0;                  // seconds; 0: models carry no not-after time
   std::vector<std::string> shuffler_keys;  // shuffler.sign.pk files a batch may be signed by
   std::size_t threshold = 10;              // l, applied again to valid reports per crowd
+  // Central DP of the released statistics (central_dp.hpp); epsilon 0: off.
+  double central_epsilon = 0.0;
+  double central_delta = 1e-6;
+  uint64_t central_horizon = uint64_t{1} << 20;
 };
 
 using common::ParseOutcome;

@@ -1,5 +1,9 @@
 #include "sqlite_store.hpp"
 
+#include <sodium.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <utility>
@@ -200,6 +204,59 @@ void SqliteModelStore::commit(const Commit& c) {
     put.bind_blob(3, c.model->bundle.data(), c.model->bundle.size());
     put.step();
     tx.commit();
+  });
+}
+
+namespace {
+
+// Created when central DP is first used, so other stores keep their schema.
+constexpr const char* kCentralDpSchema = R"sql(
+CREATE TABLE IF NOT EXISTS central_dp(
+  id INTEGER PRIMARY KEY CHECK (id = 1), epsilon TEXT NOT NULL, delta TEXT NOT NULL,
+  horizon INTEGER NOT NULL, seed BLOB NOT NULL);
+)sql";
+
+// 17 significant digits read back to the same double.
+std::string exact_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::optional<CentralDpRecord> SqliteModelStore::central_dp() {
+  return store_call([&]() -> std::optional<CentralDpRecord> {
+    // Reading changes nothing: a store without central DP keeps its schema.
+    Statement exists(*db_,
+                     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'central_dp'");
+    if (!exists.step()) return std::nullopt;
+    Statement q(*db_, "SELECT epsilon, delta, horizon, seed FROM central_dp");
+    if (!q.step()) return std::nullopt;
+    CentralDpRecord r;
+    r.epsilon = std::strtod(q.column_text(0).c_str(), nullptr);
+    r.delta = std::strtod(q.column_text(1).c_str(), nullptr);
+    const int64_t horizon = q.column_int(2);
+    std::vector<uint8_t> seed = q.column_blob(3);
+    if (horizon <= 0 || seed.size() != r.seed.size()) throw StoreError("corrupt row in central_dp");
+    r.horizon = static_cast<uint64_t>(horizon);
+    std::memcpy(r.seed.data(), seed.data(), seed.size());
+    sodium_memzero(seed.data(), seed.size());
+    return r;
+  });
+}
+
+void SqliteModelStore::record_central_dp(const CentralDpRecord& record) {
+  store_call([&]() -> void {
+    db_->exec(kCentralDpSchema);
+    // The primary key refuses a second record.
+    Statement put(
+        *db_, "INSERT INTO central_dp(id, epsilon, delta, horizon, seed) VALUES (1, ?, ?, ?, ?)");
+    put.bind_text(1, exact_text(record.epsilon));
+    put.bind_text(2, exact_text(record.delta));
+    put.bind_int(3, static_cast<int64_t>(record.horizon));
+    put.bind_blob(4, record.seed.data(), record.seed.size());
+    put.step();
   });
 }
 

@@ -24,6 +24,8 @@ class SqliteModelStore : public ModelStore {
   std::optional<AppliedBatch> find_batch(const server::BatchId& id) override;
   bool inner_seen(const server::InnerDigest& digest) override;
   void commit(const Commit& c) override;
+  std::optional<CentralDpRecord> central_dp() override;
+  void record_central_dp(const CentralDpRecord& record) override;
 
  private:
   std::unique_ptr<common::Database> db_;

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "analyzer/central_dp.hpp"
 #include "analyzer/statistics.hpp"
 #include "c_agent.hpp"
 #include "deployment.hpp"
@@ -21,6 +22,7 @@ constexpr uint64_t kChunkUsers = 1024;
 // Independent random streams, so that e.g. the late users' draws do not
 // depend on how many early users there were.
 enum Stream : uint64_t { kUserDraws = 1, kDeviceRng, kMatch, kShuffle, kLateRng };
+constexpr uint64_t kCentralNoise = 100;  // clear of kLateRng + 1, + 2
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) {
@@ -152,6 +154,33 @@ struct Model {
   std::vector<double> a, b;
 };
 
+// The release of the horizon whose noise sums the most tree nodes: the
+// largest 2^m - 1 <= horizon, m nodes. A deployment's releases carry 1..m.
+uint64_t noisiest_release(uint64_t horizon) {
+  uint64_t t = 1;
+  while (t * 2 + 1 <= horizon) t = t * 2 + 1;
+  return t;
+}
+
+// The analyzer's central DP (server/analyzer/central_dp.hpp) on the private
+// model, its noise seeded from the run's seed so that a run repeats.
+void add_central_noise(const PointSpec& s, const analyzer::Statistics& exact, Model* model,
+                       PointResult* res) {
+  analyzer::NoiseSeed seed{};
+  for (std::size_t i = 0; i < seed.size(); i += 8) {
+    const uint64_t v = mix_seed(s.seed, kCentralNoise, i);
+    for (std::size_t j = 0; j < 8; ++j) seed[i + j] = static_cast<uint8_t>(v >> (8 * j));
+  }
+  const analyzer::CentralDp dp({s.central_epsilon, s.central_delta, s.central_horizon}, seed);
+  const uint64_t t =
+      s.central_release > 0 ? s.central_release : noisiest_release(s.central_horizon);
+  analyzer::NoisyRelease r = dp.release(exact, t, 1.0);
+  model->a = std::move(r.a);
+  model->b = std::move(r.b);
+  res->central_sigma = dp.sigma();
+  res->central_nodes = r.nodes;
+}
+
 // Sums of per-user mean rewards, merged in chunk order.
 struct Tally {
   double sum = 0, sum_sq = 0, oracle = 0;
@@ -281,14 +310,21 @@ PointResult run_point(const PointSpec& s, const Environment& env,
   const uint32_t pd = paper ? 1 : d;
   analyzer::Statistics priv(pd, k_arms);
   std::vector<double> feature(pd, 1.0);
+  const bool central = s.central_epsilon > 0;
   for (std::size_t i : kept) {
     const SharedTuple& t = tuples[i];
     if (!paper) normalised(&codebook[static_cast<size_t>(t.code) * d], d, feature.data());
-    priv.add(t.action, feature.data(), t.reward);
+    double reward = t.reward;
+    if (central) analyzer::CentralDp::clip_report(feature.data(), pd, &reward);
+    priv.add(t.action, feature.data(), reward);
   }
   Model raw_model, priv_model;
   raw.model_arrays(1.0, &raw_model.a, &raw_model.b);
-  priv.model_arrays(1.0, &priv_model.a, &priv_model.b);
+  if (central) {
+    add_central_noise(s, priv, &priv_model, &res);
+  } else {
+    priv.model_arrays(1.0, &priv_model.a, &priv_model.b);
+  }
 
   // Late devices do not report, so they carry a one-code codebook (encoding
   // is then free); models are signed for that codebook.

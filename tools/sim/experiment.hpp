@@ -31,6 +31,12 @@ struct PointSpec {
   double alpha = 1.0;
   uint32_t threshold = 10;  // l
   bool crypto = true;       // false: --no-crypto, reports skip sealing
+  // The analyzer's central DP on the private model (0: off); the horizon
+  // sets the tree's levels, hence sigma, as in a deployment.
+  double central_epsilon = 0.0;
+  double central_delta = 1e-6;
+  uint64_t central_horizon = uint64_t{1} << 20;
+  uint64_t central_release = 0;  // which release (1..horizon); 0: the noisiest one
   uint64_t seed = 1;
   unsigned threads = 2;
 };
@@ -49,6 +55,8 @@ struct PointResult {
   uint64_t smallest_released_crowd = 0;  // the l actually achieved
   double epsilon_per_user = 0;           // m * epsilon(p), m = windows closed
   double delta_indicative = 0;           // exp(-l_achieved (1-p)^2), constant 1
+  double central_sigma = 0;              // per tree node and coordinate (0: off)
+  uint32_t central_nodes = 0;            // nodes summed in the simulated release
   double seconds_early = 0, seconds_server = 0, seconds_late = 0;
 };
 

@@ -70,6 +70,10 @@ std::vector<Cell> cells(const ResultRow& w) {
       integer("smallest_crowd", r.smallest_released_crowd),
       real("epsilon_per_user", "%.4f", r.epsilon_per_user),
       real("delta_indicative", "%.3g", r.delta_indicative),
+      real("central_epsilon", "%.3g", s.central_epsilon),
+      real("central_delta", "%.3g", s.central_epsilon > 0 ? s.central_delta : 0.0),
+      real("central_sigma", "%.4g", r.central_sigma),
+      integer("central_nodes", r.central_nodes),
       real("seconds", "%.1f", w.seconds),
       real("peak_rss_mb", "%.0f", w.rss_mb),
   };

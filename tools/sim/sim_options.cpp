@@ -1,6 +1,7 @@
 #include "sim_options.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
@@ -52,6 +53,16 @@ double parse_number(const std::string& v, double lo, double hi, const std::strin
                                 ", " + std::to_string(hi) + "]");
   }
   return x;
+}
+
+std::vector<double> parse_real_list(const std::string& text, double lo, double hi,
+                                    const char* what) {
+  std::vector<double> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(parse_number(item, lo, hi, what));
+  if (out.empty()) throw std::invalid_argument(std::string(what) + ": empty list");
+  return out;
 }
 
 // An option whose value is checked and stored by `store`; `help` ends with
@@ -110,8 +121,31 @@ void add_protocol(CLI::App& app, SimOptions* o) {
   app.add_flag_callback(
       "--no-crypto", [o] { o->crypto = false; },
       "skip sealing and opening (plaintext tuples; reported in output)");
-  for (const char* name : {"--interactions", "--codes", "--digits", "--p", "--threshold",
-                           "--neg-rate", "--alpha", "--early-fraction", "--no-crypto"}) {
+  value(app, "--central-epsilon", "LIST",
+        "the analyzer's central DP on the private model, one point per value; 0 is off [0]",
+        [o](const std::string& v) {
+          o->central_epsilons = parse_real_list(v, 0, 100, "--central-epsilon");
+        });
+  number(app, "--central-delta", "D", 1e-30, 0.01, &o->central_delta, "central DP delta [1e-6]");
+  value(app, "--central-horizon", "T",
+        "releases the central-DP budget covers, as the analyzer's flag [1048576]",
+        [o](const std::string& v) {
+          const double x = parse_number(v, 1, 1099511627776.0, "--central-horizon");
+          if (x != std::floor(x)) throw std::invalid_argument("--central-horizon: not a count");
+          o->central_horizon = static_cast<uint64_t>(x);
+        });
+  value(app, "--central-release", "T",
+        "simulate the model released after batch T, whose noise sums popcount(T) tree nodes "
+        "[the noisiest of the horizon: 2^20 - 1, 20 nodes]",
+        [o](const std::string& v) {
+          const double x = parse_number(v, 1, 1099511627776.0, "--central-release");
+          if (x != std::floor(x)) throw std::invalid_argument("--central-release: not a count");
+          o->central_release = static_cast<uint64_t>(x);
+        });
+  for (const char* name :
+       {"--interactions", "--codes", "--digits", "--p", "--threshold", "--neg-rate", "--alpha",
+        "--early-fraction", "--no-crypto", "--central-epsilon", "--central-delta",
+        "--central-horizon", "--central-release"}) {
     app.get_option(name)->group("protocol");
   }
 }
@@ -168,6 +202,9 @@ void check_combinations(const SimOptions& o) {
   }
   if (!o.codebook.empty() && o.dims.size() != 1) {
     throw std::invalid_argument("--codebook fits one d; give a single --dim");
+  }
+  if (o.central_release > o.central_horizon) {
+    throw std::invalid_argument("--central-release is past --central-horizon");
   }
   if (!o.weights.empty() && (o.dims.size() != 1 || o.actions.size() != 1)) {
     throw std::invalid_argument("--weights fits one (|A|, d); give a single --actions and --dim");

@@ -35,6 +35,10 @@ struct SimOptions {
   uint64_t seed = 1;
   unsigned threads = 2;
   bool crypto = true;
+  std::vector<double> central_epsilons{0.0};  // 0: central DP off
+  double central_delta = 1e-6;
+  uint64_t central_horizon = uint64_t{1} << 20;
+  uint64_t central_release = 0;  // 0: the noisiest release of the horizon
   bool plot = false;
   bool quiet = false;
   std::string out_dir = "out/sim";

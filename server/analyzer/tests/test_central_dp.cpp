@@ -1,0 +1,566 @@
+// Central DP of the released statistics: the zCDP calibration, the tree
+// mechanism's nodes and noise, positive definiteness of every released A,
+// the analyzer's use of it (header, store binding, horizon, gating), and the
+// sybil attack it answers.
+#include <gtest/gtest.h>
+#include <pb_decode.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <set>
+
+#include "analyzer_test_support.hpp"
+#include "central_dp.hpp"
+#include "options.hpp"
+#include "p2b.pb.h"
+#include "spd_projection.hpp"
+#include "tree_noise.hpp"
+#include "wire/model_bundle.hpp"
+#include "zcdp.hpp"
+
+namespace {
+
+using analyzer_test::Deployment;
+using analyzer_test::TempDir;
+using analyzer_test::Tuple;
+namespace an = p2b::analyzer;
+
+an::NoiseSeed seed_of(uint8_t v) {
+  an::NoiseSeed s{};
+  s.fill(v);
+  return s;
+}
+
+// ---- calibration ----
+
+TEST(AnalyzerCentralDp, ZcdpConversionRoundTrips) {
+  for (const double delta : {1e-3, 1e-6, 1e-10}) {
+    for (const double eps : {0.05, 0.5, 1.0, 2.0, 8.0, 50.0}) {
+      const double rho = an::zcdp_rho(eps, delta);
+      EXPECT_GT(rho, 0.0);
+      EXPECT_NEAR(an::zcdp_epsilon(rho, delta), eps, 1e-12 * eps) << eps << " " << delta;
+    }
+  }
+}
+
+TEST(AnalyzerCentralDp, SigmaFallsWithEpsilonAndDeltaAndGrowsWithCompositions) {
+  double last = INFINITY;
+  for (const double eps : {0.1, 0.5, 1.0, 2.0, 8.0}) {
+    const double s = an::gaussian_sigma(eps, 1e-6, 1.0, 21);
+    EXPECT_LT(s, last);
+    last = s;
+  }
+  EXPECT_LT(an::gaussian_sigma(1, 1e-3, 1, 21), an::gaussian_sigma(1, 1e-9, 1, 21));
+  // Compositions add in zCDP: k releases need sqrt(k) times the noise.
+  EXPECT_NEAR(an::gaussian_sigma(1, 1e-6, 1, 16), 4 * an::gaussian_sigma(1, 1e-6, 1, 1), 1e-9);
+  // Sensitivity scales it linearly, and the total cost is what was asked.
+  const double s = an::gaussian_sigma(1, 1e-6, an::kReportSensitivity, 21);
+  const double rho_total = 21 * 3.0 / (2 * s * s);
+  EXPECT_NEAR(an::zcdp_epsilon(rho_total, 1e-6), 1.0, 1e-9);
+}
+
+TEST(AnalyzerCentralDp, TreeLevelsCoverTheHorizon) {
+  EXPECT_EQ(an::tree_levels(1), 1u);
+  EXPECT_EQ(an::tree_levels(2), 2u);
+  EXPECT_EQ(an::tree_levels(3), 3u);
+  EXPECT_EQ(an::tree_levels(4), 3u);
+  EXPECT_EQ(an::tree_levels(uint64_t{1} << 20), 21u);
+  EXPECT_EQ(an::tree_levels((uint64_t{1} << 20) + 1), 22u);
+}
+
+TEST(AnalyzerCentralDp, ReleaseNodesPartitionTheBatchesAndEachBatchTouchesOneNodePerLevel) {
+  EXPECT_EQ(an::release_nodes(1), (std::vector<an::TreeNode>{{0, 0}}));
+  EXPECT_EQ(an::release_nodes(6), (std::vector<an::TreeNode>{{2, 0}, {1, 2}}));
+  const uint64_t horizon = 100;
+  std::map<uint64_t, std::set<std::pair<uint32_t, uint64_t>>> nodes_of_batch;
+  for (uint64_t t = 1; t <= horizon; ++t) {
+    std::vector<int> covered(t + 1, 0);
+    for (const an::TreeNode& n : an::release_nodes(t)) {
+      for (uint64_t i = n.index << n.level; i < (n.index + 1) << n.level; ++i) {
+        ASSERT_LT(i, t);
+        ++covered[i + 1];
+        nodes_of_batch[i + 1].insert({n.level, n.index});
+      }
+    }
+    for (uint64_t i = 1; i <= t; ++i) ASSERT_EQ(covered[i], 1) << "t " << t << " batch " << i;
+  }
+  for (const auto& [batch, nodes] : nodes_of_batch) {
+    EXPECT_LE(nodes.size(), an::tree_levels(horizon)) << batch;
+    std::set<uint32_t> levels;
+    for (const auto& n : nodes) levels.insert(n.first);
+    EXPECT_EQ(levels.size(), nodes.size()) << "two nodes of one level hold batch " << batch;
+  }
+}
+
+TEST(AnalyzerCentralDp, NodeNoiseIsStandardNormalAndAFunctionOfSeedAndNodeOnly) {
+  const std::size_t n = 200001;  // odd: the last Box-Muller pair is cut
+  std::vector<double> z(n), again(n), other_node(n), other_seed(n);
+  an::node_normals(seed_of(1), {3, 5}, z.data(), n);
+  an::node_normals(seed_of(1), {3, 5}, again.data(), n);
+  an::node_normals(seed_of(1), {3, 6}, other_node.data(), n);
+  an::node_normals(seed_of(2), {3, 5}, other_seed.data(), n);
+  EXPECT_EQ(z, again);
+  EXPECT_NE(z, other_node);
+  EXPECT_NE(z, other_seed);
+  std::vector<double> prefix(5);
+  an::node_normals(seed_of(1), {3, 5}, prefix.data(), prefix.size());
+  EXPECT_TRUE(std::equal(prefix.begin(), prefix.end(), z.begin()));
+  double sum = 0, sum_sq = 0, sum4 = 0, corr = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sum += z[i];
+    sum_sq += z[i] * z[i];
+    sum4 += z[i] * z[i] * z[i] * z[i];
+    corr += z[i] * other_node[i];
+  }
+  // Standard errors: mean 0.0022, variance 0.0032, fourth moment 0.022.
+  EXPECT_NEAR(sum / n, 0.0, 0.012);
+  EXPECT_NEAR(sum_sq / n, 1.0, 0.016);
+  EXPECT_NEAR(sum4 / n, 3.0, 0.12);
+  EXPECT_NEAR(corr / n, 0.0, 0.012);
+}
+
+// ---- the mechanism ----
+
+an::Statistics few_reports(uint32_t d, uint32_t arms, int n, uint64_t seed) {
+  an::Statistics s(d, arms);
+  std::mt19937_64 rng(seed);
+  std::gamma_distribution<double> g(1.0, 1.0);
+  std::vector<double> x(d);
+  for (int i = 0; i < n; ++i) {
+    double total = 0;
+    for (double& v : x) total += (v = g(rng));
+    for (double& v : x) v /= total;  // on the simplex, as centroids are
+    s.add(static_cast<uint32_t>(rng() % arms), x.data(), static_cast<double>(rng() % 2));
+  }
+  return s;
+}
+
+TEST(AnalyzerCentralDp, ConfigurationIsChecked) {
+  EXPECT_THROW(an::CentralDp(an::CentralDpConfig{0.0, 1e-6, 16}, seed_of(1)),
+               std::invalid_argument);
+  EXPECT_THROW(an::CentralDp(an::CentralDpConfig{1.0, 0.0, 16}, seed_of(1)), std::invalid_argument);
+  EXPECT_THROW(an::CentralDp(an::CentralDpConfig{1.0, 1e-6, 0}, seed_of(1)), std::invalid_argument);
+  const an::CentralDp dp(an::CentralDpConfig{1.0, 1e-6, 16}, seed_of(1));
+  EXPECT_EQ(dp.levels(), 5u);
+  EXPECT_EQ(dp.releases_left(0), 16u);
+  EXPECT_EQ(dp.releases_left(16), 0u);
+  const an::Statistics s(3, 2);
+  EXPECT_NO_THROW(dp.release(s, 16, 1.0));
+  EXPECT_THROW(dp.release(s, 17, 1.0), std::out_of_range);
+  EXPECT_THROW(dp.release(s, 0, 1.0), std::out_of_range);
+}
+
+TEST(AnalyzerCentralDp, ClippingBoundsEveryReport) {
+  double x[3] = {3.0, 4.0, 0.0};
+  double r = 1.5;
+  an::CentralDp::clip_report(x, 3, &r);
+  EXPECT_NEAR(std::hypot(x[0], x[1]), 1.0, 1e-15);
+  EXPECT_DOUBLE_EQ(x[0] / x[1], 0.75);
+  EXPECT_EQ(r, 1.0);
+  double y[2] = {0.3, 0.4};
+  r = -2.0;
+  an::CentralDp::clip_report(y, 2, &r);
+  EXPECT_EQ(y[0], 0.3);
+  EXPECT_EQ(y[1], 0.4);
+  EXPECT_EQ(r, 0.0);
+  r = std::nan("");
+  an::CentralDp::clip_report(y, 2, &r);
+  EXPECT_EQ(r, 0.0);
+}
+
+// Over many seeds, each coordinate of a release has standard deviation
+// sigma * sqrt(nodes), around the exact statistics.
+TEST(AnalyzerCentralDp, ReleasedNoiseHasTheCalibratedScale) {
+  const an::CentralDpConfig cfg{1.0, 1e-6, 1024};
+  const an::Statistics exact = few_reports(3, 2, 40, 3);
+  for (const uint64_t t : {uint64_t{1}, uint64_t{7}}) {  // 1 node, then 3
+    const int runs = 3000;
+    double sum_b = 0, sq_b = 0, sum_n = 0, sq_n = 0, sum_a = 0, sq_a = 0;
+    double sigma = 0, shift = 0;
+    for (int i = 0; i < runs; ++i) {
+      an::NoiseSeed seed{};
+      for (int j = 0; j < 4; ++j) seed[j] = static_cast<uint8_t>(i >> (8 * j));
+      const an::CentralDp dp(cfg, seed);
+      sigma = dp.sigma();
+      const an::NoisyRelease r = dp.release(exact, t, 1.0);
+      shift = r.shift;
+      ASSERT_EQ(r.nodes, t == 1 ? 1u : 3u);
+      const double eb = r.b[4] - exact.reward_sum(1)[1];
+      const double en = r.counts[1] - static_cast<double>(exact.count(1));
+      // An off-diagonal entry of arm 0 (no eigenvalue was raised: see below).
+      const double ea = r.a[1 * 3 + 2] - exact.gram(0)[1 * 3 + 2];
+      sum_b += eb, sq_b += eb * eb, sum_n += en, sq_n += en * en, sum_a += ea, sq_a += ea * ea;
+    }
+    const double want = sigma * std::sqrt(t == 1 ? 1.0 : 3.0);
+    // The standard deviation of a sample sd over 3000 runs is 1.3 %.
+    for (const auto& [s, q] : {std::pair{sum_b, sq_b}, {sum_n, sq_n}, {sum_a, sq_a}}) {
+      EXPECT_NEAR(s / runs, 0.0, 0.08 * want);
+      EXPECT_NEAR(std::sqrt(q / runs), want, 0.06 * want);
+    }
+    EXPECT_GT(shift, 10 * want);
+  }
+}
+
+bool cholesky_ok(const double* a, uint32_t d) {
+  const Eigen::Map<const Eigen::MatrixXd> m(a, d, d);
+  return Eigen::LLT<Eigen::MatrixXd>(m).info() == Eigen::Success;
+}
+
+// Tiny counts, huge noise, a tiny prior: every released A is symmetric and
+// positive definite with eigenvalues >= lambda (up to rounding).
+TEST(AnalyzerCentralDp, EveryReleasedMatrixIsSymmetricPositiveDefinite) {
+  for (const uint32_t d : {1u, 2u, 5u, 10u, 32u}) {
+    for (const double eps : {0.01, 1.0, 100.0}) {
+      for (const double lambda : {1e-6, 1.0}) {
+        for (int rep = 0; rep < 6; ++rep) {
+          const an::CentralDp dp(an::CentralDpConfig{eps, 1e-6, 1u << 20},
+                                 seed_of(static_cast<uint8_t>(rep + 10 * d)));
+          const an::Statistics exact = few_reports(d, 3, rep, static_cast<uint64_t>(rep));
+          const an::NoisyRelease r = dp.release(exact, (1u << 20) - 1 - rep, lambda);
+          for (uint32_t arm = 0; arm < 3; ++arm) {
+            const double* a = r.a.data() + static_cast<std::size_t>(arm) * d * d;
+            for (uint32_t i = 0; i < d; ++i)
+              for (uint32_t j = 0; j < d; ++j) ASSERT_EQ(a[i * d + j], a[j * d + i]);
+            ASSERT_TRUE(cholesky_ok(a, d)) << "d " << d << " eps " << eps;
+            const Eigen::Map<const Eigen::MatrixXd> m(a, d, d);
+            EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(m).eigenvalues().minCoeff(),
+                      lambda * (1 - 1e-6));
+          }
+        }
+      }
+    }
+  }
+}
+
+// The shift is a high-probability bound on the noise matrix's spectral norm:
+// the eigenvalue floor is a fallback that essentially never acts.
+TEST(AnalyzerCentralDp, ShiftCoversTheNoiseMatrix) {
+  int raised = 0, total = 0;
+  for (const uint32_t d : {1u, 4u, 16u, 64u}) {
+    const an::Statistics zero(d, 4);
+    for (int rep = 0; rep < (d > 16 ? 6 : 50); ++rep) {
+      const an::CentralDp dp(an::CentralDpConfig{1.0, 1e-6, 1u << 20},
+                             seed_of(static_cast<uint8_t>(rep)));
+      const an::NoisyRelease r = dp.release(zero, 1 + 37 * rep, 1.0);
+      for (uint32_t arm = 0; arm < 4; ++arm) {
+        const auto first = static_cast<std::ptrdiff_t>(arm) * d * d;
+        std::vector<double> a(r.a.begin() + first, r.a.begin() + first + std::ptrdiff_t{d} * d);
+        // A = (1 + shift) I + N; N's smallest eigenvalue above -shift means
+        // nothing is left for the floor to raise.
+        raised += an::raise_eigenvalues(a.data(), d, 1.0) ? 1 : 0;
+        ++total;
+        const Eigen::Map<const Eigen::MatrixXd> m(a.data(), d, d);
+        const double top =
+            Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(m).eigenvalues().maxCoeff();
+        EXPECT_LT(top - 1.0, 2 * r.shift);  // and ||N|| < shift from above too
+      }
+    }
+  }
+  EXPECT_EQ(raised, 0) << "of " << total;
+}
+
+TEST(AnalyzerCentralDp, RaiseEigenvaluesLeavesAGoodMatrixAloneAndRepairsABadOne) {
+  double good[4] = {2.0, 0.5, 0.5, 2.0};
+  const double copy[4] = {2.0, 0.5, 0.5, 2.0};
+  EXPECT_FALSE(an::raise_eigenvalues(good, 2, 1.0));
+  EXPECT_TRUE(std::equal(good, good + 4, copy));
+  double bad[4] = {1.0, 3.0, 3.0, 1.0};  // eigenvalues 4 and -2
+  EXPECT_TRUE(an::raise_eigenvalues(bad, 2, 0.5));
+  EXPECT_EQ(bad[1], bad[2]);
+  EXPECT_TRUE(cholesky_ok(bad, 2));
+  EXPECT_NEAR(bad[0] + bad[3], 4.5, 1e-12);  // trace: 4 + 0.5
+}
+
+// ---- in the analyzer ----
+
+struct DpHarness {
+  std::ostringstream log_text;
+  an::Logger log{&log_text};
+  an::Metrics metrics;
+  std::unique_ptr<an::SqliteModelStore> store;
+  std::unique_ptr<an::Analyzer> analyzer;
+
+  DpHarness(const Deployment& dep, const std::string& db, uint32_t actions, an::CentralDpConfig dp,
+            uint64_t min_reports = 0, an::AggregationMode mode = an::AggregationMode::centroid) {
+    store = std::make_unique<an::SqliteModelStore>(db);
+    an::AnalyzerSettings s = analyzer_test::settings(actions);
+    s.mode = mode;
+    s.min_reports = min_reports;
+    s.clock = [] { return uint64_t{1795000000}; };
+    s.central_dp = dp;
+    analyzer = std::make_unique<an::Analyzer>(std::move(s), dep.codebook, dep.key_ring(),
+                                              store.get(), &metrics, &log);
+  }
+};
+
+p2b_v1_ModelHeader header_of(const std::vector<uint8_t>& bundle) {
+  p2b_v1_ModelHeader h = p2b_v1_ModelHeader_init_zero;
+  pb_istream_t is = pb_istream_from_buffer(bundle.data() + 4, bundle.size() - 4);
+  EXPECT_TRUE(pb_decode_delimited(&is, p2b_v1_ModelHeader_fields, &h));
+  return h;
+}
+
+const an::CentralDpConfig kDp{1.0, 1e-6, uint64_t{1} << 20};
+
+TEST(AnalyzerCentralDp, TheModelCarriesEpsilonAndDeltaAndAppliesOnADevice) {
+  const uint32_t d = 5, k = 16, actions = 3;
+  const Deployment dep(d, k);
+  const TempDir tmp;
+  DpHarness h(dep, tmp.file("s.db"), actions, kDp);
+  // Two reports: tiny counts under noise of sigma ~ 43.
+  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{1, 0, 1.0F}, {2, 2, 0.0F}}));
+  const auto model = h.analyzer->model(an::ModelKind::private_reports);
+  ASSERT_TRUE(model);
+  const p2b_v1_ModelHeader hdr = header_of(model->bundle);
+  EXPECT_EQ(hdr.central_epsilon, 1.0);
+  EXPECT_EQ(hdr.central_delta, 1e-6);
+  auto device = p2b_test::make_agent(p2b_test::base_config(d, actions, k, 11));
+  ASSERT_EQ(p2b_agent_apply_model(device.agent, model->bundle.data(), model->bundle.size()),
+            P2B_OK);
+  // The startup state and the metrics state the budget.
+  ASSERT_NE(h.analyzer->central_dp(), nullptr);
+  EXPECT_EQ(h.analyzer->central_dp()->levels(), 21u);
+  EXPECT_EQ(h.analyzer->central_releases_left(), (uint64_t{1} << 20) - 1);
+  const std::string m = h.metrics.prometheus_text();
+  EXPECT_NE(m.find("p2b_analyzer_central_dp_epsilon 1\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("p2b_analyzer_central_dp_delta 1e-06\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("p2b_analyzer_central_dp_releases_left 1048575\n"), std::string::npos) << m;
+}
+
+// Off, the bundle is exactly what the exact statistics signed directly give.
+TEST(AnalyzerCentralDp, OffTheModelIsTheExactOneBitForBit) {
+  const uint32_t d = 4, k = 16, actions = 3;
+  const Deployment dep(d, k);
+  const TempDir tmp;
+  DpHarness h(dep, tmp.file("s.db"), actions, an::CentralDpConfig{});
+  std::mt19937_64 rng(5);
+  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(
+                                        dep, analyzer_test::random_tuples(rng, 100, k, actions)));
+  const auto model = h.analyzer->model(an::ModelKind::private_reports);
+  ASSERT_TRUE(model);
+  std::vector<double> a, b;
+  h.analyzer->statistics(an::ModelKind::private_reports).model_arrays(1.0, &a, &b);
+  p2b::server::ModelSpec spec;
+  spec.dim = d;
+  spec.n_actions = actions;
+  std::memcpy(spec.codebook_fp, dep.codebook.info.fingerprint, sizeof spec.codebook_fp);
+  spec.version = 1;
+  spec.created_unix = 1795000000;
+  std::vector<uint8_t> want;
+  std::string err;
+  ASSERT_TRUE(p2b::server::build_model_bundle(spec, a.data(), b.data(),
+                                              p2b_test::test_keys().sign_sk, &want, &err));
+  EXPECT_EQ(model->bundle, want);
+  EXPECT_EQ(header_of(model->bundle).central_epsilon, 0.0);
+  EXPECT_EQ(h.metrics.prometheus_text().find("central_dp"), std::string::npos);
+}
+
+TEST(AnalyzerCentralDp, PaperModeIsRefused) {
+  const Deployment dep(4, 16);
+  const TempDir tmp;
+  EXPECT_THROW(DpHarness(dep, tmp.file("s.db"), 3, kDp, 0, an::AggregationMode::paper),
+               std::invalid_argument);
+}
+
+// The node noise survives a restart: the release after batch 2 is the same
+// whether or not the analyzer restarted in between. Other settings, or none,
+// are refused on that store.
+TEST(AnalyzerCentralDp, TheStoreKeepsTheNoiseAndItsSettings) {
+  const Deployment dep(4, 16);
+  const TempDir tmp;
+  std::mt19937_64 rng(6);
+  const auto b1 = analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 30, 16, 3));
+  const auto b2 = analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 30, 16, 3));
+  std::vector<uint8_t> straight;
+  {
+    DpHarness h(dep, tmp.file("s.db"), 3, kDp);
+    analyzer_test::apply(*h.analyzer, b1);
+    h.store.reset();  // closes the database, checkpointing the WAL
+  }
+  std::filesystem::copy_file(tmp.file("s.db"), tmp.file("copy.db"));
+  {
+    DpHarness h(dep, tmp.file("s.db"), 3, kDp);
+    analyzer_test::apply(*h.analyzer, b2);
+    straight = h.analyzer->model(an::ModelKind::private_reports)->bundle;
+  }
+  {
+    DpHarness h(dep, tmp.file("copy.db"), 3, kDp);
+    analyzer_test::apply(*h.analyzer, b2);
+    EXPECT_EQ(h.analyzer->model(an::ModelKind::private_reports)->bundle, straight);
+  }
+  EXPECT_THROW(DpHarness(dep, tmp.file("s.db"), 3, an::CentralDpConfig{}), an::StoreError);
+  EXPECT_THROW(DpHarness(dep, tmp.file("s.db"), 3, an::CentralDpConfig{2.0, 1e-6, 1u << 20}),
+               an::StoreError);
+  EXPECT_THROW(DpHarness(dep, tmp.file("s.db"), 3, an::CentralDpConfig{1.0, 1e-6, 1u << 10}),
+               an::StoreError);
+  // Another store draws another seed: other noise for the same data.
+  DpHarness other(dep, tmp.file("other.db"), 3, kDp);
+  analyzer_test::apply(*other.analyzer, b1);
+  analyzer_test::apply(*other.analyzer, b2);
+  EXPECT_NE(other.analyzer->model(an::ModelKind::private_reports)->bundle, straight);
+}
+
+TEST(AnalyzerCentralDp, PastTheHorizonBatchesAreRefusedAndTheLastModelStays) {
+  const Deployment dep(4, 16);
+  const TempDir tmp;
+  DpHarness h(dep, tmp.file("s.db"), 3, an::CentralDpConfig{1.0, 1e-6, 2});
+  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{1, 0, 1.0F}}));
+  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{2, 1, 1.0F}}));
+  const auto last = h.analyzer->model(an::ModelKind::private_reports);
+  const an::Statistics before = h.analyzer->statistics(an::ModelKind::private_reports);
+  const auto third = analyzer_test::make_batch(dep, {{3, 2, 1.0F}});
+  EXPECT_THROW(analyzer_test::apply(*h.analyzer, third), an::CentralDpExhausted);
+  EXPECT_EQ(h.analyzer->model(an::ModelKind::private_reports), last);
+  EXPECT_EQ(h.analyzer->statistics(an::ModelKind::private_reports), before);
+  EXPECT_FALSE(h.store->find_batch(third.id).has_value());  // the id is not claimed either
+  EXPECT_EQ(h.analyzer->central_releases_left(), 0u);
+  const std::string m = h.metrics.prometheus_text();
+  EXPECT_NE(m.find("p2b_analyzer_central_dp_releases_left 0\n"), std::string::npos);
+  EXPECT_NE(m.find("p2b_analyzer_central_dp_refused_total 1\n"), std::string::npos);
+  EXPECT_NE(h.log_text.str().find("central_dp_horizon_exhausted"), std::string::npos);
+}
+
+// --min-reports compares with the released (noisy) count: with no report at
+// all, some stores serve their model (noise above the bar), which the exact
+// count (0) would never do.
+TEST(AnalyzerCentralDp, MinReportsGatesOnTheNoisyCount) {
+  const Deployment dep(4, 16);
+  const TempDir tmp;
+  int served = 0, withheld = 0;
+  for (int i = 0; i < 24 && (served == 0 || withheld == 0); ++i) {
+    DpHarness h(dep, tmp.file("s" + std::to_string(i) + ".db"), 3, kDp, 1);
+    analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {}));
+    (h.analyzer->model(an::ModelKind::private_reports) ? served : withheld) += 1;
+  }
+  EXPECT_GT(served, 0);
+  EXPECT_GT(withheld, 0);
+}
+
+// The attack central DP answers: the victim's lone report in a crowd the
+// attacker filled with sybil reports it knows exactly. Subtracting the
+// sybils' sums from the model leaves the victim's report: read back exactly
+// without central DP, buried in noise with it.
+struct ReadBack {
+  uint32_t code = 0;        // the code whose x x^T fits the residual best
+  double g_error = 0;       // || residual G - x x^T ||_F for the victim's x
+  double b_error = 0;       // || residual b - r x ||
+  double contribution = 0;  // || x x^T ||_F + || r x ||, the victim's own size
+};
+
+ReadBack attack(const Deployment& dep, const std::string& db, an::CentralDpConfig dp,
+                bool with_victim) {
+  const uint32_t d = dep.dim, actions = 3;
+  const Tuple victim{5, 1, 1.0F};
+  std::vector<Tuple> reports;
+  reports.reserve(41);
+  for (int i = 0; i < 40; ++i) reports.push_back({5, static_cast<uint32_t>(i % 3), 0.0F});
+  if (with_victim) reports.push_back(victim);
+  DpHarness h(dep, db, actions, dp);
+  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, reports));
+  const auto model = h.analyzer->model(an::ModelKind::private_reports);
+  // The released arrays, as a device would read them.
+  auto device = p2b_test::make_agent(p2b_test::base_config(d, actions, 16, 11));
+  EXPECT_EQ(p2b_agent_apply_model(device.agent, model->bundle.data(), model->bundle.size()),
+            P2B_OK);
+  std::vector<double> a(static_cast<size_t>(actions) * d * d), b(static_cast<size_t>(actions) * d);
+  EXPECT_EQ(p2b_agent_export(device.agent, a.data(), b.data(), actions, d), P2B_OK);
+  // What the attacker knows: its sybils' sums and the prior (and the public shift).
+  analyzer_test::Direct known(d, actions, 1.0);
+  for (int i = 0; i < 40; ++i) known.add(i % 3, analyzer_test::centroid(dep, 5), 0.0);
+  double shift = 0;
+  if (dp.enabled()) {
+    const an::CentralDp calc(dp, seed_of(0));
+    shift = calc.shift(d, 1);
+  }
+  std::vector<double> rg(static_cast<size_t>(d) * d), rb(d);
+  const size_t arm = victim.action;
+  for (size_t i = 0; i < rg.size(); ++i) rg[i] = a[arm * d * d + i] - known.a[arm * d * d + i];
+  for (uint32_t i = 0; i < d; ++i) rg[i * d + i] -= shift;
+  for (uint32_t i = 0; i < d; ++i) rb[i] = b[arm * d + i] - known.b[arm * d + i];
+  ReadBack out;
+  double best = INFINITY;
+  for (uint32_t c = 0; c < 16; ++c) {
+    const std::vector<double> x = analyzer_test::centroid(dep, c);
+    double err = 0;
+    for (uint32_t i = 0; i < d; ++i)
+      for (uint32_t j = 0; j < d; ++j) err += std::pow(rg[i * d + j] - x[i] * x[j], 2);
+    if (err < best) best = err, out.code = c;
+  }
+  const std::vector<double> x = analyzer_test::centroid(dep, victim.code);
+  double gx = 0, bx = 0, xx = 0;
+  for (uint32_t i = 0; i < d; ++i) {
+    for (uint32_t j = 0; j < d; ++j) gx += std::pow(rg[i * d + j] - x[i] * x[j], 2);
+    bx += std::pow(rb[i] - victim.reward * x[i], 2);
+    xx += x[i] * x[i];
+  }
+  out.g_error = std::sqrt(gx);
+  out.b_error = std::sqrt(bx);
+  out.contribution = xx + std::sqrt(xx) * victim.reward;
+  return out;
+}
+
+TEST(AnalyzerCentralDp, SybilsReadTheVictimBackOnlyWithoutCentralDp) {
+  const Deployment dep(4, 16);
+  const TempDir tmp;
+  // Off: the residual is the victim's report, to float rounding on the device.
+  const ReadBack off = attack(dep, tmp.file("off.db"), an::CentralDpConfig{}, true);
+  EXPECT_EQ(off.code, 5u);
+  EXPECT_LT(off.g_error, 1e-3);
+  EXPECT_LT(off.b_error, 1e-3);
+  EXPECT_GT(off.contribution, 0.1);
+  // On: the residual misses the victim's report by far more than the report
+  // itself, with the victim in the data and without.
+  for (const bool with_victim : {true, false}) {
+    const ReadBack on = attack(dep, tmp.file(with_victim ? "on1.db" : "on0.db"), kDp, with_victim);
+    EXPECT_GT(on.g_error, 10 * on.contribution) << with_victim;
+    EXPECT_GT(on.b_error, 10 * on.contribution) << with_victim;
+  }
+  // The noise per coordinate dwarfs the sensitivity of one report.
+  const an::CentralDp calc(kDp, seed_of(0));
+  EXPECT_GT(calc.sigma(), 20 * an::kReportSensitivity);
+}
+
+// ---- the flags ----
+
+an::ParseOutcome parse(std::vector<const char*> args, an::Options* o, std::string* err) {
+  args.insert(args.begin(), "p2b-analyzer");
+  return an::parse_options(static_cast<int>(args.size()), args.data(), o, err);
+}
+
+TEST(AnalyzerCentralDp, FlagsDefaultOffAndAreChecked) {
+  an::Options o;
+  std::string err;
+  ASSERT_EQ(parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3",
+                   "--shuffler-key", "s.pk"},
+                  &o, &err),
+            an::ParseOutcome::ok);
+  EXPECT_EQ(o.central_epsilon, 0.0);
+  EXPECT_EQ(o.central_delta, 1e-6);
+  EXPECT_EQ(o.central_horizon, uint64_t{1} << 20);
+  ASSERT_EQ(parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3",
+                   "--shuffler-key", "s.pk", "--central-epsilon", "0.5", "--central-delta", "1e-9",
+                   "--central-horizon", "4096"},
+                  &o, &err),
+            an::ParseOutcome::ok)
+      << err;
+  EXPECT_EQ(o.central_epsilon, 0.5);
+  EXPECT_EQ(o.central_delta, 1e-9);
+  EXPECT_EQ(o.central_horizon, 4096u);
+  for (const std::vector<const char*>& bad :
+       std::vector<std::vector<const char*>>{{"--central-epsilon", "-1"},
+                                             {"--central-epsilon", "x"},
+                                             {"--central-delta", "0"},
+                                             {"--central-delta", "0.5"},
+                                             {"--central-horizon", "0"},
+                                             {"--central-epsilon", "1", "--mode", "paper"}}) {
+    std::vector<const char*> args{"--keys",    "k", "--codebook",     "c",   "--store", "s",
+                                  "--actions", "3", "--shuffler-key", "s.pk"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    EXPECT_EQ(parse(args, &o, &err), an::ParseOutcome::usage_error) << bad[0] << " " << bad[1];
+  }
+}
+
+}  // namespace
