@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include <utility>
 
 #include "envelope_forge.hpp"
+#include "file_scan.hpp"
 #include "model_support.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
@@ -335,6 +337,54 @@ TEST(Services, BelowThresholdNeverReachesTheAnalyzerAndReplaysCountOnce) {
   const std::vector<double> stats = model_statistics(fetch_model(d.analyzer().port()), d);
   EXPECT_DOUBLE_EQ(stats[1 * kDim * kDim], 1.0) << "arm 1 learned from a thresholded crowd";
   EXPECT_GT(stats[2 * kDim * kDim], 1.0);
+}
+
+// Nothing at rest, with the real services started under umask 0: every
+// store file is owner-only, and once a batch is forwarded (crowd 7) or
+// thresholded away (crowd 3), no byte string of its inner ciphertexts is left
+// in either service's database, WAL or shared-memory file. The control finds
+// them in the spool while they legitimately wait there.
+TEST(Services, NoForwardedOrThresholdedReportStaysOnDisk) {
+  Deployment d("at_rest");
+  const mode_t old_umask = ::umask(0);
+  d.start_analyzer(5);
+  d.start_shuffler(5, d.analyzer().url(), "3600");
+  std::vector<Envelope> sent;
+  for (int i = 0; i < 4; ++i) sent.push_back(seal(3, 1, 1.0F));  // crowd 3: 4 < l = 5
+  for (int i = 0; i < 5; ++i) sent.push_back(seal(7, 2, 1.0F));  // crowd 7: 5 = l
+  httplib::Client cli("127.0.0.1", d.shuffler().port());
+  auto res = cli.Post("/v1/reports", body_of(sent, 0, sent.size()), "application/octet-stream");
+  ASSERT_TRUE(res && res->status == 202);
+  const std::string spool = (d.dir() / "shuffler.db").string();
+  const std::string store = (d.dir() / "analyzer.db").string();
+  std::vector<std::vector<uint8_t>> inners;
+  for (const Envelope& e : sent) {
+    const p2b::server::InnerCiphertext inner = inner_of(e);
+    inners.emplace_back(inner.begin(), inner.end());
+    ASSERT_TRUE(p2b_test::store_contains(spool, inners.back())) << "control: spooled";
+  }
+
+  // The same spool, now batching every second.
+  ASSERT_EQ(d.shuffler().stop(), 0);
+  d.start_shuffler(5, d.analyzer().url(), "1");
+  ASSERT_TRUE(eventually(30, [&] {
+    return metric(d.analyzer().port(), "p2b_analyzer_records_applied_total") >= 5.0 &&
+           metric(d.shuffler().port(), "p2b_shuffler_spool_depth") == 0.0;
+  }));
+  ::umask(old_umask);
+  EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_thresholded_total"), 4.0);
+  for (std::size_t i = 0; i < inners.size(); ++i) {
+    EXPECT_FALSE(p2b_test::store_contains(spool, inners[i])) << "report " << i << " in the spool";
+    EXPECT_FALSE(p2b_test::store_contains(store, inners[i])) << "report " << i << " in the store";
+  }
+  for (const std::string& db : {spool, store}) {
+    for (const std::string& f : p2b_test::store_files(db)) {
+      if (!fs::exists(f)) continue;
+      EXPECT_EQ(fs::status(f).permissions() & fs::perms::all,
+                fs::perms::owner_read | fs::perms::owner_write)
+          << f;
+    }
+  }
 }
 
 TEST(Services, BadInputGetsItsOwn4xxStoresNothingAndTheServiceStaysUp) {
