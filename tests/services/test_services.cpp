@@ -350,6 +350,7 @@ TEST(Services, NoForwardedOrThresholdedReportStaysOnDisk) {
   d.start_analyzer(5);
   d.start_shuffler(5, d.analyzer().url(), "3600");
   std::vector<Envelope> sent;
+  sent.reserve(9);
   for (int i = 0; i < 4; ++i) sent.push_back(seal(3, 1, 1.0F));  // crowd 3: 4 < l = 5
   for (int i = 0; i < 5; ++i) sent.push_back(seal(7, 2, 1.0F));  // crowd 7: 5 = l
   httplib::Client cli("127.0.0.1", d.shuffler().port());
