@@ -37,8 +37,15 @@ bool etag_matches(const std::string& header, const std::string& etag) {
 }
 
 void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* analyzer) {
-  const BatchOutcome out =
-      analyzer->receive_batch(reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size());
+  BatchOutcome out;
+  try {
+    out =
+        analyzer->receive_batch(reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size());
+  } catch (const CentralDpExhausted& e) {
+    // Not a fault to retry soon: nothing more can be released within the
+    // stated epsilon until an operator acts. The shuffler keeps the batch.
+    return set_error(res, 503, "privacy_budget_exhausted", e.what());
+  }
   switch (out.result) {
     case BatchResult::malformed:
       return set_error(res, 400, "bad_batch", out.error);

@@ -1,7 +1,9 @@
 #include <httplib.h>
 
+#include <cstdint>
 #include <regex>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "shuffler/analyzer_sink.hpp"
@@ -30,17 +32,34 @@ class HttpSink final : public AnalyzerSink {
 
   int deliver(const std::vector<uint8_t>& encoded_batch, std::string* body,
               std::string* detail) override {
-    const httplib::Result res =
-        client_.Post(path_, reinterpret_cast<const char*>(encoded_batch.data()),
-                     encoded_batch.size(), "application/octet-stream");
-    if (!res) {
-      *detail = httplib::to_string(res.error());
+    httplib::Request req;
+    req.method = "POST";
+    req.path = path_;
+    req.set_header("Content-Type", "application/octet-stream");
+    req.body.assign(reinterpret_cast<const char*>(encoded_batch.data()), encoded_batch.size());
+    // The answer is read at most kMaxAnswerBytes at a time into a bounded
+    // buffer: an analyzer (or anyone between) answering with a flood cannot
+    // grow the shuffler's memory. An answer that large is not an ack.
+    std::string answer;
+    bool too_large = false;
+    req.content_receiver = [&](const char* data, std::size_t len, uint64_t, uint64_t) {
+      if (answer.size() + len > kMaxAnswerBytes) {
+        too_large = true;
+        return false;
+      }
+      answer.append(data, len);
+      return true;
+    };
+    httplib::Response res;
+    httplib::Error error = httplib::Error::Success;
+    if (!client_.send(req, res, error)) {
+      *detail = too_large ? "answer larger than " + std::to_string(kMaxAnswerBytes) + " bytes"
+                          : httplib::to_string(error);
       return -1;
     }
     detail->clear();
-    // Only the ack is read from the body; a larger answer is not an ack.
-    *body = res->body.size() <= kMaxAnswerBytes ? res->body : std::string();
-    return res->status;
+    *body = std::move(answer);
+    return res.status;
   }
 
  private:

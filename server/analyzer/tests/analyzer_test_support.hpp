@@ -155,9 +155,11 @@ struct Harness {
 
   Harness(const Deployment& dep, const std::string& db, uint32_t actions,
           an::AggregationMode mode = an::AggregationMode::centroid, bool raw = false,
-          double lambda = 1.0, uint64_t min_reports = 0, std::size_t threshold = 1) {
+          double lambda = 1.0, uint64_t min_reports = 0, std::size_t threshold = 1,
+          an::CentralDpConfig central_dp = {}) {
     store = std::make_unique<an::SqliteModelStore>(db);
     an::AnalyzerSettings s = settings(actions, threshold);
+    s.central_dp = central_dp;
     s.mode = mode;
     s.lambda = lambda;
     s.raw_enabled = raw;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <limits>
 #include <random>
@@ -235,6 +237,30 @@ TEST(AnalyzerHttp, RawBaselineValidatesTheWholeRequest) {
   auto lab_device = p2b_test::make_agent(experiment);
   EXPECT_EQ(p2b_agent_apply_model(lab_device.agent, model->bundle.data(), model->bundle.size()),
             P2B_OK);
+}
+
+// Past the central-DP horizon nothing more can be released within the stated
+// epsilon: a distinct 503 that the shuffler keeps retrying, and the last
+// model stays served.
+TEST(AnalyzerHttp, PastTheCentralDpHorizonABatchGets503AndTheModelStays) {
+  const Deployment dep(4, 8);
+  const TempDir tmp;
+  Harness h(dep, tmp.file("s.db"), 2, an::AggregationMode::centroid, false, 1.0, 0, 1,
+            an::CentralDpConfig{1.0, 1e-6, 1});
+  const Served s(&h);
+  auto res = post(s, "/v1/batches",
+                  analyzer_test::signed_bytes(analyzer_test::make_batch(dep, {{1, 1, 1.0F}})));
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  res = post(s, "/v1/batches",
+             analyzer_test::signed_bytes(analyzer_test::make_batch(dep, {{2, 0, 1.0F}})));
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503);
+  EXPECT_EQ(nlohmann::json::parse(res->body)["error"], "privacy_budget_exhausted");
+  const auto model = s.client().Get("/v1/model");
+  ASSERT_TRUE(model);
+  EXPECT_EQ(model->status, 200);
+  EXPECT_EQ(model->get_header_value("ETag"), "\"1\"");
 }
 
 }  // namespace

@@ -149,4 +149,23 @@ TEST(ShufflerHttpSink, PostsBatchesToTheAnalyzerAndReportsItsAnswer) {
   EXPECT_THROW(p2b::shuffler::make_http_sink("127.0.0.1:8720"), std::invalid_argument);
 }
 
+// An answer far larger than any ack is cut off while it arrives, not
+// buffered: the delivery fails and the batch stays in the spool.
+TEST(ShufflerHttpSink, AFloodedAnswerIsCutOffAndIsNoAck) {
+  httplib::Server analyzer;
+  const std::string flood(16u << 20, 'x');
+  analyzer.Post(R"(/.*)", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(flood, "application/json");
+  });
+  const int port = analyzer.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread thread([&] { analyzer.listen_after_bind(); });
+  std::string detail, body = "stale";
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  EXPECT_EQ(p2b::shuffler::make_http_sink(base)->deliver({1, 2, 3}, &body, &detail), -1);
+  EXPECT_NE(detail.find("answer larger than"), std::string::npos) << detail;
+  analyzer.stop();
+  thread.join();
+}
+
 }  // namespace
