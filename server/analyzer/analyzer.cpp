@@ -248,7 +248,7 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
   check_central_horizon(id);
   const OpenedBatch opened = screen_records(
       records, [this](const server::InnerDigest& d) { return store_->inner_seen(d); },
-      settings_.threshold);
+      common::ThresholdPolicy{settings_.threshold, settings_.threshold_noise});
   Statistics next = private_.stats;
   std::set<uint32_t> touched;
   std::vector<double> x(features_.dim());

@@ -48,6 +48,10 @@ struct AnalyzerSettings {
   std::vector<server::VerifyKey> shuffler_keys;
   // l, applied again to each crowd's valid reports (batch_opener.hpp).
   std::size_t threshold = 10;
+  // sigma of the noisy threshold, as the shuffler's --noisy-threshold; 0:
+  // plain. A plain threshold here behind a noisy one at the shuffler would
+  // restore the sharp edge the noise removes.
+  double threshold_noise = 0;
   // Noise on the released private statistics (central_dp.hpp); off at
   // epsilon 0. Needs the default mode. With it on, min_reports compares
   // with the released (noisy) count. The raw baseline is never noised.

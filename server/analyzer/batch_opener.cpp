@@ -60,7 +60,7 @@ std::vector<OpenedRecord> open_records(const server::Batch& batch, const KeyRing
 
 OpenedBatch screen_records(const std::vector<OpenedRecord>& records,
                            const std::function<bool(const server::InnerDigest&)>& seen_before,
-                           std::size_t threshold) {
+                           const common::ThresholdPolicy& policy, common::Randomness& rng) {
   OpenedBatch out;
   std::set<server::InnerDigest> in_batch;
   std::vector<const OpenedRecord*> fresh;
@@ -79,9 +79,12 @@ OpenedBatch screen_records(const std::vector<OpenedRecord>& records,
   }
   std::map<uint32_t, std::size_t> crowd_size;
   for (const OpenedRecord* r : fresh) ++crowd_size[r->report.code];
+  std::map<uint32_t, bool> released;
+  for (const auto& [code, count] : crowd_size)
+    released[code] = common::crowd_survives(count, policy, rng);
   out.valid.reserve(fresh.size());
   for (const OpenedRecord* r : fresh) {
-    if (crowd_size[r->report.code] < threshold) {
+    if (!released[r->report.code]) {
       ++out.rejected[static_cast<int>(RejectReason::below_threshold)];
     } else {
       out.valid.push_back(r->report);

@@ -16,6 +16,7 @@
 #include <functional>
 #include <vector>
 
+#include "common/crowd_threshold.hpp"
 #include "key_ring.hpp"
 #include "metrics.hpp"
 #include "wire/batch_format.hpp"
@@ -49,10 +50,12 @@ struct OpenedBatch {
   uint64_t rejected_total() const;
 };
 
-// Drops replays (`seen_before` answers for earlier batches), then crowds
-// with fewer than `threshold` valid reports.
+// Drops replays (`seen_before` answers for earlier batches), then every
+// crowd whose count of valid reports fails `policy` (the shuffler's rule,
+// noise included: one draw per crowd, in code order).
 OpenedBatch screen_records(const std::vector<OpenedRecord>& records,
                            const std::function<bool(const server::InnerDigest&)>& seen_before,
-                           std::size_t threshold);
+                           const common::ThresholdPolicy& policy,
+                           common::Randomness& rng = common::csprng());
 
 }  // namespace p2b::analyzer

@@ -74,6 +74,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
     settings.model_ttl = opt.model_ttl;
     settings.shuffler_keys = shuffler_keys;
     settings.threshold = opt.threshold;
+    settings.threshold_noise = opt.noisy_threshold;
     settings.central_dp =
         CentralDpConfig{opt.central_epsilon, opt.central_delta, opt.central_horizon};
     analyzer = std::make_unique<Analyzer>(std::move(settings), codebook, std::move(keys),
@@ -97,6 +98,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
                        {"verify_key", verify_fp},
                        {"shuffler_keys", shuffler_fps},
                        {"threshold", opt.threshold},
+                       {"noisy_threshold", opt.noisy_threshold},
                        {"model_version", version(ModelKind::private_reports)},
                        {"raw_model_version", version(ModelKind::raw_baseline)}});
   if (const CentralDp* dp = analyzer->central_dp()) {

@@ -67,6 +67,10 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   CLI::Option* threshold_opt = line.add_value(
       "--threshold", &threshold,
       "drop crowds with fewer than L valid reports in a batch (default 10, as the shuffler)");
+  std::string noisy;
+  CLI::Option* noisy_opt = line.add_value(
+      "--noisy-threshold", &noisy,
+      "Gaussian noise (sigma) on the valid crowd counts, as the shuffler's (0: off)");
 
   std::string dp_epsilon, dp_delta, dp_horizon;
   CLI::Option* dp_epsilon_opt = line.add_value(
@@ -115,6 +119,9 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       return refuse(bad_value("threshold", "a count in 1..2^30", threshold));
     }
     o.threshold = static_cast<std::size_t>(l);
+  }
+  if (given(noisy_opt) && !common::parse_real(noisy, 0, 1e6, &o.noisy_threshold)) {
+    return refuse(bad_value("noisy-threshold", "a sigma in [0, 1e6]", noisy));
   }
   if (given(dp_epsilon_opt) && !common::parse_real(dp_epsilon, 0, 100, &o.central_epsilon)) {
     return refuse(bad_value("central-epsilon", "a number in [0, 100]", dp_epsilon));

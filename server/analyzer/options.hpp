@@ -24,6 +24,7 @@ struct Options : common::ServiceOptions {
   uint64_t model_ttl = 0;                  // seconds; 0: models carry no not-after time
   std::vector<std::string> shuffler_keys;  // shuffler.sign.pk files a batch may be signed by
   std::size_t threshold = 10;              // l, applied again to valid reports per crowd
+  double noisy_threshold = 0;              // sigma on those counts, as the shuffler's
   // Central DP of the released statistics (central_dp.hpp); epsilon 0: off.
   double central_epsilon = 0.0;
   double central_delta = 1e-6;

@@ -5,6 +5,7 @@
 // crowd too small once garbage and replays are gone.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "analyzer_test_support.hpp"
@@ -210,6 +211,65 @@ TEST(AnalyzerBatchAuth, TheThresholdCountsValidReportsPerCrowd) {
   EXPECT_EQ(out.applied, 3u);
   EXPECT_EQ(reason(out, an::RejectReason::below_threshold), 2u);
   EXPECT_EQ(h.analyzer->statistics(an::ModelKind::private_reports).total_count(), 3u);
+}
+
+// A seeded source, so that the noisy-threshold trials below repeat.
+class SeededRandomness final : public p2b::common::Randomness {
+ public:
+  explicit SeededRandomness(uint64_t seed) : gen_(seed) {}
+  uint32_t uniform(uint32_t n) override {
+    return std::uniform_int_distribution<uint32_t>(0, n - 1)(gen_);
+  }
+  double unit_open0() override { return 1.0 - std::uniform_real_distribution<double>(0, 1)(gen_); }
+
+ private:
+  std::mt19937_64 gen_;
+};
+
+// `valid` reports of code 5, plus `garbage` records that failed to open.
+std::vector<an::OpenedRecord> crowd_of(std::size_t valid, std::size_t garbage) {
+  std::vector<an::OpenedRecord> records(valid + garbage);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    records[i].digest[0] = static_cast<uint8_t>(i);
+    records[i].digest[1] = static_cast<uint8_t>(i >> 8);
+    records[i].valid = i < valid;
+    records[i].reason = an::RejectReason::decrypt_failed;
+    records[i].report = an::ValidReport{5, 0, 1.0};
+  }
+  return records;
+}
+
+// How often a crowd of `valid` reports (and `garbage`) passes the analyzer.
+double release_rate(std::size_t valid, std::size_t garbage, double sigma, int trials) {
+  SeededRandomness rng(7);
+  const auto records = crowd_of(valid, garbage);
+  int released = 0;
+  for (int i = 0; i < trials; ++i) {
+    const an::OpenedBatch out = an::screen_records(
+        records, [](const sv::InnerDigest&) { return false; },
+        p2b::common::ThresholdPolicy{10, sigma}, rng);
+    released += out.valid.empty() ? 0 : 1;
+  }
+  return static_cast<double>(released) / trials;
+}
+
+// Behind a noisy shuffler, a plain analyzer threshold would release a crowd of
+// exactly l with certainty and one of l - 1 never: the edge that tells an
+// attacker holding l - 1 sybil reports whether the victim reported. With the
+// same noise at the analyzer, one report moves the release probability by
+// at most 1 / (sigma sqrt(2 pi)).
+TEST(AnalyzerBatchAuth, TheNoisyThresholdHasNoSharpEdgeAndCountsOnlyValidReports) {
+  constexpr int kTrials = 4000;
+  EXPECT_EQ(release_rate(10, 0, 0, 50), 1.0);
+  EXPECT_EQ(release_rate(9, 0, 0, 50), 0.0);
+  EXPECT_EQ(release_rate(9, 30, 0, 50), 0.0) << "garbage must not count";
+  const double at_l = release_rate(10, 0, 4.0, kTrials);
+  const double below_l = release_rate(9, 0, 4.0, kTrials);
+  // P(round(Z) >= 0) and P(round(Z) >= 1) for Z ~ N(0, 16): 0.550 and 0.451.
+  EXPECT_NEAR(at_l, 0.550, 0.04);
+  EXPECT_NEAR(below_l, 0.451, 0.04);
+  EXPECT_LT(at_l - below_l, 1.0 / (4.0 * std::sqrt(2.0 * M_PI)) + 0.04);
+  EXPECT_NEAR(release_rate(9, 30, 4.0, kTrials), below_l, 1e-12) << "garbage must not count";
 }
 
 TEST(AnalyzerBatchAuth, ThePartitionIsLogged) {

@@ -35,6 +35,7 @@ TEST(AnalyzerOptions, RequiredOnlyGivesTheDefaults) {
   EXPECT_EQ(o.min_reports, 0u);
   EXPECT_EQ(o.shuffler_keys, std::vector<std::string>{"s.pk"});
   EXPECT_EQ(o.threshold, 10u);
+  EXPECT_EQ(o.noisy_threshold, 0.0);
 }
 
 TEST(AnalyzerOptions, EveryFlag) {
@@ -62,7 +63,9 @@ TEST(AnalyzerOptions, EveryFlag) {
                    "old.pk",
                    "--shuffler-key=new.pk",
                    "--threshold",
-                   "3"},
+                   "3",
+                   "--noisy-threshold",
+                   "4.5"},
                   &o, &err),
             an::ParseOutcome::ok)
       << err;
@@ -75,6 +78,7 @@ TEST(AnalyzerOptions, EveryFlag) {
   EXPECT_EQ(o.min_reports, 500u);
   EXPECT_EQ(o.shuffler_keys, (std::vector<std::string>{"old.pk", "new.pk"}));
   EXPECT_EQ(o.threshold, 3u);
+  EXPECT_EQ(o.noisy_threshold, 4.5);
 }
 
 TEST(AnalyzerOptions, ConfigFileWithFlagsOverriding) {
@@ -146,6 +150,11 @@ TEST(AnalyzerOptions, Refusals) {
   for (const char* l : {"0", "x", "-1", "1073741825"}) {
     std::vector<const char*> c = base;
     c.insert(c.end(), {"--shuffler-key", "s.pk", "--threshold", l});
+    cases.push_back(c);
+  }
+  for (const char* sigma : {"-1", "x", "1e7"}) {
+    std::vector<const char*> c = base;
+    c.insert(c.end(), {"--shuffler-key", "s.pk", "--noisy-threshold", sigma});
     cases.push_back(c);
   }
   std::vector<const char*> empty_key = base;
