@@ -30,13 +30,6 @@ std::string exact(double v) {
   return buf;
 }
 
-std::string hex(const uint8_t* p, std::size_t n) {
-  std::string s(2 * n + 1, '\0');
-  sodium_bin2hex(s.data(), s.size(), p, n);
-  s.pop_back();
-  return s;
-}
-
 }  // namespace
 
 Analyzer::Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing keys,
@@ -51,7 +44,8 @@ Analyzer::Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing 
   if (!settings_.clock) settings_.clock = system_unix_seconds;
   std::memcpy(codebook_fp_, codebook.info.fingerprint, sizeof codebook_fp_);
   store_->bind(StoreIdentity{features_.dim(), raw_dim_, settings_.n_actions,
-                             mode_name(settings_.mode), hex(codebook_fp_, sizeof codebook_fp_)});
+                             mode_name(settings_.mode),
+                             server::hex_of(codebook_fp_, sizeof codebook_fp_)});
   for (const ModelKind kind : {ModelKind::private_reports, ModelKind::raw_baseline}) {
     ModelState& s = state(kind);
     const uint32_t d = kind == ModelKind::raw_baseline ? raw_dim_ : features_.dim();

@@ -122,13 +122,9 @@ InnerDigest inner_digest(const InnerCiphertext& inner) {
 }
 
 std::string hex_of(const uint8_t* p, std::size_t n) {
-  static const char* kHex = "0123456789abcdef";
-  std::string s;
-  s.reserve(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    s.push_back(kHex[p[i] >> 4]);
-    s.push_back(kHex[p[i] & 15]);
-  }
+  std::string s(2 * n + 1, '\0');
+  sodium_bin2hex(s.data(), s.size(), p, n);
+  s.pop_back();  // the terminator sodium_bin2hex writes
   return s;
 }
 

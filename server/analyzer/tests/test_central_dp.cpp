@@ -276,24 +276,11 @@ TEST(AnalyzerCentralDp, RaiseEigenvaluesLeavesAGoodMatrixAloneAndRepairsABadOne)
 
 // ---- in the analyzer ----
 
-struct DpHarness {
-  std::ostringstream log_text;
-  an::Logger log{&log_text};
-  an::Metrics metrics;
-  std::unique_ptr<an::SqliteModelStore> store;
-  std::unique_ptr<an::Analyzer> analyzer;
-
+// The shared harness with central DP set (and l = 1, the fixed clock).
+struct DpHarness : analyzer_test::Harness {
   DpHarness(const Deployment& dep, const std::string& db, uint32_t actions, an::CentralDpConfig dp,
-            uint64_t min_reports = 0, an::AggregationMode mode = an::AggregationMode::centroid) {
-    store = std::make_unique<an::SqliteModelStore>(db);
-    an::AnalyzerSettings s = analyzer_test::settings(actions);
-    s.mode = mode;
-    s.min_reports = min_reports;
-    s.clock = [] { return uint64_t{1795000000}; };
-    s.central_dp = dp;
-    analyzer = std::make_unique<an::Analyzer>(std::move(s), dep.codebook, dep.key_ring(),
-                                              store.get(), &metrics, &log);
-  }
+            uint64_t min_reports = 0, an::AggregationMode mode = an::AggregationMode::centroid)
+      : Harness(dep, db, actions, mode, false, 1.0, min_reports, 1, dp) {}
 };
 
 p2b_v1_ModelHeader header_of(const std::vector<uint8_t>& bundle) {
