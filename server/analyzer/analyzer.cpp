@@ -24,6 +24,25 @@ uint64_t system_unix_seconds() {
                                    .count());
 }
 
+// Marks the publisher failed unless succeeded() is reached (for /readyz).
+class PublishMark {
+ public:
+  explicit PublishMark(std::atomic<bool>* ok) : ok_(ok) {}
+  ~PublishMark() {
+    if (!done_) ok_->store(false);
+  }
+  PublishMark(const PublishMark&) = delete;
+  PublishMark& operator=(const PublishMark&) = delete;
+  void succeeded() {
+    done_ = true;
+    ok_->store(true);
+  }
+
+ private:
+  std::atomic<bool>* ok_;
+  bool done_ = false;
+};
+
 std::string exact(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.15g", v);
@@ -58,6 +77,8 @@ Analyzer::Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing 
     s->released_count = static_cast<double>(s->stats.total_count());
   }
   setup_central_dp();
+  refresh_served(ModelKind::private_reports);
+  refresh_served(ModelKind::raw_baseline);
   metrics_->set_model_version(private_.signed_model ? private_.signed_model->version : 0);
   metrics_->set_raw_model_version(raw_.signed_model ? raw_.signed_model->version : 0);
 }
@@ -120,6 +141,7 @@ void Analyzer::check_central_horizon(const std::string& batch_id) {
 }
 
 uint64_t Analyzer::publish(ModelKind kind, Statistics next, Commit commit) {
+  PublishMark mark(&publish_ok_);
   ModelState& s = state(kind);
   auto model = std::make_shared<SignedModel>();
   model->version = (s.signed_model ? s.signed_model->version : 0) + 1;
@@ -160,6 +182,8 @@ uint64_t Analyzer::publish(ModelKind kind, Statistics next, Commit commit) {
   s.stats = std::move(next);
   s.signed_model = std::move(model);
   s.released_count = released_count;
+  refresh_served(kind);
+  mark.succeeded();
   if (kind == ModelKind::private_reports && dp_) {
     metrics_->set_central_dp(dp_->config().epsilon, dp_->config().delta,
                              dp_->releases_left(s.signed_model->version));
@@ -314,17 +338,20 @@ RawOutcome Analyzer::apply_raw(const RawBatch& raw) {
   return out;
 }
 
-std::shared_ptr<const SignedModel> Analyzer::model(ModelKind kind) const {
-  const std::lock_guard<std::mutex> lock(mu_);
-  const ModelState& s = state(kind);
+void Analyzer::refresh_served(ModelKind kind) {
+  ModelState& s = state(kind);
+  bool withheld = false;
   if (kind == ModelKind::private_reports) {
     // With central DP the decision may use only what was released.
-    const bool withheld = dp_ ? settings_.min_reports > 0 &&
-                                    s.released_count < static_cast<double>(settings_.min_reports)
-                              : s.stats.total_count() < settings_.min_reports;
-    if (withheld) return nullptr;
+    withheld = dp_ ? settings_.min_reports > 0 &&
+                         s.released_count < static_cast<double>(settings_.min_reports)
+                   : s.stats.total_count() < settings_.min_reports;
   }
-  return s.signed_model;
+  std::atomic_store(&s.served, withheld ? nullptr : s.signed_model);
+}
+
+std::shared_ptr<const SignedModel> Analyzer::model(ModelKind kind) const {
+  return std::atomic_load(&state(kind).served);
 }
 
 Statistics Analyzer::statistics(ModelKind kind) const {

@@ -5,6 +5,7 @@
 // to the stored ones. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -108,7 +109,11 @@ class Analyzer {
 
   // The latest signed model of `kind`, or nullptr before the first one and,
   // for the private model, while fewer than min_reports reports back it.
+  // Lock-free: an immutable snapshot swapped in after each commit, so a
+  // download never waits for, or holds up, a batch.
   std::shared_ptr<const SignedModel> model(ModelKind kind) const;
+  // False once a model signing or commit failed, until one succeeds.
+  bool last_publish_ok() const { return publish_ok_.load(); }
   // A copy of the statistics behind it (tests, diagnostics).
   Statistics statistics(ModelKind kind) const;
 
@@ -125,6 +130,7 @@ class Analyzer {
     Statistics stats;
     std::shared_ptr<const SignedModel> signed_model;
     double released_count = 0.0;  // the reports the served model claims (noisy with central DP)
+    std::shared_ptr<const SignedModel> served;  // what model() answers; atomic_load/atomic_store
   };
 
   ModelState& state(ModelKind kind) { return kind == ModelKind::raw_baseline ? raw_ : private_; }
@@ -140,6 +146,8 @@ class Analyzer {
   BatchOutcome answer_known(const server::VerifiedBatch& verified, const AppliedBatch& known);
   std::vector<uint8_t> ack(const server::BatchId& id, const server::BatchDigest& digest,
                            uint64_t version) const;
+  // Swaps in the snapshot model() serves; the caller holds mu_ (or constructs).
+  void refresh_served(ModelKind kind);
   // Binds the store to settings_.central_dp (or to its absence) and makes dp_.
   void setup_central_dp();
   // Throws CentralDpExhausted when the next private release is past the
@@ -159,6 +167,7 @@ class Analyzer {
   ModelState private_;
   ModelState raw_;
   std::unique_ptr<CentralDp> dp_;
+  std::atomic<bool> publish_ok_{true};
 };
 
 }  // namespace p2b::analyzer

@@ -122,8 +122,10 @@ std::size_t max_request_bytes() {
 }
 
 void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,
-                    std::size_t max_body) {
+                    std::size_t max_body, const common::Readiness* readiness,
+                    common::AccessLog access_log) {
   common::configure_server(*server, max_body, *log);
+  if (readiness != nullptr) common::serve_readiness(*server, *readiness);
   server->Post("/v1/batches", [analyzer](const httplib::Request& req, httplib::Response& res) {
     post_batch(req, res, analyzer);
   });
@@ -136,12 +138,9 @@ void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metric
   server->Get("/metrics", [metrics](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics->prometheus_text(), "text/plain; version=0.0.4");
   });
-  // An access log without client addresses.
-  server->set_logger([log](const httplib::Request& req, const httplib::Response& res) {
-    log->info("http", {{"method", req.method},
-                       {"path", req.path},
-                       {"status", res.status},
-                       {"bytes", res.body.size()}});
+  // Downloads are the bulk of the requests: a line each drowned the log.
+  common::install_access_log(*server, *log, access_log, [](const httplib::Request& req) {
+    return req.method == "GET" && req.path == "/v1/model";
   });
 }
 

@@ -3,10 +3,13 @@
 //                      batch id; 200 carries a signed ack
 //   GET  /v1/model     the latest signed bundle (?kind=raw: the raw baseline)
 //   POST /v1/raw       the non-private baseline, only when enabled
-//   GET  /healthz, GET /metrics
+//   GET  /healthz, GET /readyz, GET /metrics
 #pragma once
 
 #include <cstddef>
+
+#include "common/json_log.hpp"
+#include "common/readiness.hpp"
 
 #include "analyzer.hpp"
 #include "metrics.hpp"
@@ -21,9 +24,12 @@ namespace p2b::analyzer {
 std::size_t max_request_bytes();
 
 // Registers every route and the error, exception and access-log handlers,
-// and caps request bodies at `max_body`. The three objects must outlive the
-// server.
+// and caps request bodies at `max_body`. /readyz runs `readiness` (no
+// /readyz without it). `access_log` standard leaves model downloads out.
+// The objects must outlive the server.
 void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,
-                    std::size_t max_body = max_request_bytes());
+                    std::size_t max_body = max_request_bytes(),
+                    const common::Readiness* readiness = nullptr,
+                    common::AccessLog access_log = common::AccessLog::standard);
 
 }  // namespace p2b::analyzer

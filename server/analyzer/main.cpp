@@ -14,6 +14,7 @@
 #include "common/http_server.hpp"
 #include "common/json_log.hpp"
 #include "common/keyfiles.hpp"
+#include "common/readiness.hpp"
 #include "common/service_main.hpp"
 #include "common/shutdown.hpp"
 #include "http_api.hpp"
@@ -111,8 +112,18 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
                             {"releases_left", analyzer->central_releases_left()}});
   }
 
+  p2b::common::Readiness readiness;
+  readiness.add("keys", [fps = "box " + nlohmann::json(box_fps).dump() + ", verify " + verify_fp] {
+    return p2b::common::check_ok(fps);
+  });
+  readiness.add("publisher", [&analyzer, &version] {
+    const std::string served = "served version " + std::to_string(version(ModelKind::private_reports));
+    return analyzer->last_publish_ok()
+               ? p2b::common::check_ok(served)
+               : p2b::common::check_failed("the last model signing or commit failed; " + served);
+  });
   p2b::common::BoundedServer server(opt.http, metrics.http());
-  install_routes(&server, analyzer.get(), &metrics, &log, opt.max_body);
+  install_routes(&server, analyzer.get(), &metrics, &log, opt.max_body, &readiness, opt.access_log);
   if (p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log) < 0) {
     return kExitFailure;
   }

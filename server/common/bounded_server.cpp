@@ -3,8 +3,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "common/connection_gate.hpp"
@@ -64,6 +66,12 @@ BoundedServer::BoundedServer(const HttpLimits& limits, HttpCounters& counters)
   const std::size_t cap = limits.max_connections;
   new_task_queue = [cap] { return new ConnectionGate(cap); };
   set_keep_alive_timeout(static_cast<time_t>(std::ceil(limits.idle_seconds)));
+  // SO_REUSEADDR lets a restart bind while old connections sit in TIME_WAIT;
+  // httplib's default SO_REUSEPORT would let a live second instance bind too.
+  set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    (void)::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     const auto refusal = check_framing(req, payload_max_length_);
     if (!refusal) return HandlerResponse::Unhandled;
@@ -82,17 +90,29 @@ BoundedServer::BoundedServer(const HttpLimits& limits, HttpCounters& counters)
   });
 }
 
-int BoundedServer::bind(const std::string& host, int port) {
+int BoundedServer::bind(const std::string& host, int port, std::string* error) {
+  errno = 0;
   int bound = port;
   if (port == 0) {
     bound = bind_to_any_port(host);
   } else if (!bind_to_port(host, port)) {
     bound = -1;
   }
-  if (bound <= 0) return -1;
   // listen() again on a listening socket only changes its backlog.
-  if (::listen(svr_sock_, SOMAXCONN) != 0) return -1;
-  return bound;
+  if (bound > 0 && ::listen(svr_sock_, SOMAXCONN) == 0) return bound;
+  if (error != nullptr) {
+    const int e = errno;
+    *error = e == EADDRINUSE ? "the address is in use (is another instance running?)"
+             : e != 0        ? std::string(std::strerror(e))
+                             : "the address cannot be bound";
+  }
+  return -1;
+}
+
+std::size_t BoundedServer::cut_connections() {
+  const std::lock_guard<std::mutex> lock(open_mu_);
+  for (const socket_t sock : open_) ::shutdown(sock, SHUT_RDWR);
+  return open_.size();
 }
 
 bool BoundedServer::process_and_close_socket(socket_t sock) {
@@ -105,14 +125,23 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
     return false;
   }
   counters_.opened();
+  {
+    const std::lock_guard<std::mutex> lock(open_mu_);
+    open_.insert(sock);
+  }
   serve_connection(sock);
+  {
+    const std::lock_guard<std::mutex> lock(open_mu_);
+    open_.erase(sock);
+  }
   counters_.closed();
   close_socket(sock);
   return true;
 }
 
 void BoundedServer::serve_connection(socket_t sock) {
-  ConnectionStream stream(sock, [this] { return svr_sock_ == INVALID_SOCKET; });
+  ConnectionStream stream(
+      sock, [this] { return svr_sock_ == INVALID_SOCKET; }, millis(limits_.drain_seconds));
   ConnectionState state;
   state.stream = &stream;
   const ConnectionScope scope(&state);

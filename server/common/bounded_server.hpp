@@ -9,12 +9,19 @@
 //  - the head is read and measured before httplib parses it (431);
 //  - request_framing.hpp's checks run before the body is read, so nothing
 //    is decompressed or de-chunked (411, 413, 415, 400);
-//  - after any error answer the connection is closed.
+//  - after any error answer the connection is closed;
+//  - the port is bound with SO_REUSEADDR only: httplib's SO_REUSEPORT let a
+//    second instance share the port and split the traffic;
+//  - on a stop, idle connections close at once, and requests in flight get
+//    drain_seconds; then cut_connections() shuts their sockets down.
 // Each refusal is counted in HttpCounters.
 #pragma once
 
 #include <httplib.h>
 
+#include <cstddef>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "common/http_limits.hpp"
@@ -31,7 +38,13 @@ class BoundedServer : public httplib::Server {
   // Binds HOST:PORT (port 0: a free one) and returns the port, or -1.
   // httplib listens with a backlog of 5, so a burst of connections saw
   // SYNs dropped and 1 s retransmits; this widens it to SOMAXCONN.
-  int bind(const std::string& host, int port);
+  // On failure `error` (if given) says why, from errno.
+  int bind(const std::string& host, int port, std::string* error = nullptr);
+
+  // Shuts down the socket of every connection still open (once the drain
+  // is over), so that no read or write on them can wait any longer.
+  // Returns how many it cut.
+  std::size_t cut_connections();
 
  private:
   bool process_and_close_socket(socket_t sock) override;
@@ -39,6 +52,8 @@ class BoundedServer : public httplib::Server {
 
   HttpLimits limits_;
   HttpCounters& counters_;
+  std::mutex open_mu_;  // held while a socket is cut, so none is closed under it
+  std::set<socket_t> open_;
 };
 
 // True while the error answer of a request whose read ran out of time is

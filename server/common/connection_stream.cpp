@@ -15,8 +15,6 @@ using std::chrono::milliseconds;
 
 // How often a wait looks at the stop flag.
 constexpr milliseconds kStopPoll{100};
-// A request already arriving when the server stops may finish within this.
-constexpr milliseconds kStopGrace{1000};
 constexpr std::size_t kReadChunk = 4096;
 
 int poll_for(int fd, short events, milliseconds wait) {
@@ -35,9 +33,9 @@ milliseconds until(ConnectionStream::Clock::time_point t) {
 
 }  // namespace
 
-ConnectionStream::ConnectionStream(int fd, std::function<bool()> stopping,
+ConnectionStream::ConnectionStream(int fd, std::function<bool()> stopping, milliseconds drain,
                                    milliseconds write_timeout)
-    : fd_(fd), stopping_(std::move(stopping)), write_timeout_(write_timeout) {}
+    : fd_(fd), stopping_(std::move(stopping)), drain_(drain), write_timeout_(write_timeout) {}
 
 ConnectionStream::Wait ConnectionStream::wait_for_request(milliseconds idle) {
   if (buffered() > 0) return Wait::ready;
@@ -62,7 +60,7 @@ ConnectionStream::Wait ConnectionStream::wait_for_request(milliseconds idle) {
 bool ConnectionStream::wait_readable() {
   for (;;) {
     if (stop_deadline_ == Clock::time_point::max() && stopping_()) {
-      stop_deadline_ = Clock::now() + kStopGrace;
+      stop_deadline_ = Clock::now() + drain_;
     }
     const milliseconds left = until(std::min(deadline_, stop_deadline_));
     if (left.count() == 0) {

@@ -20,8 +20,10 @@ class ConnectionStream : public httplib::Stream {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `stopping` returns true once the server is stopping.
+  // `stopping` returns true once the server is stopping; a request then
+  // has `drain` more to finish arriving.
   ConnectionStream(int fd, std::function<bool()> stopping,
+                   std::chrono::milliseconds drain = std::chrono::seconds(1),
                    std::chrono::milliseconds write_timeout = std::chrono::seconds(5));
 
   enum class Wait { ready, timed_out, closed, stopping };
@@ -67,6 +69,7 @@ class ConnectionStream : public httplib::Stream {
 
   int fd_;
   std::function<bool()> stopping_;
+  std::chrono::milliseconds drain_;
   std::chrono::milliseconds write_timeout_;
   Clock::time_point deadline_ = Clock::time_point::max();
   Clock::time_point stop_deadline_ = Clock::time_point::max();

@@ -18,6 +18,9 @@ struct HttpLimits {
   double idle_seconds = 5;             // waiting for a request's first byte
   std::size_t max_headers = 64;        // header fields in one request
   std::size_t max_head_bytes = 16384;  // request line and header fields together
+  // After a stop signal: how long requests in flight may take to finish
+  // arriving and be answered before their sockets are shut down.
+  double drain_seconds = 5;
 };
 
 // Why the HTTP layer refused or cut a connection or a request; one label each.

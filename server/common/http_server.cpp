@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <utility>
 
 #include "common/bounded_server.hpp"
@@ -18,7 +20,7 @@ void configure_server(httplib::Server& server, std::size_t max_body, Logger& log
   // and the peer's delayed ACK add ~40 ms to every answer.
   server.set_tcp_nodelay(true);
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("ok", "text/plain");
+    res.set_content("alive", "text/plain");
   });
   server.set_error_handler(httplib::Server::HandlerWithResponse(
       [refusal = std::move(refusal)](const httplib::Request& req, httplib::Response& res) {
@@ -50,15 +52,46 @@ void configure_server(httplib::Server& server, std::size_t max_body, Logger& log
 }
 
 int bind_and_announce(BoundedServer& server, const std::string& host, int port, Logger& log) {
-  const int bound = server.bind(host, port);
+  std::string error;
+  const int bound = server.bind(host, port, &error);
   if (bound <= 0) {
-    log.error("listen_failed", {{"host", host}, {"port", port}});
+    log.error("listen_failed", {{"host", host}, {"port", port}, {"error", error}});
     return -1;
   }
   std::printf("listening on %s:%d\n", host.c_str(), bound);
   std::fflush(stdout);
   log.info("listening", {{"host", host}, {"port", bound}});
   return bound;
+}
+
+void serve_readiness(httplib::Server& server, const Readiness& readiness) {
+  server.Get("/readyz", [&readiness](const httplib::Request&, httplib::Response& res) {
+    const std::vector<NamedResult> results = readiness.run();
+    const bool ready = Readiness::all_ok(results);
+    nlohmann::ordered_json body;
+    body["ready"] = ready;
+    body["checks"] = nlohmann::ordered_json::array();
+    for (const NamedResult& r : results) {
+      body["checks"].push_back(
+          {{"name", r.name}, {"ok", r.result.ok}, {"detail", r.result.detail}});
+    }
+    res.status = ready ? 200 : 503;
+    res.set_content(body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace),
+                    "application/json");
+  });
+}
+
+void install_access_log(httplib::Server& server, Logger& log, AccessLog mode,
+                        std::function<bool(const httplib::Request&)> bulk) {
+  if (mode == AccessLog::off) return;
+  server.set_logger([&log, mode, bulk = std::move(bulk)](const httplib::Request& req,
+                                                         const httplib::Response& res) {
+    if (mode == AccessLog::standard && bulk && bulk(req)) return;
+    log.info("http", {{"method", req.method},
+                      {"path", req.path},
+                      {"status", res.status},
+                      {"bytes", res.body.size()}});
+  });
 }
 
 }  // namespace p2b::common

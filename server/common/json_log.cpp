@@ -1,7 +1,9 @@
 #include "common/json_log.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <iostream>
 
@@ -21,6 +23,14 @@ std::string utc_now() {
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buf;
+}
+
+std::unique_ptr<std::ofstream> open_append(const std::string& path, std::string* error) {
+  errno = 0;
+  auto file = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::app);
+  if (*file) return file;
+  *error = path + ": " + (errno != 0 ? std::strerror(errno) : "cannot be opened");
+  return nullptr;
 }
 
 constexpr const char* kSecretWords[] = {"secret",     "sk",    "seed",     "password",
@@ -52,6 +62,19 @@ const char* log_level_name(LogLevel level) {
   return "error";
 }
 
+bool parse_access_log(const std::string& name, AccessLog* out) {
+  if (name == "all") {
+    *out = AccessLog::all;
+  } else if (name == "default") {
+    *out = AccessLog::standard;
+  } else if (name == "off") {
+    *out = AccessLog::off;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 bool is_secret_field_name(const std::string& key) {
   // Whole words of a snake_case or kebab-case name, so "task" is not "sk".
   std::string word;
@@ -74,6 +97,32 @@ Logger::Logger(std::ostream* out, LogLevel min_level) : out_(out), min_level_(mi
 void Logger::set_level(LogLevel min_level) {
   const std::lock_guard<std::mutex> lock(mu_);
   min_level_ = min_level;
+}
+
+bool Logger::open_file(const std::string& path, std::string* error) {
+  std::unique_ptr<std::ofstream> file = open_append(path, error);
+  if (!file) return false;
+  const std::lock_guard<std::mutex> lock(mu_);
+  file_ = std::move(file);
+  out_ = file_.get();
+  path_ = path;
+  return true;
+}
+
+Logger::Reopen Logger::reopen(std::string* error) {
+  const std::string path = file_path();
+  if (path.empty()) return Reopen::no_file;
+  std::unique_ptr<std::ofstream> file = open_append(path, error);
+  if (!file) return Reopen::failed;
+  const std::lock_guard<std::mutex> lock(mu_);
+  file_ = std::move(file);  // closes the old one, which logrotate has moved
+  out_ = file_.get();
+  return Reopen::reopened;
+}
+
+std::string Logger::file_path() const {
+  const std::lock_guard<std::mutex> lock(mu_);
+  return path_;
 }
 
 void Logger::log(LogLevel level, const char* event, const std::vector<LogField>& fields) {

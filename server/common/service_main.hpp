@@ -1,7 +1,8 @@
 // The main() both services share: block the stop signals before any thread
 // exists, parse the command line (help, version and refusals exit here),
-// set the log level, then run the service; an exception that escapes it is
-// logged as "fatal_error" and exits 1 (docs/operations.md).
+// set the log level and open --log-file, then run the service; an exception
+// that escapes it is logged as "fatal_error" and exits 1
+// (docs/operations.md).
 #pragma once
 
 #include <exception>
@@ -25,6 +26,11 @@ int service_main(const char* program, int argc, char** argv, Parse parse, Run ru
   if (parsed != ParseOutcome::ok) return report_parse_outcome(program, parsed, message);
   Logger& log = service_log();
   log.set_level(options.log_level);
+  std::string error;
+  if (!options.log_file.empty() && !log.open_file(options.log_file, &error)) {
+    log.error("log_file_unusable", {{"error", error}});  // still on stderr
+    return kExitFailure;
+  }
   try {
     return run(options, log);
   } catch (const std::exception& e) {

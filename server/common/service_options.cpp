@@ -24,6 +24,11 @@ ServiceCommandLine::ServiceCommandLine(const std::string& program, const std::st
       "largest request body in bytes (default " + std::to_string(defaults.max_body) + ")");
   log_level_opt_ =
       cli_.add_value("--log-level", &log_level_, "debug, info (default), warn or error");
+  cli_.add_value("--log-file", &log_file_,
+                 "write the log to this file instead of stderr; SIGHUP reopens it");
+  access_log_opt_ = cli_.add_value(
+      "--access-log", &access_log_,
+      "request log: all, default (all but model downloads and report posts) or off");
   const HttpLimits d;
   max_connections_opt_ = cli_.add_value("--max-connections", &max_connections_,
                                         "connections served at once; more get 503 (default " +
@@ -36,6 +41,9 @@ ServiceCommandLine::ServiceCommandLine(const std::string& program, const std::st
   max_headers_opt_ =
       cli_.add_value("--max-headers", &max_headers_,
                      "header fields in a request (default " + std::to_string(d.max_headers) + ")");
+  drain_timeout_opt_ = cli_.add_value(
+      "--drain-timeout", &drain_timeout_,
+      "seconds requests in flight may take after a stop signal (default 5)");
   max_header_bytes_opt_ = cli_.add_value("--max-header-bytes", &max_header_bytes_,
                                          "bytes of a request line and header fields (default " +
                                              std::to_string(d.max_head_bytes) + ")");
@@ -74,6 +82,9 @@ bool ServiceCommandLine::parse_http_limits(HttpLimits* out, std::string* message
   if (!count(max_header_bytes_opt_, max_header_bytes_, 1024, 1048576, &l.max_head_bytes)) {
     return fail("max-header-bytes", "1024..1048576 bytes", max_header_bytes_);
   }
+  if (given(drain_timeout_opt_) && !parse_real(drain_timeout_, 0, 3600, &l.drain_seconds)) {
+    return fail("drain-timeout", "0..3600 seconds", drain_timeout_);
+  }
   *out = l;
   return true;
 }
@@ -109,6 +120,10 @@ ParseOutcome ServiceCommandLine::parse(int argc, const char* const* argv, Servic
   if (given(log_level_opt_) && !parse_log_level(log_level_, &o.log_level)) {
     return refuse(bad_value("log-level", "debug, info, warn or error", log_level_));
   }
+  if (given(access_log_opt_) && !parse_access_log(access_log_, &o.access_log)) {
+    return refuse(bad_value("access-log", "all, default or off", access_log_));
+  }
+  o.log_file = log_file_;
   if (!parse_http_limits(&o.http, message)) return ParseOutcome::usage_error;
   *out = std::move(o);
   return ParseOutcome::ok;

@@ -1,8 +1,8 @@
 // The settings both services share, spelled the same in both
 // (docs/operations.md): --listen, --keys, --store, --max-body, --log-level,
-// the HTTP limits (--max-connections, --request-timeout, --idle-timeout,
-// --max-headers, --max-header-bytes), plus --config, --version and --help
-// from CommandLine.
+// --log-file, --access-log, the HTTP limits (--max-connections,
+// --request-timeout, --idle-timeout, --max-headers, --max-header-bytes,
+// --drain-timeout), plus --config, --version and --help from CommandLine.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +22,8 @@ struct ServiceOptions {
   std::string store;
   std::size_t max_body = 0;
   LogLevel log_level = LogLevel::info;
+  std::string log_file;  // empty: stderr
+  AccessLog access_log = AccessLog::standard;
   HttpLimits http;
 };
 
@@ -54,13 +56,16 @@ class ServiceCommandLine {
   // Checks the HTTP limits given into `out`; false after setting `message`.
   bool parse_http_limits(HttpLimits* out, std::string* message) const;
 
-  std::string listen_, max_body_, log_level_;
+  std::string listen_, max_body_, log_level_, log_file_, access_log_;
   std::string max_connections_, request_timeout_, idle_timeout_, max_headers_, max_header_bytes_;
+  std::string drain_timeout_;
   std::vector<std::string> key_dirs_;
   std::string store_;
   CLI::Option* listen_opt_;
   CLI::Option* max_body_opt_;
   CLI::Option* log_level_opt_;
+  CLI::Option* access_log_opt_;
+  CLI::Option* drain_timeout_opt_;
   CLI::Option* max_connections_opt_;
   CLI::Option* request_timeout_opt_;
   CLI::Option* idle_timeout_opt_;

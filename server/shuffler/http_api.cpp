@@ -11,7 +11,8 @@
 namespace p2b::shuffler {
 
 void install_routes(httplib::Server& server, ReportIntake& intake, Metrics& metrics, Spool& spool,
-                    std::size_t max_body) {
+                    std::size_t max_body, const common::Readiness* readiness,
+                    common::AccessLog access_log) {
   common::Logger& log = common::service_log();
   // httplib refuses an oversized body on its own, before any handler runs;
   // that 413 is counted and answered like ours.
@@ -21,6 +22,10 @@ void install_routes(httplib::Server& server, ReportIntake& intake, Metrics& metr
                              res.set_content(intake.refuse_too_large().json, "application/json");
                              return true;
                            });
+  if (readiness != nullptr) common::serve_readiness(server, *readiness);
+  common::install_access_log(server, log, access_log, [](const httplib::Request& req) {
+    return req.method == "POST" && req.path == "/v1/reports";
+  });
 
   server.Post("/v1/reports", [&intake](const httplib::Request& req, httplib::Response& res) {
     const IntakeReply reply = intake.handle(req.body);

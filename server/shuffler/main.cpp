@@ -14,6 +14,7 @@
 #include "common/http_server.hpp"
 #include "common/json_log.hpp"
 #include "common/keyfiles.hpp"
+#include "common/readiness.hpp"
 #include "common/secret_keys.hpp"
 #include "common/service_main.hpp"
 #include "common/shutdown.hpp"
@@ -70,8 +71,15 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   sh::ReportIntake intake(std::move(keys.keys), *spool, metrics, opt.max_body,
                           [&batcher](std::size_t n) { batcher.notify_stored(n); });
 
+  p2b::common::Readiness readiness;
+  readiness.add("keys", [fps = nlohmann::json(keys.fingerprints).dump()] {
+    return p2b::common::check_ok("box " + fps);
+  });
   p2b::common::BoundedServer server(opt.http, metrics.http);
-  sh::install_routes(server, intake, metrics, *spool, opt.max_body);
+  sh::install_routes(server, intake, metrics, *spool, opt.max_body, &readiness, opt.access_log);
+  if (opt.access_log == p2b::common::AccessLog::all) {
+    log.warn("access_log_all", {{"note", "every report post is logged with its time"}});
+  }
   const int port = p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log);
   if (port < 0) return kExitFailure;
   log.info("started",
