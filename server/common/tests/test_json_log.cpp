@@ -2,7 +2,12 @@
 // strings escaped, secret-named fields redacted, levels filtered.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -14,6 +19,7 @@ namespace {
 
 using p2b::common::Logger;
 using p2b::common::LogLevel;
+namespace fs = std::filesystem;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -107,6 +113,53 @@ TEST(CommonJsonLog, LevelNames) {
   }
   EXPECT_FALSE(p2b::common::parse_log_level("warning", &l));
   EXPECT_FALSE(p2b::common::parse_log_level("", &l));
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// logrotate's move-then-HUP: after reopen() the lines go to a new file at
+// the old path, and the moved file keeps what came before.
+TEST(CommonJsonLog, ALogFileIsReopenedAfterItWasMoved) {
+  const fs::path dir = fs::temp_directory_path() / ("p2b-log-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ostringstream sink;
+  Logger log(&sink);
+  std::string error;
+  EXPECT_EQ(log.reopen(&error), Logger::Reopen::no_file);
+  ASSERT_TRUE(log.open_file((dir / "svc.log").string(), &error)) << error;
+  EXPECT_EQ(log.file_path(), (dir / "svc.log").string());
+  log.info("before");
+  fs::rename(dir / "svc.log", dir / "svc.log.1");
+  log.info("moved");  // still the open file, now named svc.log.1
+  ASSERT_EQ(log.reopen(&error), Logger::Reopen::reopened) << error;
+  log.info("after");
+  const std::string old_text = read_all(dir / "svc.log.1");
+  const std::string new_text = read_all(dir / "svc.log");
+  EXPECT_NE(old_text.find("\"before\""), std::string::npos);
+  EXPECT_NE(old_text.find("\"moved\""), std::string::npos);
+  EXPECT_EQ(old_text.find("\"after\""), std::string::npos);
+  EXPECT_EQ(lines_of(new_text).size(), 1u) << new_text;
+  EXPECT_NE(new_text.find("\"after\""), std::string::npos);
+  EXPECT_TRUE(sink.str().empty()) << "nothing went to the stream once a file was open";
+  // A directory that went away: the old file stays in use.
+  fs::remove_all(dir);
+  EXPECT_EQ(log.reopen(&error), Logger::Reopen::failed);
+  EXPECT_NE(error.find("svc.log"), std::string::npos) << error;
+}
+
+TEST(CommonJsonLog, AnUnopenableLogFileLeavesTheStream) {
+  std::ostringstream sink;
+  Logger log(&sink);
+  std::string error;
+  EXPECT_FALSE(log.open_file("/nonexistent-dir/p2b/svc.log", &error));
+  EXPECT_NE(error.find("/nonexistent-dir/p2b/svc.log"), std::string::npos) << error;
+  EXPECT_EQ(log.file_path(), "");
+  log.info("still_here");
+  EXPECT_NE(sink.str().find("still_here"), std::string::npos);
 }
 
 }  // namespace

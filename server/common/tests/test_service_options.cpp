@@ -79,14 +79,17 @@ TEST(CommonServiceOptions, HttpLimits) {
   EXPECT_EQ(p.options.http.idle_seconds, 5.0);
   EXPECT_EQ(p.options.http.max_headers, 64U);
   EXPECT_EQ(p.options.http.max_head_bytes, 16384U);
+  EXPECT_EQ(p.options.http.drain_seconds, 5.0);
   p = parse({"--keys", "k", "--store", "s", "--max-connections", "300", "--request-timeout", "2.5",
-             "--idle-timeout", "0.5", "--max-headers", "10", "--max-header-bytes", "4096"});
+             "--idle-timeout", "0.5", "--max-headers", "10", "--max-header-bytes", "4096",
+             "--drain-timeout", "0"});
   ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
   EXPECT_EQ(p.options.http.max_connections, 300U);
   EXPECT_EQ(p.options.http.request_seconds, 2.5);
   EXPECT_EQ(p.options.http.idle_seconds, 0.5);
   EXPECT_EQ(p.options.http.max_headers, 10U);
   EXPECT_EQ(p.options.http.max_head_bytes, 4096U);
+  EXPECT_EQ(p.options.http.drain_seconds, 0.0);
   const std::string path = write_file("p2b-http.conf",
                                       "keys = k\nstore = s\nmax_connections = 7\n"
                                       "idle_timeout = 9\n");
@@ -103,13 +106,42 @@ TEST(CommonServiceOptions, HttpLimits) {
                                              {"--idle-timeout", "3601"},
                                              {"--max-headers", "0"},
                                              {"--max-header-bytes", "1023"},
-                                             {"--max-header-bytes", "1048577"}}) {
+                                             {"--max-header-bytes", "1048577"},
+                                             {"--drain-timeout", "-1"},
+                                             {"--drain-timeout", "3601"}}) {
     std::vector<std::string> args = {"--keys", "k", "--store", "s"};
     args.insert(args.end(), bad.begin(), bad.end());
     p = parse(args);
     EXPECT_EQ(p.outcome, ParseOutcome::usage_error) << bad[0] << " " << bad[1];
     EXPECT_NE(p.message.find(bad[0].substr(2)), std::string::npos) << p.message;
   }
+}
+
+TEST(CommonServiceOptions, LogFileAndAccessLog) {
+  Parsed p = parse({"--keys", "k", "--store", "s"});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.log_file, "") << "stderr by default";
+  EXPECT_EQ(p.options.access_log, p2b::common::AccessLog::standard);
+  const std::vector<std::pair<std::string, p2b::common::AccessLog>> modes = {
+      {"all", p2b::common::AccessLog::all},
+      {"default", p2b::common::AccessLog::standard},
+      {"off", p2b::common::AccessLog::off}};
+  for (const auto& [name, mode] : modes) {
+    p = parse({"--keys", "k", "--store", "s", "--access-log", name, "--log-file", "/var/log/x"});
+    ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+    EXPECT_EQ(p.options.access_log, mode) << name;
+    EXPECT_EQ(p.options.log_file, "/var/log/x");
+  }
+  const std::string path =
+      write_file("p2b-log.conf", "keys = k\nstore = s\naccess_log = off\nlog-file = \"a.log\"\n");
+  p = parse({"--config", path});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.access_log, p2b::common::AccessLog::off);
+  EXPECT_EQ(p.options.log_file, "a.log");
+  std::remove(path.c_str());
+  p = parse({"--keys", "k", "--store", "s", "--access-log", "some"});
+  EXPECT_EQ(p.outcome, ParseOutcome::usage_error);
+  EXPECT_NE(p.message.find("access-log"), std::string::npos) << p.message;
 }
 
 TEST(CommonServiceOptions, ConfigFileRepeatsUnderscoresAndOverrides) {

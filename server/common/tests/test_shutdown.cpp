@@ -1,6 +1,7 @@
 // The shared shutdown loop: a stop signal gives a clean stop and exit 0; a
 // server that ends by itself, or a second signal during the drain, gives
-// exit 3 so a supervisor restarts the service.
+// exit 3 so a supervisor restarts the service; SIGHUP never stops it; the
+// connections still open after the drain are cut.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -103,6 +104,49 @@ TEST_F(CommonShutdown, ASecondSignalDuringTheDrainForcesTheExit) {
   EXPECT_EQ(outcome, StopOutcome::forced);
   EXPECT_EQ(p2b::common::finish_stop(outcome, log), p2b::common::kExitUnclean);
   EXPECT_NE(sink.str().find("stop_forced"), std::string::npos) << sink.str();
+}
+
+TEST_F(CommonShutdown, SighupNeverStops) {
+  FakeServer server;
+  std::ostringstream sink;
+  p2b::common::Logger log(&sink);
+  signal_later(SIGHUP, 50);
+  signal_later(SIGHUP, 150);
+  signal_later(SIGTERM, 400);
+  const StopOutcome outcome = p2b::common::serve_until_stopped(server.serving(), log);
+  EXPECT_EQ(outcome, StopOutcome::clean);
+  const std::string text = sink.str();
+  const auto first = text.find("\"event\":\"sighup_ignored\"");
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_NE(text.find("\"event\":\"sighup_ignored\"", first + 1), std::string::npos) << text;
+  EXPECT_LT(first, text.find("\"event\":\"stopping\"")) << text;
+}
+
+// A drain that would never end by itself (a client holding its connection):
+// once the drain bound has passed, cut() shuts the connections down.
+TEST_F(CommonShutdown, ConnectionsStillOpenAfterTheDrainAreCut) {
+  FakeServer server;
+  server.stops_needed = 1 << 30;
+  std::ostringstream sink;
+  p2b::common::Logger log(&sink);
+  p2b::common::Serving serving = server.serving();
+  std::atomic<int> cuts{0};
+  serving.drain = std::chrono::milliseconds(300);
+  serving.cut = [&] {
+    ++cuts;
+    server.released = true;  // the cut connection's thread ends, so listen() returns
+    return std::size_t{2};
+  };
+  signal_later(SIGTERM, 50);
+  const auto start = std::chrono::steady_clock::now();
+  const StopOutcome outcome = p2b::common::serve_until_stopped(serving, log);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(outcome, StopOutcome::clean);
+  EXPECT_GE(cuts.load(), 1);
+  EXPECT_GE(took, std::chrono::milliseconds(350)) << "cut before the drain was over";
+  EXPECT_LT(took, std::chrono::seconds(5));
+  EXPECT_NE(sink.str().find("\"event\":\"drain_cut\",\"connections\":2"), std::string::npos)
+      << sink.str();
 }
 
 }  // namespace
