@@ -633,13 +633,15 @@ TEST(Services, BothReadTheSameConfigKeysAndAnswerErrorsAlike) {
   EXPECT_EQ(text.find("\"event\":\"started\""), std::string::npos) << text;
 }
 
-// A client that sent half a request holds a worker, so the graceful drain
-// takes the server's read timeout; a second SIGTERM cuts it short with exit
-// 3, which a supervisor treats as a failure.
+// A client that sent half a request holds its connection for the drain
+// (--drain-timeout 30 here, so the drain outlasts the test's 300 ms); a
+// second SIGTERM cuts it short with exit 3, which a supervisor treats as a
+// failure.
 TEST(Services, ASecondSignalDuringTheDrainExitsUnclean) {
   Deployment d("forced");
-  for (const auto& [binary, args] : {std::pair{P2B_SHUFFLER_BIN, shuffler_args(d)},
-                                     std::pair{P2B_ANALYZER_BIN, analyzer_args(d)}}) {
+  for (auto [binary, args] : {std::pair{P2B_SHUFFLER_BIN, shuffler_args(d)},
+                              std::pair{P2B_ANALYZER_BIN, analyzer_args(d)}}) {
+    args.insert(args.end(), {"--drain-timeout", "30"});
     Child service(binary, args, d.dir() / "forced.log");
     const std::string line = service.first_line();
     const std::string prefix = "listening on 127.0.0.1:";

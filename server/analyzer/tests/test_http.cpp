@@ -144,7 +144,7 @@ TEST(AnalyzerHttp, HealthMetricsAndUnknownPaths) {
   auto res = s.client().Get("/healthz");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
-  EXPECT_EQ(res->body, "ok");
+  EXPECT_EQ(res->body, "alive");
   res = s.client().Get("/metrics");
   ASSERT_TRUE(res);
   for (const char* name :

@@ -124,7 +124,9 @@ TEST(AnalyzerStore, AFailedCommitChangesNothingAndTheRetryAppliesOnce) {
   const p2b::server::Batch b2 =
       analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2));
   flaky.fail_next = true;
+  EXPECT_TRUE(analyzer.last_publish_ok());
   EXPECT_THROW(analyzer_test::apply(analyzer, b2), an::StoreError);
+  EXPECT_FALSE(analyzer.last_publish_ok()) << "/readyz reports the publisher failing";
   EXPECT_EQ(analyzer.statistics(an::ModelKind::private_reports), before);
   EXPECT_EQ(analyzer.model(an::ModelKind::private_reports)->bundle, bundle);
   EXPECT_FALSE(sqlite.find_batch(b2.id).has_value());
@@ -135,6 +137,7 @@ TEST(AnalyzerStore, AFailedCommitChangesNothingAndTheRetryAppliesOnce) {
   const an::BatchOutcome retry = analyzer_test::apply(analyzer, b2);
   EXPECT_EQ(retry.result, an::BatchResult::applied);
   EXPECT_EQ(retry.version, 2u);
+  EXPECT_TRUE(analyzer.last_publish_ok());
   EXPECT_EQ(analyzer_test::apply(analyzer, b2).result, an::BatchResult::duplicate);
   EXPECT_EQ(analyzer.statistics(an::ModelKind::private_reports).total_count(), 40u);
 }

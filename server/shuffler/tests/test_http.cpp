@@ -83,7 +83,7 @@ TEST_F(ShufflerHttp, RefusesBadBodiesAndStaysUp) {
   const auto health = client.Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
-  EXPECT_EQ(health->body, "ok");
+  EXPECT_EQ(health->body, "alive");
 
   const auto ok = post(body_of({ours.seal(5), ours.seal(5)}));
   ASSERT_TRUE(ok);
