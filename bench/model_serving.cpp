@@ -2,10 +2,12 @@
 // batches to an in-process analyzer (SQLite store, HTTP routes on loopback
 // as p2b-analyzer serves them, log to a file) and prints the p50, p99 and
 // max of Analyzer::receive_batch, first alone, then while `downloaders`
-// threads fetch GET /v1/model in a loop over keep-alive connections.
-// docs/benchmarks.md has the figures.
+// threads fetch GET /v1/model in a loop over keep-alive connections, at
+// `rate` downloads a second in all (0: as fast as they can). A fixed rate
+// gives the same CPU load to the builds compared, so what differs is the
+// waiting. docs/benchmarks.md has the figures.
 //
-//   model_serving [downloaders=8] [batches=200] [records=200]
+//   model_serving [downloaders=8] [batches=200] [records=200] [rate=0]
 #include <httplib.h>
 
 #include <algorithm>
@@ -67,6 +69,7 @@ int main(int argc, char** argv) {
   const int downloaders = argc > 1 ? std::stoi(argv[1]) : 8;
   const std::size_t batches = argc > 2 ? std::stoul(argv[2]) : 200;
   const int records = argc > 3 ? std::stoi(argv[3]) : 200;
+  const double rate = argc > 4 ? std::stod(argv[4]) : 0;
 
   const analyzer_test::Deployment dep(kDim, kCodes);
   const analyzer_test::TempDir tmp;
@@ -88,7 +91,6 @@ int main(int argc, char** argv) {
 
   p2b::common::HttpCounters counters;
   p2b::common::HttpLimits limits;
-  limits.max_connections = static_cast<std::size_t>(downloaders) + 8;
   p2b::common::BoundedServer server(limits, counters);
   an::install_routes(&server, &analyzer, &metrics, &log);
   const int port = server.bind("127.0.0.1", 0);
@@ -100,25 +102,38 @@ int main(int argc, char** argv) {
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> downloads{0}, bytes{0}, failures{0};
   std::vector<std::thread> clients;
+  std::vector<std::vector<double>> download_ms(static_cast<std::size_t>(downloaders));
+  std::atomic<bool> measuring{false};
+  const auto period = std::chrono::duration<double>(rate > 0 ? downloaders / rate : 0);
   for (int i = 0; i < downloaders; ++i) {
-    clients.emplace_back([&] {
+    clients.emplace_back([&, i] {
       httplib::Client cli("127.0.0.1", port);
       cli.set_keep_alive(true);
+      auto next = Clock::now();
       while (!stop) {
+        const auto sent = Clock::now();
         const auto res = cli.Get("/v1/model");
+        if (measuring) {
+          download_ms[static_cast<std::size_t>(i)].push_back(
+              std::chrono::duration<double, std::milli>(Clock::now() - sent).count());
+        }
         if (res && res->status == 200) {
           downloads.fetch_add(1);
           bytes.fetch_add(res->body.size());
         } else {
           failures.fetch_add(1);
         }
+        next += std::chrono::duration_cast<Clock::duration>(period);
+        if (rate > 0) std::this_thread::sleep_until(next);
       }
     });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const uint64_t before = downloads.load();
   const auto start = Clock::now();
+  measuring = true;
   const Figures loaded = figures(apply_all(analyzer, signed_batches, batches, batches));
+  measuring = false;
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const uint64_t during = downloads.load() - before;
   stop = true;
@@ -133,6 +148,11 @@ int main(int argc, char** argv) {
                   1024.0);
   print("batch application, alone", alone);
   print("with downloads", loaded);
+  std::vector<double> all_downloads;
+  for (const std::vector<double>& d : download_ms) {
+    all_downloads.insert(all_downloads.end(), d.begin(), d.end());
+  }
+  if (!all_downloads.empty()) print("download, during batches", figures(all_downloads));
   std::printf("%-28s %d threads, %.0f downloads/s, %llu failed\n", "downloads", downloaders,
               static_cast<double>(during) / seconds,
               static_cast<unsigned long long>(failures.load()));
