@@ -342,9 +342,8 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
   if (out.quarantined > 0) {
     // Not lost, but not applied either: an operator should know at once
     // (a missing key, another --actions or codebook, or garbage).
-    std::vector<LogField> why{{"batch", id},
-                              {"quarantined", out.quarantined},
-                              {"quarantine", quarantine_size_}};
+    std::vector<LogField> why{
+        {"batch", id}, {"quarantined", out.quarantined}, {"quarantine", quarantine_size_}};
     for (int i = 0; i < kRejectReasons; ++i) {
       const auto r = static_cast<RejectReason>(i);
       if (is_quarantined(r) && out.by_reason[i] > 0) {
@@ -401,9 +400,9 @@ uint64_t Analyzer::release_batch(const server::BatchId& id, Released* total) {
   // applied meanwhile are refused, and so is every crowd below l among the
   // records that open now (conservative: its other reports were judged
   // with the original batch, and are not counted twice).
-  const OpenedBatch screened =
-      screen_records(now_valid, [this](const server::InnerDigest& d) { return store_->inner_seen(d); },
-                     common::ThresholdPolicy{settings_.threshold, settings_.threshold_noise});
+  const OpenedBatch screened = screen_records(
+      now_valid, [this](const server::InnerDigest& d) { return store_->inner_seen(d); },
+      common::ThresholdPolicy{settings_.threshold, settings_.threshold_noise});
   Statistics next = private_.stats;
   Commit commit;
   add_reports(screened.valid, &next, &commit.touched_arms);
@@ -420,12 +419,13 @@ uint64_t Analyzer::release_batch(const server::BatchId& id, Released* total) {
   metrics_->records_released(ReleaseOutcome::replayed, replayed);
   metrics_->records_released(ReleaseOutcome::below_threshold, below);
   metrics_->set_model_version(version);
-  log_->info("quarantine_batch_released", {{"batch", id_hex},
-                                           {"applied", static_cast<uint64_t>(screened.valid.size())},
-                                           {"replayed", replayed},
-                                           {"below_threshold", below},
-                                           {"stay", stay},
-                                           {"version", version}});
+  log_->info("quarantine_batch_released",
+             {{"batch", id_hex},
+              {"applied", static_cast<uint64_t>(screened.valid.size())},
+              {"replayed", replayed},
+              {"below_threshold", below},
+              {"stay", stay},
+              {"version", version}});
   return stay;
 }
 

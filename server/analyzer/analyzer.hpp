@@ -73,11 +73,11 @@ class CentralDpExhausted : public std::runtime_error {
 
 enum class BatchResult {
   applied,
-  duplicate,       // this id with this digest was applied before: acked again
-  conflict,        // this id was applied with another digest: nothing changes
-  malformed,       // refused before any state was read
-  unknown_signer,  // likewise
-  bad_signature,   // likewise
+  duplicate,        // this id with this digest was applied before: acked again
+  conflict,         // this id was applied with another digest: nothing changes
+  malformed,        // refused before any state was read
+  unknown_signer,   // likewise
+  bad_signature,    // likewise
   quarantine_full,  // its bad records would overfill the quarantine: nothing changes
 };
 

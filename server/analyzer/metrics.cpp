@@ -88,8 +88,7 @@ std::string Metrics::prometheus_text() const {
     refused.emplace_back(batch_refusal_name(static_cast<BatchRefusal>(i)), refused_[i]);
   }
   out.labelled_counter("p2b_analyzer_batches_refused_total",
-                       "Batches refused whole, by reason: nothing was changed.", "reason",
-                       refused);
+                       "Batches refused whole, by reason: nothing was changed.", "reason", refused);
   out.counter("p2b_analyzer_records_applied_total", "Reports that updated the statistics.",
               records_applied_);
   std::vector<std::pair<std::string, uint64_t>> by_reason;

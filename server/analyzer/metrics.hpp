@@ -39,7 +39,13 @@ using RejectCounts = std::array<uint64_t, kRejectReasons>;
 // Why a whole POST /v1/batches was refused before anything was written
 // (for conflict, after comparing with the stored digest; for
 // quarantine_full, after opening its records).
-enum class BatchRefusal : int { malformed, unknown_signer, bad_signature, conflict, quarantine_full };
+enum class BatchRefusal : int {
+  malformed,
+  unknown_signer,
+  bad_signature,
+  conflict,
+  quarantine_full
+};
 constexpr int kBatchRefusals = 5;
 
 // What became of quarantined records retried at start.

@@ -54,7 +54,7 @@ class StoreError : public std::runtime_error {
 // duplicate (and gets the same ack again), one with another digest a conflict.
 struct AppliedBatch {
   server::BatchDigest digest{};
-  uint64_t version = 0;  // the model version its application produced
+  uint64_t version = 0;     // the model version its application produced
   server::BatchAck counts;  // records, applied, quarantined, refused (id and digest unset)
 };
 
@@ -82,9 +82,9 @@ struct Commit {
   std::vector<server::InnerDigest> inner_digests;
   uint64_t records_applied = 0;
   uint64_t records_rejected = 0;
-  server::BatchAck counts;  // with batch_id: what its ack says
-  std::vector<QuarantinedRecord> quarantine;     // to keep
-  std::vector<server::InnerDigest> released;     // to take out of the quarantine
+  server::BatchAck counts;                    // with batch_id: what its ack says
+  std::vector<QuarantinedRecord> quarantine;  // to keep
+  std::vector<server::InnerDigest> released;  // to take out of the quarantine
   const Statistics* stats = nullptr;
   std::vector<uint32_t> touched_arms;  // only these arms' rows are rewritten
   const SignedModel* model = nullptr;

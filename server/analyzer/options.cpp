@@ -73,9 +73,9 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "Gaussian noise (sigma) on the valid crowd counts, as the shuffler's (0: off)");
 
   std::string max_quarantine;
-  CLI::Option* quarantine_opt = line.add_value(
-      "--max-quarantine", &max_quarantine,
-      "records kept for a later start (unknown key, other shape); default 1000000");
+  CLI::Option* quarantine_opt =
+      line.add_value("--max-quarantine", &max_quarantine,
+                     "records kept for a later start (unknown key, other shape); default 1000000");
   std::string dp_epsilon, dp_delta, dp_horizon;
   CLI::Option* dp_epsilon_opt = line.add_value(
       "--central-epsilon", &dp_epsilon,

@@ -12,8 +12,8 @@ namespace p2b::shuffler {
 
 struct AckVerdict {
   bool matches = false;
-  std::string error;      // when !matches: why, for the log
-  server::BatchAck ack;   // when matches: its counts, for the log
+  std::string error;     // when !matches: why, for the log
+  server::BatchAck ack;  // when matches: its counts, for the log
 };
 
 // `answer` is the body of a 200 (JSON with "ack": hex of wire/batch_ack.hpp).

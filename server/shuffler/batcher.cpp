@@ -107,13 +107,13 @@ bool Batcher::deliver_pending() {
     const std::size_t deleted = spool_.acknowledge(batch->id);
     metrics_.forwarded.fetch_add(deleted);
     metrics_.batches.fetch_add(1);
-    common::service_log().info("batch_forwarded",
-                               {{"batch_id", id_hex},
-                                {"records", deleted},
-                                {"applied", uint64_t{verdict.ack.applied}},
-                                {"quarantined", uint64_t{verdict.ack.quarantined}},
-                                {"refused", verdict.ack.accounted() - verdict.ack.applied -
-                                                verdict.ack.quarantined}});
+    common::service_log().info(
+        "batch_forwarded",
+        {{"batch_id", id_hex},
+         {"records", deleted},
+         {"applied", uint64_t{verdict.ack.applied}},
+         {"quarantined", uint64_t{verdict.ack.quarantined}},
+         {"refused", verdict.ack.accounted() - verdict.ack.applied - verdict.ack.quarantined}});
   }
   return true;
 }

@@ -47,8 +47,9 @@ struct RotatedKey {
     crypto_generichash(afp, 16, pk, 32, nullptr, 0);
     const p2b::SealingKeys keys{k.shuffler_pk, sfp, pk, afp};
     Envelope e{};
-    EXPECT_EQ(p2b::seal_envelope(p2b_test::sodium_port(), keys, {code, action, reward, 0}, e.data()),
-              p2b::Status::ok);
+    EXPECT_EQ(
+        p2b::seal_envelope(p2b_test::sodium_port(), keys, {code, action, reward, 0}, e.data()),
+        p2b::Status::ok);
     return e;
   }
 };
@@ -80,9 +81,8 @@ std::string file_text(const fs::path& p) {
 // A port for the analyzer that the shuffler can be pointed at before the
 // analyzer runs: a stand-in answering 503 holds it until then.
 struct Placeholder {
-  StandInAnalyzer stand_in{[](const httplib::Request&, httplib::Response& res) {
-    res.status = 503;
-  }};
+  StandInAnalyzer stand_in{
+      [](const httplib::Request&, httplib::Response& res) { res.status = 503; }};
 };
 
 void post_all(Ledger* ledger, int port, const std::vector<Envelope>& all,
@@ -93,7 +93,8 @@ void post_all(Ledger* ledger, int port, const std::vector<Envelope>& all,
 }
 
 bool drained(Deployment& d) {
-  return eventually(60, [&] { return metric(d.shuffler().port(), "p2b_shuffler_spool_depth") == 0.0; });
+  return eventually(60,
+                    [&] { return metric(d.shuffler().port(), "p2b_shuffler_spool_depth") == 0.0; });
 }
 
 void expect_nothing_lost(const Ledger& ledger, const Deployment& d, std::size_t applied,

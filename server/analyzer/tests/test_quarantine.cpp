@@ -34,8 +34,8 @@ struct Started {
   an::Logger log{&log_text};
   an::Metrics metrics;
   std::unique_ptr<an::Analyzer> analyzer;
-  Started(const Deployment& dep, an::SqliteModelStore* store, an::KeyRing keys, uint32_t actions = 4,
-      uint64_t max_quarantine = 1000) {
+  Started(const Deployment& dep, an::SqliteModelStore* store, an::KeyRing keys,
+          uint32_t actions = 4, uint64_t max_quarantine = 1000) {
     an::AnalyzerSettings s = analyzer_test::settings(actions);
     s.max_quarantine = max_quarantine;
     analyzer = std::make_unique<an::Analyzer>(std::move(s), dep.codebook, std::move(keys), store,
@@ -135,9 +135,9 @@ TEST(AnalyzerQuarantine, ABatchThatWouldOverfillItIsRefusedWholeWithNothingAppli
   batch.records.pop_back();
   EXPECT_EQ(analyzer_test::apply(*run.analyzer, batch).quarantined, 2u);
   // And a clean batch is never held up by a full quarantine.
-  EXPECT_EQ(analyzer_test::apply(*run.analyzer, analyzer_test::make_batch(dep, {{3, 0, 1.0F}}))
-                .applied,
-            1u);
+  EXPECT_EQ(
+      analyzer_test::apply(*run.analyzer, analyzer_test::make_batch(dep, {{3, 0, 1.0F}})).applied,
+      1u);
 }
 
 TEST(AnalyzerQuarantine, AStartWithTheMissingKeyAppliesTheQuarantineOnce) {
@@ -168,8 +168,8 @@ TEST(AnalyzerQuarantine, AStartWithTheMissingKeyAppliesTheQuarantineOnce) {
   }
   {
     an::SqliteModelStore store(tmp.file("s.db"));
-    Started run(dep, &store, an::KeyRing::from_keys({dep.analyzer, rotated},
-                                                p2b_test::test_keys().sign_sk));
+    Started run(dep, &store,
+                an::KeyRing::from_keys({dep.analyzer, rotated}, p2b_test::test_keys().sign_sk));
     EXPECT_EQ(store.quarantine_size(), 0u);
     const an::Statistics stats = run.analyzer->statistics(an::ModelKind::private_reports);
     EXPECT_EQ(stats.total_count(), 4u);
@@ -183,15 +183,15 @@ TEST(AnalyzerQuarantine, AStartWithTheMissingKeyAppliesTheQuarantineOnce) {
     EXPECT_EQ(dup.result, an::BatchResult::duplicate);
     sv::Batch replay = batch;
     randombytes_buf(replay.id.data(), replay.id.size());
-    EXPECT_EQ(analyzer_test::apply(*run.analyzer, replay).by_reason[static_cast<int>(
-                  an::RejectReason::replayed)],
+    EXPECT_EQ(analyzer_test::apply(*run.analyzer, replay)
+                  .by_reason[static_cast<int>(an::RejectReason::replayed)],
               4u);
   }
   {
     // A later start finds nothing to release and applies nothing twice.
     an::SqliteModelStore store(tmp.file("s.db"));
-    Started run(dep, &store, an::KeyRing::from_keys({dep.analyzer, rotated},
-                                                p2b_test::test_keys().sign_sk));
+    Started run(dep, &store,
+                an::KeyRing::from_keys({dep.analyzer, rotated}, p2b_test::test_keys().sign_sk));
     EXPECT_EQ(run.analyzer->statistics(an::ModelKind::private_reports).total_count(), 4u);
   }
 }
@@ -210,17 +210,18 @@ TEST(AnalyzerQuarantine, OnReleaseACrowdBelowTheThresholdStaysRefused) {
                           an::KeyRing::from_keys({rotated}, p2b_test::test_keys().sign_sk), &store,
                           &metrics, &log);
     // Crowd 1 has two reports sealed to the old key, crowd 2 one.
-    const sv::Batch batch = analyzer_test::make_batch(dep, {{1, 0, 1.0F}, {1, 1, 1.0F}, {2, 0, 1.0F}});
+    const sv::Batch batch =
+        analyzer_test::make_batch(dep, {{1, 0, 1.0F}, {1, 1, 1.0F}, {2, 0, 1.0F}});
     EXPECT_EQ(analyzer_test::apply(analyzer, batch).quarantined, 3u);
   }
   an::SqliteModelStore store(tmp.file("s.db"));
   std::ostringstream text;
   an::Logger log(&text);
   an::Metrics metrics;
-  an::Analyzer analyzer(analyzer_test::settings(4, 2), dep.codebook,
-                        an::KeyRing::from_keys({dep.analyzer, rotated},
-                                               p2b_test::test_keys().sign_sk),
-                        &store, &metrics, &log);
+  an::Analyzer analyzer(
+      analyzer_test::settings(4, 2), dep.codebook,
+      an::KeyRing::from_keys({dep.analyzer, rotated}, p2b_test::test_keys().sign_sk), &store,
+      &metrics, &log);
   EXPECT_EQ(analyzer.statistics(an::ModelKind::private_reports).total_count(), 2u);
   EXPECT_EQ(store.quarantine_size(), 0u);
   expect_line(metrics.prometheus_text(),

@@ -97,9 +97,9 @@ TEST(ShufflerBatcher, A200WithoutAValidAckOfThatBatchDeletesNothing) {
   Batcher batcher(spool, analyzer, metrics, policy(1), shuffler_test::batch_keys());
   fill(&spool, 1, 4);
   batcher.close_batch();
-  for (const auto mode : {shuffler_test::AckMode::none, shuffler_test::AckMode::forged,
-                          shuffler_test::AckMode::other_digest,
-                          shuffler_test::AckMode::short_count}) {
+  for (const auto mode :
+       {shuffler_test::AckMode::none, shuffler_test::AckMode::forged,
+        shuffler_test::AckMode::other_digest, shuffler_test::AckMode::short_count}) {
     analyzer.acks(mode);
     EXPECT_FALSE(batcher.deliver_pending());
     EXPECT_EQ(spool.depth(), 4U);
