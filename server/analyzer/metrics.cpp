@@ -101,6 +101,7 @@ std::string Metrics::prometheus_text() const {
                        "or refused).",
                        "reason", by_reason);
   std::vector<std::pair<std::string, uint64_t>> quarantined;
+  quarantined.reserve(kRejectReasons);
   for (int i = 0; i < kRejectReasons; ++i) {
     const auto r = static_cast<RejectReason>(i);
     if (is_quarantined(r)) quarantined.emplace_back(reject_reason_name(r), quarantined_[i]);
@@ -112,6 +113,7 @@ std::string Metrics::prometheus_text() const {
             "Reports in quarantine now: retried at the next start.", quarantine_size_);
   const char* outcomes[kReleaseOutcomes] = {"applied", "replayed", "below_threshold"};
   std::vector<std::pair<std::string, uint64_t>> released;
+  released.reserve(kReleaseOutcomes);
   for (int i = 0; i < kReleaseOutcomes; ++i) released.emplace_back(outcomes[i], released_[i]);
   out.labelled_counter("p2b_analyzer_records_released_total",
                        "Quarantined reports taken out at start, by outcome.", "outcome", released);

@@ -28,7 +28,7 @@ using namespace p2b_services;
 // keys-new/ holds it and the unchanged signing pair (only the box pair
 // rotates, so the shuffler's pinned analyzer.sign.pk stays valid).
 struct RotatedKey {
-  uint8_t pk[crypto_box_PUBLICKEYBYTES], sk[crypto_box_SECRETKEYBYTES];
+  uint8_t pk[crypto_box_PUBLICKEYBYTES] = {}, sk[crypto_box_SECRETKEYBYTES] = {};
   fs::path dir;
   explicit RotatedKey(const Deployment& d) : dir(d.dir() / "keys-new") {
     crypto_box_keypair(pk, sk);
