@@ -40,7 +40,8 @@ struct Figures {
 Figures figures(std::vector<double> ms) {
   std::sort(ms.begin(), ms.end());
   const auto at = [&ms](double q) {
-    return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * static_cast<double>(ms.size())))];
+    return ms[std::min(ms.size() - 1,
+                       static_cast<std::size_t>(q * static_cast<double>(ms.size())))];
   };
   return {at(0.50), at(0.99), ms.back()};
 }
@@ -141,11 +142,12 @@ int main(int argc, char** argv) {
   server.stop();
   serving.join();
 
-  std::printf("model_serving: %zu batches of %d records each phase, dim %u, %u actions, "
-              "bundle %.1f KiB\n",
-              batches, records, kDim, kActions,
-              static_cast<double>(bytes.load()) / static_cast<double>(std::max<uint64_t>(1, downloads.load())) /
-                  1024.0);
+  std::printf(
+      "model_serving: %zu batches of %d records each phase, dim %u, %u actions, "
+      "bundle %.1f KiB\n",
+      batches, records, kDim, kActions,
+      static_cast<double>(bytes.load()) /
+          static_cast<double>(std::max<uint64_t>(1, downloads.load())) / 1024.0);
   print("batch application, alone", alone);
   print("with downloads", loaded);
   std::vector<double> all_downloads;

@@ -118,7 +118,8 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
     return p2b::common::check_ok(fps);
   });
   readiness.add("publisher", [&analyzer, &version] {
-    const std::string served = "served version " + std::to_string(version(ModelKind::private_reports));
+    const std::string served =
+        "served version " + std::to_string(version(ModelKind::private_reports));
     return analyzer->last_publish_ok()
                ? p2b::common::check_ok(served)
                : p2b::common::check_failed("the last model signing or commit failed; " + served);

@@ -23,12 +23,11 @@ class BoundedServer;
 // counts its 413s); returns true if it set the body.
 using RefusalHandler = std::function<bool(const httplib::Request&, httplib::Response&)>;
 
-// Serves GET /healthz ("alive": the process answers, nothing more), caps request bodies at `max_body` (a larger
-// Content-Length is refused before the body is read), sets TCP_NODELAY,
-// gives the HTTP layer's own refusals the JSON error body (408 for a
-// request that ran out of time on a BoundedServer), and answers an
-// exception with 500 {"error":"internal"} after logging "request_failed".
-// The connection limits are BoundedServer's (bounded_server.hpp).
+// Serves GET /healthz ("alive": the process answers, nothing more), caps request bodies at
+// `max_body` (a larger Content-Length is refused before the body is read), sets TCP_NODELAY, gives
+// the HTTP layer's own refusals the JSON error body (408 for a request that ran out of time on a
+// BoundedServer), and answers an exception with 500 {"error":"internal"} after logging
+// "request_failed". The connection limits are BoundedServer's (bounded_server.hpp).
 void configure_server(httplib::Server& server, std::size_t max_body, Logger& log,
                       RefusalHandler refusal = {});
 

@@ -26,9 +26,9 @@ ServiceCommandLine::ServiceCommandLine(const std::string& program, const std::st
       cli_.add_value("--log-level", &log_level_, "debug, info (default), warn or error");
   cli_.add_value("--log-file", &log_file_,
                  "write the log to this file instead of stderr; SIGHUP reopens it");
-  access_log_opt_ = cli_.add_value(
-      "--access-log", &access_log_,
-      "request log: all, default (all but model downloads and report posts) or off");
+  access_log_opt_ =
+      cli_.add_value("--access-log", &access_log_,
+                     "request log: all, default (all but model downloads and report posts) or off");
   const HttpLimits d;
   max_connections_opt_ = cli_.add_value("--max-connections", &max_connections_,
                                         "connections served at once; more get 503 (default " +
@@ -41,9 +41,9 @@ ServiceCommandLine::ServiceCommandLine(const std::string& program, const std::st
   max_headers_opt_ =
       cli_.add_value("--max-headers", &max_headers_,
                      "header fields in a request (default " + std::to_string(d.max_headers) + ")");
-  drain_timeout_opt_ = cli_.add_value(
-      "--drain-timeout", &drain_timeout_,
-      "seconds requests in flight may take after a stop signal (default 5)");
+  drain_timeout_opt_ =
+      cli_.add_value("--drain-timeout", &drain_timeout_,
+                     "seconds requests in flight may take after a stop signal (default 5)");
   max_header_bytes_opt_ = cli_.add_value("--max-header-bytes", &max_header_bytes_,
                                          "bytes of a request line and header fields (default " +
                                              std::to_string(d.max_head_bytes) + ")");

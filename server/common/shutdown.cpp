@@ -118,8 +118,8 @@ StopOutcome serve_until_stopped(httplib::Server& server, Logger& log) {
 }
 
 StopOutcome serve_until_stopped(BoundedServer& server, Logger& log) {
-  Serving serving{[&server] { return server.listen_after_bind(); }, [&server] { server.stop(); },
-                  {}};
+  Serving serving{
+      [&server] { return server.listen_after_bind(); }, [&server] { server.stop(); }, {}};
   serving.cut = [&server] { return server.cut_connections(); };
   serving.drain = std::chrono::milliseconds(
       static_cast<long long>(std::ceil(server.limits().drain_seconds * 1000)));

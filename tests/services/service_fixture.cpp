@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sodium.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <fstream>
@@ -144,6 +145,12 @@ StandInAnalyzer::StandInAnalyzer(Answer answer) {
       bodies_.push_back(req.body);
     }
     answer(req, res);
+  });
+  // As the services bind: SO_REUSEADDR, not httplib's SO_REUSEPORT, whose
+  // TIME_WAIT sockets would keep a real analyzer off this port afterwards.
+  server_.set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
   port_ = server_.bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_.listen_after_bind(); });

@@ -96,8 +96,9 @@ TEST(FaultOps, ASecondInstanceOnAPortInUseExitsWithAMessage) {
     argv.insert(argv.end(), second.args.begin(), second.args.end());
     // The last --listen wins; its own store, so only the port is shared.
     for (const std::string& extra :
-         {std::string("--listen"), "127.0.0.1:" + std::to_string(second.port), std::string("--store"),
-          (d.dir() / "second.db").string(), std::string("--log-file"), log.string()}) {
+         {std::string("--listen"), "127.0.0.1:" + std::to_string(second.port),
+          std::string("--store"), (d.dir() / "second.db").string(), std::string("--log-file"),
+          log.string()}) {
       argv.push_back(extra);
     }
     const auto started = Clock::now();
@@ -132,9 +133,8 @@ TEST(FaultOps, SighupReopensTheLogFileAndNeverKills) {
     ASSERT_EQ(kill(d.analyzer().pid(), SIGHUP), 0);
   }
   EXPECT_TRUE(eventually(5, [&] { return has_event(read_text(log), "log_reopened"); }));
-  EXPECT_TRUE(eventually(5, [&] {
-    return has_event(read_text(d.dir() / "analyzer.log"), "sighup_ignored");
-  }));
+  EXPECT_TRUE(eventually(
+      5, [&] { return has_event(read_text(d.dir() / "analyzer.log"), "sighup_ignored"); }));
   EXPECT_TRUE(post_all(ledger, d.shuffler().port(), all, 100, 100));
   const std::string fresh = read_text(log);
   EXPECT_TRUE(has_event(fresh, "http")) << "requests after the HUP are logged in the new file";
@@ -154,9 +154,8 @@ TEST(FaultOps, ATricklingClientCannotHoldUpTheStop) {
   const std::vector<Envelope> all = envelopes(100);
   Ledger ledger;
   EXPECT_TRUE(post_all(ledger, d.shuffler().port(), all, 0, 100));
-  EXPECT_TRUE(eventually(30, [&] {
-    return metric(d.shuffler().port(), "p2b_shuffler_spool_depth") == 0.0;
-  }));
+  EXPECT_TRUE(eventually(
+      30, [&] { return metric(d.shuffler().port(), "p2b_shuffler_spool_depth") == 0.0; }));
 
   for (p2b::proc::ServiceProcess* service : {&d.shuffler(), &d.analyzer()}) {
     const int sock = socket(AF_INET, SOCK_STREAM, 0);

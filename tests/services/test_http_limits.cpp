@@ -215,7 +215,7 @@ class Service {
     cli.set_connection_timeout(std::chrono::duration_cast<std::chrono::milliseconds>(t));
     cli.set_read_timeout(std::chrono::duration_cast<std::chrono::milliseconds>(t));
     const auto res = cli.Get("/healthz");
-    return res && res->status == 200 && res->body == "ok";
+    return res && res->status == 200 && res->body == "alive";
   }
 
   // A request with a real answer: sealed envelopes spooled by the shuffler

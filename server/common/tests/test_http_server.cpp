@@ -138,7 +138,8 @@ TEST_F(CommonHttpServer, HealthzSaysAliveAndReadyzRunsEveryCheck) {
   nlohmann::json body = nlohmann::json::parse(res->body);
   EXPECT_EQ(body["ready"], true);
   ASSERT_EQ(body["checks"].size(), 2u);
-  EXPECT_EQ(body["checks"][0], (nlohmann::json{{"name", "keys"}, {"ok", true}, {"detail", "box [\"ab\"]"}}));
+  EXPECT_EQ(body["checks"][0],
+            (nlohmann::json{{"name", "keys"}, {"ok", true}, {"detail", "box [\"ab\"]"}}));
   EXPECT_EQ(body["checks"][1]["name"], "storage");
   EXPECT_EQ(body["checks"][1]["detail"], "depth 3");
 
@@ -149,9 +150,9 @@ TEST_F(CommonHttpServer, HealthzSaysAliveAndReadyzRunsEveryCheck) {
   body = nlohmann::json::parse(res->body);
   EXPECT_EQ(body["ready"], false);
   EXPECT_EQ(body["checks"][0]["ok"], true);
-  EXPECT_EQ(body["checks"][1], (nlohmann::json{{"name", "storage"},
-                                               {"ok", false},
-                                               {"detail", "the spool cannot be read"}}));
+  EXPECT_EQ(
+      body["checks"][1],
+      (nlohmann::json{{"name", "storage"}, {"ok", false}, {"detail", "the spool cannot be read"}}));
   res = client.Get("/healthz");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200) << "alive, though not ready";
