@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> downloads{0}, bytes{0}, failures{0};
   std::vector<std::thread> clients;
+  clients.reserve(static_cast<std::size_t>(downloaders));
   std::vector<std::vector<double>> download_ms(static_cast<std::size_t>(downloaders));
   std::atomic<bool> measuring{false};
   const auto period = std::chrono::duration<double>(rate > 0 ? downloaders / rate : 0);
