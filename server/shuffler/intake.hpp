@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/secret_keys.hpp"
+#include "shuffler/disk_guard.hpp"
 #include "shuffler/metrics.hpp"
 #include "shuffler/spool.hpp"
 #include "wire/envelope_open.hpp"
@@ -26,9 +27,10 @@ struct IntakeReply {
 class ReportIntake {
  public:
   // `on_stored` is told how many new records were committed (the batcher
-  // counts towards its size trigger with it).
+  // counts towards its size trigger with it). While `disk` (if any) is low,
+  // every request gets 507 before anything is opened.
   ReportIntake(common::BoxKeys keys, Spool& spool, Metrics& metrics, std::size_t max_body,
-               std::function<void(std::size_t)> on_stored = {});
+               std::function<void(std::size_t)> on_stored = {}, DiskGuard* disk = nullptr);
   ReportIntake(const ReportIntake&) = delete;
   ReportIntake& operator=(const ReportIntake&) = delete;
 
@@ -45,6 +47,7 @@ class ReportIntake {
   Metrics& metrics_;
   std::size_t max_body_;
   std::function<void(std::size_t)> on_stored_;
+  DiskGuard* disk_;
 };
 
 }  // namespace p2b::shuffler

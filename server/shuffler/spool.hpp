@@ -84,6 +84,8 @@ class Spool {
   // Records stored, batched or not.
   virtual std::size_t depth() = 0;
   virtual std::size_t unbatched() = 0;
+  // Batches closed and not yet acknowledged.
+  virtual std::size_t unacknowledged_batches() = 0;
 };
 
 }  // namespace p2b::shuffler

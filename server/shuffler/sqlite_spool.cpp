@@ -222,4 +222,8 @@ std::size_t SqliteSpool::unbatched() {
   return count("SELECT COUNT(*) FROM records WHERE batch_id IS NULL");
 }
 
+std::size_t SqliteSpool::unacknowledged_batches() {
+  return count("SELECT COUNT(*) FROM batches");
+}
+
 }  // namespace p2b::shuffler

@@ -27,6 +27,7 @@ class SqliteSpool final : public Spool {
   std::size_t acknowledge(const server::BatchId& id) override;
   std::size_t depth() override;
   std::size_t unbatched() override;
+  std::size_t unacknowledged_batches() override;
 
  private:
   std::size_t count(const char* sql);
