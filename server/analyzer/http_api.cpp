@@ -36,7 +36,33 @@ bool etag_matches(const std::string& header, const std::string& etag) {
   return false;
 }
 
-void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* analyzer) {
+// The record count a batch declares in its header, read before anything
+// else: the limit is enforced without decoding, verifying or decrypting.
+// Zero for a body too short to say (verify_batch then refuses it).
+uint32_t declared_records(const std::string& body) {
+  constexpr std::size_t at = server::kBatchHeaderBytes - 4;
+  if (body.size() < server::kBatchHeaderBytes) return 0;
+  uint32_t n = 0;
+  for (int i = 3; i >= 0; --i) n = n << 8 | static_cast<uint8_t>(body[at + i]);
+  return n;
+}
+
+void refuse_too_large(httplib::Response& res, Metrics* metrics, Logger* log,
+                      const std::string& what, std::size_t max_records) {
+  metrics->batch_refused(BatchRefusal::too_large);
+  log->warn("batch_refused", {{"reason", "too_large"}, {"batch", what}});
+  set_error(res, 413, "batch_too_large",
+            what + "; this analyzer takes at most " + std::to_string(max_records) +
+                " records a batch (--max-batch-records): the shuffler's --batch-size must not "
+                "exceed it");
+}
+
+void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* analyzer,
+                Metrics* metrics, Logger* log, std::size_t max_records) {
+  if (const uint32_t n = declared_records(req.body); n > max_records) {
+    return refuse_too_large(res, metrics, log, "the batch holds " + std::to_string(n) + " records",
+                            max_records);
+  }
   BatchOutcome out;
   try {
     out =
@@ -117,15 +143,31 @@ void post_raw(const httplib::Request& req, httplib::Response& res, Analyzer* ana
 
 }  // namespace
 
+std::size_t batch_request_bytes(std::size_t records) {
+  return server::kBatchHeaderBytes + records * server::kBatchRecordBytes + kSignatureBytes;
+}
+
 std::size_t max_request_bytes() {
   return server::kMaxBatchBytes;
 }
 
 void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,
-                    std::size_t max_body) {
-  common::configure_server(*server, max_body, *log);
-  server->Post("/v1/batches", [analyzer](const httplib::Request& req, httplib::Response& res) {
-    post_batch(req, res, analyzer);
+                    std::size_t max_body, std::size_t max_batch_records) {
+  // A body over --max-body is refused from its Content-Length, unread; to
+  // /v1/batches that is a batch too large, and the shuffler is told so.
+  common::configure_server(
+      *server, max_body, *log,
+      [metrics, log, max_body, max_batch_records](const httplib::Request& req,
+                                                  httplib::Response& res) {
+        if (res.status != 413 || req.path != "/v1/batches") return false;
+        refuse_too_large(res, metrics, log,
+                         "the body is larger than " + std::to_string(max_body) + " bytes",
+                         max_batch_records);
+        return true;
+      });
+  server->Post("/v1/batches", [analyzer, metrics, log, max_batch_records](
+                                  const httplib::Request& req, httplib::Response& res) {
+    post_batch(req, res, analyzer, metrics, log, max_batch_records);
   });
   server->Get("/v1/model", [analyzer](const httplib::Request& req, httplib::Response& res) {
     get_model(req, res, analyzer);

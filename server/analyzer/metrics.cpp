@@ -53,6 +53,8 @@ const char* batch_refusal_name(BatchRefusal r) {
       return "bad_signature";
     case BatchRefusal::conflict:
       return "conflict";
+    case BatchRefusal::too_large:
+      return "too_large";
   }
   return "malformed";
 }

@@ -32,8 +32,8 @@ using RejectCounts = std::array<uint64_t, kRejectReasons>;
 
 // Why a whole POST /v1/batches was refused before anything was read or
 // written (or, for conflict, compared with the stored digest).
-enum class BatchRefusal : int { malformed, unknown_signer, bad_signature, conflict };
-constexpr int kBatchRefusals = 4;
+enum class BatchRefusal : int { malformed, unknown_signer, bad_signature, conflict, too_large };
+constexpr int kBatchRefusals = 5;
 const char* batch_refusal_name(BatchRefusal r);
 
 class Metrics {
