@@ -228,6 +228,7 @@ bool Batcher::deliver_pending() {
     delivery_.succeeded();
     metrics_.delivery_failing = false;
     metrics_.delivery_consecutive_failures = 0;
+    metrics_.oldest_unacknowledged_since_ms = -1;  // the next batch's clock starts when tried
     common::service_log().info("batch_forwarded", {{"batch_id", id_hex}, {"records", deleted}});
   }
   delivery_.succeeded();
