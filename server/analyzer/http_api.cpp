@@ -155,16 +155,16 @@ void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metric
                     std::size_t max_body, std::size_t max_batch_records) {
   // A body over --max-body is refused from its Content-Length, unread; to
   // /v1/batches that is a batch too large, and the shuffler is told so.
-  common::configure_server(
-      *server, max_body, *log,
-      [metrics, log, max_body, max_batch_records](const httplib::Request& req,
-                                                  httplib::Response& res) {
-        if (res.status != 413 || req.path != "/v1/batches") return false;
-        refuse_too_large(res, metrics, log,
-                         "the body is larger than " + std::to_string(max_body) + " bytes",
-                         max_batch_records);
-        return true;
-      });
+  common::configure_server(*server, max_body, *log,
+                           [metrics, log, max_body, max_batch_records](const httplib::Request& req,
+                                                                       httplib::Response& res) {
+                             if (res.status != 413 || req.path != "/v1/batches") return false;
+                             refuse_too_large(
+                                 res, metrics, log,
+                                 "the body is larger than " + std::to_string(max_body) + " bytes",
+                                 max_batch_records);
+                             return true;
+                           });
   server->Post("/v1/batches", [analyzer, metrics, log, max_batch_records](
                                   const httplib::Request& req, httplib::Response& res) {
     post_batch(req, res, analyzer, metrics, log, max_batch_records);

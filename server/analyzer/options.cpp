@@ -142,8 +142,8 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   if (given(max_records_opt)) {
     uint64_t m = 0;
     if (!common::parse_count(max_records, 1, server::kMaxBatchRecords, &m)) {
-      return refuse(bad_value("max-batch-records",
-                              "1.." + std::to_string(server::kMaxBatchRecords), max_records));
+      return refuse(bad_value("max-batch-records", "1.." + std::to_string(server::kMaxBatchRecords),
+                              max_records));
     }
     o.max_batch_records = static_cast<std::size_t>(m);
   }

@@ -156,8 +156,8 @@ ClosedBatch Batcher::close_batch() {
                                                 });
   // Fewer than asked for: the estimate ran ahead of the spool; recount so
   // that it cannot keep asking for closes that find nothing.
-  const int64_t left = closed.taken < policy_.batch_size ? static_cast<int64_t>(spool_.unbatched())
-                                                         : int64_t{-1};
+  const int64_t left =
+      closed.taken < policy_.batch_size ? static_cast<int64_t>(spool_.unbatched()) : int64_t{-1};
   {
     const std::lock_guard<std::mutex> lock(mu_);
     pending_ = left >= 0 ? left : pending_ - static_cast<int64_t>(closed.taken);
@@ -246,8 +246,7 @@ BatcherStatus Batcher::status() const {
   s.unacknowledged_batches = metrics_.unacknowledged_batches;
   const int64_t since = metrics_.oldest_unacknowledged_since_ms;
   if (since >= 0) {
-    s.oldest_unacknowledged_age =
-        std::chrono::seconds((steady_ms(Clock::now()) - since) / 1000);
+    s.oldest_unacknowledged_age = std::chrono::seconds((steady_ms(Clock::now()) - since) / 1000);
   }
   return s;
 }

@@ -46,9 +46,9 @@ std::string Metrics::render(std::size_t spool_depth) const {
   out.counter("p2b_shuffler_received_total", "New envelopes accepted and spooled.",
               received.load());
   std::vector<std::pair<std::string, uint64_t>> by_reason;
-  for (Rejection r : {Rejection::wrong_length, Rejection::too_large, Rejection::unknown_key,
-                      Rejection::decrypt_failed, Rejection::malformed,
-                      Rejection::insufficient_storage}) {
+  for (Rejection r :
+       {Rejection::wrong_length, Rejection::too_large, Rejection::unknown_key,
+        Rejection::decrypt_failed, Rejection::malformed, Rejection::insufficient_storage}) {
     by_reason.emplace_back(rejection_label(r), rejected[static_cast<int>(r)].load());
   }
   out.labelled_counter("p2b_shuffler_rejected_total", "Requests to /v1/reports refused, by reason.",
@@ -87,10 +87,11 @@ std::string Metrics::render(std::size_t spool_depth) const {
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::steady_clock::now().time_since_epoch())
                           .count();
-  out.gauge("p2b_shuffler_oldest_unacknowledged_age_seconds",
-            "Whole seconds since this process first tried to deliver the oldest unacknowledged batch "
-            "(0: none waiting).",
-            since < 0 ? 0 : static_cast<uint64_t>((now - since) / 1000));
+  out.gauge(
+      "p2b_shuffler_oldest_unacknowledged_age_seconds",
+      "Whole seconds since this process first tried to deliver the oldest unacknowledged batch "
+      "(0: none waiting).",
+      since < 0 ? 0 : static_cast<uint64_t>((now - since) / 1000));
   out.gauge("p2b_shuffler_disk_free_bytes",
             "Bytes free to the shuffler on the spool's filesystem, as last checked.",
             disk_free_bytes.load());

@@ -29,9 +29,9 @@ Rejection rejection_for(server::OpenStatus s);
 
 struct Metrics {
   std::atomic<uint64_t> received{0};
-  std::atomic<uint64_t> rejected[kRejections] = {};     // indexed by Rejection
-  std::atomic<uint64_t> duplicates{0};        // the same envelope again
-  std::atomic<uint64_t> inner_duplicates{0};  // a seen inner in a fresh outer layer
+  std::atomic<uint64_t> rejected[kRejections] = {};  // indexed by Rejection
+  std::atomic<uint64_t> duplicates{0};               // the same envelope again
+  std::atomic<uint64_t> inner_duplicates{0};         // a seen inner in a fresh outer layer
   std::atomic<uint64_t> thresholded{0};
   std::atomic<uint64_t> forwarded{0};
   std::atomic<uint64_t> batches{0};

@@ -30,8 +30,8 @@ common::CheckResult delivery_check(const BatcherStatus& s, std::chrono::millisec
 
 common::CheckResult disk_check(DiskGuard& disk) {
   const uint64_t free = disk.free_bytes();
-  std::string detail = std::to_string(free) + " bytes free, --min-free-disk " +
-                       std::to_string(disk.min_free());
+  std::string detail =
+      std::to_string(free) + " bytes free, --min-free-disk " + std::to_string(disk.min_free());
   if (disk.low()) return common::check_failed(detail + ": new reports get 507");
   return common::check_ok(detail);
 }

@@ -71,8 +71,8 @@ std::vector<int64_t> applied_batch_sizes(const fs::path& db) {
     return sizes;
   }
   sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(raw, "SELECT records + rejected FROM applied_batches", -1, &st,
-                         nullptr) == SQLITE_OK) {
+  if (sqlite3_prepare_v2(raw, "SELECT records + rejected FROM applied_batches", -1, &st, nullptr) ==
+      SQLITE_OK) {
     while (sqlite3_step(st) == SQLITE_ROW) sizes.push_back(sqlite3_column_int64(st, 0));
   }
   sqlite3_finalize(st);
@@ -112,8 +112,7 @@ TEST(FaultBounded, ABacklogLeavesInBatchesOfAtMostBatchSize) {
   EXPECT_GE(sizes.size(), 20U);
   EXPECT_LE(*std::max_element(sizes.begin(), sizes.end()), 1000);
   std::printf("[ figure ] a 20,000-record backlog left in %zu batches, the largest %lld records\n",
-              sizes.size(),
-              static_cast<long long>(*std::max_element(sizes.begin(), sizes.end())));
+              sizes.size(), static_cast<long long>(*std::max_element(sizes.begin(), sizes.end())));
   expect_nothing_lost(ledger, d, all.size());
 }
 
@@ -176,8 +175,9 @@ TEST(FaultBounded, SigtermDuringABacklogWithAHungAnalyzerExitsWithinSeconds) {
   hung.stop();
   EXPECT_EQ(status, 0);
   EXPECT_LT(took, 5.0) << "SIGTERM must not wait for the delivery in flight";
-  std::printf("[ figure ] SIGTERM with a delivery in flight and 50 batches waiting: exit in %.2f s\n",
-              took);
+  std::printf(
+      "[ figure ] SIGTERM with a delivery in flight and 50 batches waiting: exit in %.2f s\n",
+      took);
 
   // The next start with the real analyzer delivers everything, once.
   d.start_analyzer();
@@ -238,8 +238,9 @@ TEST(FaultBounded, DISABLED_AnalyzerPeakRssForAMaxSizeBatch) {
   start_shuffler(d, d.analyzer().url(), std::to_string(n));
   ASSERT_TRUE(eventually(300, [&] { return applied_at_least(d, n); }));
   const long peak = rss("VmHWM:");
-  std::printf("[ figure ] analyzer peak RSS: %ld KiB at start, %ld KiB after one %zu-record batch\n",
-              before, peak, n);
+  std::printf(
+      "[ figure ] analyzer peak RSS: %ld KiB at start, %ld KiB after one %zu-record batch\n",
+      before, peak, n);
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
   expect_nothing_lost(ledger, d, n);

@@ -40,8 +40,7 @@ class Served {
   Served& operator=(const Served&) = delete;
   httplib::Result post(const std::vector<uint8_t>& body) const {
     httplib::Client c("127.0.0.1", port_);
-    return c.Post("/v1/batches", std::string(body.begin(), body.end()),
-                  "application/octet-stream");
+    return c.Post("/v1/batches", std::string(body.begin(), body.end()), "application/octet-stream");
   }
 
  private:
@@ -106,9 +105,8 @@ TEST(AnalyzerBatchLimit, ABodyPastMaxBodyIsRefusedAsTooLargeUnread) {
 TEST(AnalyzerBatchLimit, TheOptionSetsTheLimitAndTheBodyBoundFollows) {
   an::Options o;
   std::string message;
-  const char* base[] = {"p2b-analyzer", "--keys",    "k",  "--shuffler-key", "s.pk",
-                        "--codebook",   "c.p2bc",    "--store", "db",        "--actions",
-                        "4"};
+  const char* base[] = {"p2b-analyzer", "--keys",  "k",  "--shuffler-key", "s.pk", "--codebook",
+                        "c.p2bc",       "--store", "db", "--actions",      "4"};
   std::vector<const char*> args(std::begin(base), std::end(base));
   ASSERT_EQ(an::parse_options(static_cast<int>(args.size()), args.data(), &o, &message),
             an::ParseOutcome::ok)

@@ -88,9 +88,7 @@ class FlakySpool final : public p2b::shuffler::Spool {
   std::optional<p2b::server::Batch> oldest_unacknowledged() override {
     return real_.oldest_unacknowledged();
   }
-  std::size_t acknowledge(const p2b::server::BatchId& id) override {
-    return real_.acknowledge(id);
-  }
+  std::size_t acknowledge(const p2b::server::BatchId& id) override { return real_.acknowledge(id); }
   std::size_t depth() override { return real_.depth(); }
   std::size_t unbatched() override { return real_.unbatched(); }
   std::size_t unacknowledged_batches() override { return real_.unacknowledged_batches(); }
@@ -298,8 +296,7 @@ TEST(ShufflerBoundedWork, ALowDiskRefusesReportsWith507AndStoresNothing) {
   // More than any disk has free: always low.
   p2b::shuffler::DiskGuard low(dir.file("spool.db"), uint64_t{1} << 60, metrics);
   const shuffler_test::Deployment dep;
-  p2b::shuffler::ReportIntake intake({dep.shuffler}, spool, metrics, 1 << 20,
-                                     {}, &low);
+  p2b::shuffler::ReportIntake intake({dep.shuffler}, spool, metrics, 1 << 20, {}, &low);
   testing::internal::CaptureStderr();
   for (int i = 0; i < 3; ++i) {
     const auto reply = intake.handle(shuffler_test::body_of({dep.seal(1)}));
@@ -319,8 +316,7 @@ TEST(ShufflerBoundedWork, ALowDiskRefusesReportsWith507AndStoresNothing) {
 
   p2b::shuffler::Metrics ok_metrics;
   p2b::shuffler::DiskGuard off(dir.file("spool.db"), 0, ok_metrics);  // 0: off
-  p2b::shuffler::ReportIntake open({dep.shuffler}, spool, ok_metrics, 1 << 20,
-                                   {}, &off);
+  p2b::shuffler::ReportIntake open({dep.shuffler}, spool, ok_metrics, 1 << 20, {}, &off);
   EXPECT_EQ(open.handle(shuffler_test::body_of({dep.seal(1)})).status, 202);
   EXPECT_TRUE(p2b::shuffler::disk_check(off).ok);
 }
