@@ -215,21 +215,20 @@ bool Batcher::deliver_pending() {
       delivery_failed(failure_reason(status, answer, detail));
       return false;
     }
-    std::size_t deleted = 0;
     try {
-      deleted = spool_.acknowledge(batch->id);
+      const std::size_t deleted = spool_.acknowledge(batch->id);
+      metrics_.forwarded.fetch_add(deleted);
+      metrics_.batches.fetch_add(1);
+      common::service_log().info("batch_forwarded", {{"batch_id", id_hex}, {"records", deleted}});
       note_backlog();
     } catch (const SpoolError& e) {
       delivery_failed(e.what());
       return false;
     }
-    metrics_.forwarded.fetch_add(deleted);
-    metrics_.batches.fetch_add(1);
     delivery_.succeeded();
     metrics_.delivery_failing = false;
     metrics_.delivery_consecutive_failures = 0;
     metrics_.oldest_unacknowledged_since_ms = -1;  // the next batch's clock starts when tried
-    common::service_log().info("batch_forwarded", {{"batch_id", id_hex}, {"records", deleted}});
   }
   delivery_.succeeded();
   metrics_.delivery_failing = false;
