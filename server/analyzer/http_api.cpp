@@ -36,17 +36,6 @@ bool etag_matches(const std::string& header, const std::string& etag) {
   return false;
 }
 
-// The record count a batch declares in its header, read before anything
-// else: the limit is enforced without decoding, verifying or decrypting.
-// Zero for a body too short to say (verify_batch then refuses it).
-uint32_t declared_records(const std::string& body) {
-  constexpr std::size_t at = server::kBatchHeaderBytes - 4;
-  if (body.size() < server::kBatchHeaderBytes) return 0;
-  uint32_t n = 0;
-  for (int i = 3; i >= 0; --i) n = n << 8 | static_cast<uint8_t>(body[at + i]);
-  return n;
-}
-
 void refuse_too_large(httplib::Response& res, Metrics* metrics, Logger* log,
                       const std::string& what, std::size_t max_records) {
   metrics->batch_refused(BatchRefusal::too_large);
@@ -59,7 +48,11 @@ void refuse_too_large(httplib::Response& res, Metrics* metrics, Logger* log,
 
 void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* analyzer,
                 Metrics* metrics, Logger* log, std::size_t max_records) {
-  if (const uint32_t n = declared_records(req.body); n > max_records) {
+  // The header's count alone refuses a batch over the limit: nothing is
+  // decoded, verified or decrypted for it.
+  if (const uint32_t n = server::declared_record_count(
+          reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size());
+      n > max_records) {
     return refuse_too_large(res, metrics, log, "the batch holds " + std::to_string(n) + " records",
                             max_records);
   }
