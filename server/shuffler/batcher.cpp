@@ -32,7 +32,7 @@ std::string failure_reason(int status, const std::string& answer, const std::str
   std::string reason = "HTTP " + std::to_string(status);
   const nlohmann::json body = nlohmann::json::parse(answer, nullptr, false);
   if (body.is_object() && body.contains("error") && body["error"].is_string()) {
-    reason += " " + body["error"].get<std::string>();
+    reason += " " + body["error"].get<std::string>().substr(0, 64);  // a code, not a story
   }
   if (status == 413) {
     // The batch is signed and its crowds were thresholded as a whole: cut
