@@ -149,11 +149,14 @@ int run(int argc, char** argv) {
     total += accepted[static_cast<std::size_t>(c)];
   }
   const long long ingest_writes = p2b::bench::write_bytes(shuffler.pid()) - shuffler_w0;
+  const double commits = scrape(shuffler.port(), "p2b_shuffler_insert_commits_total");
   std::printf("clients %d, %zu envelopes per request, %.1f s\n", clients, per_request, elapsed);
   std::printf("accepted %zu envelopes: %.0f envelopes/s (%.0f requests/s)\n", total,
               static_cast<double>(total) / elapsed, static_cast<double>(all.size()) / elapsed);
   std::printf("request latency: p50 %.2f ms, p99 %.2f ms\n", percentile(all, 0.50),
               percentile(all, 0.99));
+  std::printf("spool transactions: %.0f, %.1f requests each (group commit)\n", commits,
+              static_cast<double>(all.size()) / std::max(commits, 1.0));
   const double per = static_cast<double>(std::max<std::size_t>(total, 1));
   print_writes("shuffler (ingest)", ingest_writes, per);
   if (deliver) {
