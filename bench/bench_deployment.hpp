@@ -3,6 +3,7 @@
 // sealed by the device's own code, and what /proc says about a process.
 #pragma once
 
+#include <httplib.h>
 #include <sodium.h>
 
 #include <array>
@@ -19,6 +20,7 @@
 #include "../ports/posix/sodium_port.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
+#include "proc/metrics.hpp"
 
 namespace p2b::bench {
 
@@ -158,6 +160,14 @@ inline long long file_bytes(const std::string& path) {
   std::error_code ec;
   const auto n = fs::file_size(path, ec);
   return ec ? 0 : static_cast<long long>(n);
+}
+
+// A metric of a running service on loopback; -1 when it cannot be read.
+inline double scrape(int port, const std::string& name) {
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_read_timeout(5, 0);
+  const auto res = cli.Get("/metrics");
+  return res && res->status == 200 ? proc::metric_value(res->body, name) : -1.0;
 }
 
 }  // namespace p2b::bench

@@ -25,7 +25,6 @@
 
 #include "bench_deployment.hpp"
 #include "cli/tool_cli.hpp"
-#include "proc/metrics.hpp"
 #include "proc/service_process.hpp"
 
 namespace fs = std::filesystem;
@@ -37,14 +36,6 @@ double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
-}
-
-// A metric of a running service; -1 when it cannot be read.
-double scrape(int port, const std::string& name) {
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_read_timeout(5, 0);
-  const auto res = cli.Get("/metrics");
-  return res && res->status == 200 ? p2b::proc::metric_value(res->body, name) : -1.0;
 }
 
 void print_writes(const char* who, long long bytes, double per) {
@@ -149,7 +140,7 @@ int run(int argc, char** argv) {
     total += accepted[static_cast<std::size_t>(c)];
   }
   const long long ingest_writes = p2b::bench::write_bytes(shuffler.pid()) - shuffler_w0;
-  const double commits = scrape(shuffler.port(), "p2b_shuffler_insert_commits_total");
+  const double commits = p2b::bench::scrape(shuffler.port(), "p2b_shuffler_insert_commits_total");
   std::printf("clients %d, %zu envelopes per request, %.1f s\n", clients, per_request, elapsed);
   std::printf("accepted %zu envelopes: %.0f envelopes/s (%.0f requests/s)\n", total,
               static_cast<double>(total) / elapsed, static_cast<double>(all.size()) / elapsed);
@@ -164,11 +155,11 @@ int run(int argc, char** argv) {
     const auto drain_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     double depth = -1;
     while (std::chrono::steady_clock::now() < drain_deadline) {
-      depth = scrape(shuffler.port(), "p2b_shuffler_spool_depth");
+      depth = p2b::bench::scrape(shuffler.port(), "p2b_shuffler_spool_depth");
       if (depth == 0) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
-    const double applied = scrape(analyzer.port(), "p2b_analyzer_records_applied_total");
+    const double applied = p2b::bench::scrape(analyzer.port(), "p2b_analyzer_records_applied_total");
     print_writes("shuffler (ingest + delivery)",
                  p2b::bench::write_bytes(shuffler.pid()) - shuffler_w0, per);
     std::printf("analyzer applied %.0f reports (spool depth %.0f)\n", applied, depth);
