@@ -243,10 +243,14 @@ int run(int argc, char** argv) {
               "samples):\n",
               rows.size() - half);
   for (std::size_t y = 2; y < kColumnCount; ++y) {
-    std::printf("  %-16s %14.0f at the end, %+14.0f per 1M reports\n", kColumns[y], last[y],
-                1e6 * slope(rows, half, 1, y));
+    // Columns 2 and 3 count reports; the others are bytes, shown in MB.
+    const double unit = y <= 3 ? 1.0 : 1e6;
+    std::printf("  %-16s %12.1f%s at the end, %+12.1f%s per 1M reports\n", kColumns[y],
+                last[y] / unit, y <= 3 ? "   " : " MB", 1e6 * slope(rows, half, 1, y) / unit,
+                y <= 3 ? "   " : " MB");
   }
   csv.close();
+  std::fflush(stdout);  // before the plotter's own output
   const fs::path plot = fs::path(P2B_SOURCE_DIR) / "bench/plot_soak.py";
   if (p2b::proc::run_command({"/usr/bin/python3", plot.string(), (out / "soak.csv").string(),
                               (out / "soak.png").string()}) != 0) {
