@@ -80,16 +80,19 @@ class Deployment {
   }
 
   std::vector<std::string> shuffler_args(const std::string& analyzer_url) const {
-    return {"--listen",       "127.0.0.1:0",         "--keys",
-            path("keys"),     "--spool",             path("shuffler.db"),
-            "--analyzer",     analyzer_url,          "--analyzer-key",
-            path("keys/analyzer.sign.pk")};
+    return {"--listen",       "127.0.0.1:0",
+            "--keys",         path("keys"),
+            "--spool",        path("shuffler.db"),
+            "--analyzer",     analyzer_url,
+            "--analyzer-key", path("keys/analyzer.sign.pk")};
   }
   std::vector<std::string> analyzer_args() const {
-    return {"--listen",   "127.0.0.1:0",          "--keys",       path("keys"),
-            "--store",    path("analyzer.db"),    "--codebook",   path("codebook.p2bc"),
-            "--actions",  std::to_string(kActions), "--shuffler-key",
-            path("keys/shuffler.sign.pk")};
+    return {"--listen",       "127.0.0.1:0",
+            "--keys",         path("keys"),
+            "--store",        path("analyzer.db"),
+            "--codebook",     path("codebook.p2bc"),
+            "--actions",      std::to_string(kActions),
+            "--shuffler-key", path("keys/shuffler.sign.pk")};
   }
 
  private:

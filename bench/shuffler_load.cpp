@@ -49,9 +49,10 @@ int run(int argc, char** argv) {
   std::size_t per_request = 50;
   std::size_t pool = 60000;
   bool deliver = false;
-  CLI::App app("Load benchmark for p2b-shuffler: envelopes per second, request latency and "
-               "disk writes per envelope.",
-               "shuffler_load");
+  CLI::App app(
+      "Load benchmark for p2b-shuffler: envelopes per second, request latency and "
+      "disk writes per envelope.",
+      "shuffler_load");
   p2b::tools::add_common_flags(app);
   app.add_option("--seconds", seconds, "how long to post [10]")
       ->check(CLI::Range(0.001, 86400.0))
@@ -81,8 +82,8 @@ int run(int argc, char** argv) {
     analyzer_url = analyzer.url();
   }
   std::vector<std::string> args = d.shuffler_args(analyzer_url);
-  for (const char* a : {"--batch-size", deliver ? "1000" : "1048576", "--batch-seconds",
-                        deliver ? "1" : "86400"}) {
+  for (const char* a :
+       {"--batch-size", deliver ? "1000" : "1048576", "--batch-seconds", deliver ? "1" : "86400"}) {
     args.emplace_back(a);
   }
   shuffler.start(P2B_SHUFFLER_BIN, args, d.path("shuffler.log"));
@@ -159,7 +160,8 @@ int run(int argc, char** argv) {
       if (depth == 0) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
-    const double applied = p2b::bench::scrape(analyzer.port(), "p2b_analyzer_records_applied_total");
+    const double applied =
+        p2b::bench::scrape(analyzer.port(), "p2b_analyzer_records_applied_total");
     print_writes("shuffler (ingest + delivery)",
                  p2b::bench::write_bytes(shuffler.pid()) - shuffler_w0, per);
     std::printf("analyzer applied %.0f reports (spool depth %.0f)\n", applied, depth);

@@ -38,10 +38,9 @@ using p2b::bench::Envelope;
 namespace {
 
 const char* const kColumns[] = {
-    "seconds",        "reports_accepted",  "reports_applied",  "spool_depth",
-    "shuffler_rss",   "analyzer_rss",      "shuffler_db",      "shuffler_wal",
-    "shuffler_shm",   "analyzer_db",       "analyzer_wal",     "analyzer_shm",
-    "shuffler_writes", "analyzer_writes"};
+    "seconds",      "reports_accepted", "reports_applied", "spool_depth",    "shuffler_rss",
+    "analyzer_rss", "shuffler_db",      "shuffler_wal",    "shuffler_shm",   "analyzer_db",
+    "analyzer_wal", "analyzer_shm",     "shuffler_writes", "analyzer_writes"};
 constexpr std::size_t kColumnCount = sizeof kColumns / sizeof kColumns[0];
 using Sample = std::array<double, kColumnCount>;
 
@@ -50,8 +49,7 @@ using Sample = std::array<double, kColumnCount>;
 std::vector<Envelope> load_or_seal(const fs::path& out, std::size_t pool) {
   const fs::path file = out / "pool.bin";
   if (fs::exists(out / "deployment/keys") &&
-      p2b::bench::file_bytes(file.string()) ==
-          static_cast<long long>(pool * p2b::kEnvelopeBytes)) {
+      p2b::bench::file_bytes(file.string()) == static_cast<long long>(pool * p2b::kEnvelopeBytes)) {
     std::printf("reusing %zu sealed envelopes from %s\n", pool, file.c_str());
     std::vector<Envelope> v(pool);
     std::ifstream(file, std::ios::binary)
@@ -92,9 +90,10 @@ int run(int argc, char** argv) {
   std::size_t pool = 2000000;
   double max_backlog = 20000;
   std::string out_dir = "soak-out";
-  CLI::App app("Soak benchmark: p2b-shuffler and p2b-analyzer under sustained load, sampling "
-               "memory, store files and writes.",
-               "soak");
+  CLI::App app(
+      "Soak benchmark: p2b-shuffler and p2b-analyzer under sustained load, sampling "
+      "memory, store files and writes.",
+      "soak");
   p2b::tools::add_common_flags(app);
   app.add_option("--duration", duration, "seconds of load [600]")
       ->check(CLI::Range(1.0, 86400.0))
@@ -136,12 +135,12 @@ int run(int argc, char** argv) {
                   "--actions", std::to_string(p2b::bench::kActions), "--shuffler-key",
                   (dep / "keys/shuffler.sign.pk").string()},
                  in_run("analyzer.log"));
-  shuffler.start(P2B_SHUFFLER_BIN,
-                 {"--listen", "127.0.0.1:0", "--keys", (dep / "keys").string(), "--spool",
-                  in_run("shuffler.db"), "--analyzer", analyzer.url(), "--analyzer-key",
-                  (dep / "keys/analyzer.sign.pk").string(), "--batch-size", "1000",
-                  "--batch-seconds", "1"},
-                 in_run("shuffler.log"));
+  shuffler.start(
+      P2B_SHUFFLER_BIN,
+      {"--listen", "127.0.0.1:0", "--keys", (dep / "keys").string(), "--spool",
+       in_run("shuffler.db"), "--analyzer", analyzer.url(), "--analyzer-key",
+       (dep / "keys/analyzer.sign.pk").string(), "--batch-size", "1000", "--batch-seconds", "1"},
+      in_run("shuffler.log"));
   const long long shuffler_w0 = p2b::bench::write_bytes(shuffler.pid());
   const long long analyzer_w0 = p2b::bench::write_bytes(analyzer.pid());
 
@@ -233,15 +232,17 @@ int run(int argc, char** argv) {
 
   const std::size_t half = rows.size() / 2;
   const Sample& last = rows.back();
-  std::printf("\n%.0f s of load, %d clients x %zu envelopes: %.0f reports accepted (%.0f/s), "
-              "%.0f applied, %d failed requests%s\n",
-              load_seconds, clients, per_request, last[1], last[1] / load_seconds, last[2],
-              failures.load(), exhausted ? "; the pool ran out (raise --pool)" : "");
+  std::printf(
+      "\n%.0f s of load, %d clients x %zu envelopes: %.0f reports accepted (%.0f/s), "
+      "%.0f applied, %d failed requests%s\n",
+      load_seconds, clients, per_request, last[1], last[1] / load_seconds, last[2], failures.load(),
+      exhausted ? "; the pool ran out (raise --pool)" : "");
   std::printf("writes per report accepted: shuffler %.0f bytes, analyzer %.0f bytes\n",
               last[12] / std::max(last[1], 1.0), last[13] / std::max(last[1], 1.0));
-  std::printf("growth per million reports accepted (linear fit over the second half, %zu "
-              "samples):\n",
-              rows.size() - half);
+  std::printf(
+      "growth per million reports accepted (linear fit over the second half, %zu "
+      "samples):\n",
+      rows.size() - half);
   for (std::size_t y = 2; y < kColumnCount; ++y) {
     // Columns 2 and 3 count reports; the others are bytes, shown in MB.
     const double unit = y <= 3 ? 1.0 : 1e6;

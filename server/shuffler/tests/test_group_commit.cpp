@@ -116,7 +116,8 @@ struct Request {
 
 class ShufflerGroupCommit : public ::testing::Test {
  protected:
-  ShufflerGroupCommit() : spool(dir.file("spool.db")), gated(spool), commit(gated, 8192, &commits) {}
+  ShufflerGroupCommit()
+      : spool(dir.file("spool.db")), gated(spool), commit(gated, 8192, &commits) {}
 
   // A first request held inside its transaction, then `queued` sent one at
   // a time (so their queue order is known), then the gate opened.
@@ -151,7 +152,8 @@ TEST_F(ShufflerGroupCommit, ConcurrentRequestsAreAllStoredWithTheirOwnCounts) {
       for (int q = 0; q < kRequests; ++q) {
         std::vector<SpoolRecord> records;
         for (int i = 0; i < kPerRequest; ++i) {
-          records.push_back(record(1, static_cast<uint32_t>((t * kRequests + q) * kPerRequest + i)));
+          records.push_back(
+              record(1, static_cast<uint32_t>((t * kRequests + q) * kPerRequest + i)));
         }
         records.push_back(records.front());  // a replay inside the request
         const InsertCounts c = commit.insert(records);
