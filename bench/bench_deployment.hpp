@@ -62,6 +62,7 @@ class Deployment {
   std::vector<Envelope> seal(std::size_t n, unsigned threads) const {
     std::vector<Envelope> out(n);
     std::vector<std::thread> pool;
+    pool.reserve(threads);
     for (unsigned t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
         const CryptoPort port = port::sodium_crypto();
@@ -116,6 +117,7 @@ class Deployment {
     std::mt19937_64 rng(3);
     std::exponential_distribution<double> exp1(1.0);
     std::vector<float> c;
+    c.reserve(static_cast<std::size_t>(kCodes) * kDim);
     for (uint32_t i = 0; i < kCodes; ++i) {
       std::array<double, kDim> e{};
       double sum = 0;

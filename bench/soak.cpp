@@ -49,7 +49,8 @@ using Sample = std::array<double, kColumnCount>;
 std::vector<Envelope> load_or_seal(const fs::path& out, std::size_t pool) {
   const fs::path file = out / "pool.bin";
   if (fs::exists(out / "deployment/keys") &&
-      p2b::bench::file_bytes(file.string()) == static_cast<long long>(pool * p2b::kEnvelopeBytes)) {
+      p2b::bench::file_bytes(file.string()) ==
+          static_cast<long long>(pool) * static_cast<long long>(p2b::kEnvelopeBytes)) {
     std::printf("reusing %zu sealed envelopes from %s\n", pool, file.c_str());
     std::vector<Envelope> v(pool);
     std::ifstream(file, std::ios::binary)
@@ -150,6 +151,7 @@ int run(int argc, char** argv) {
   std::atomic<bool> paused{false};
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(clients));
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&] {
       httplib::Client cli("127.0.0.1", shuffler.port());

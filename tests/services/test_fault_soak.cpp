@@ -29,6 +29,7 @@ std::vector<int> post_concurrently(int port, const std::vector<Envelope>& all, b
                                    const std::atomic<bool>& stop) {
   std::vector<int> status(all.size(), -1);
   std::vector<std::thread> clients;
+  clients.reserve(kClients);
   std::vector<std::vector<std::pair<std::size_t, int>>> answers(kClients);
   for (std::size_t c = 0; c < kClients; ++c) {
     clients.emplace_back([&, c] {

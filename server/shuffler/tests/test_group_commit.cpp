@@ -146,11 +146,13 @@ TEST_F(ShufflerGroupCommit, ConcurrentRequestsAreAllStoredWithTheirOwnCounts) {
   constexpr int kRequests = 25;
   constexpr int kPerRequest = 4;
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   std::atomic<int> wrong{0};
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int q = 0; q < kRequests; ++q) {
         std::vector<SpoolRecord> records;
+        records.reserve(kPerRequest + 1);
         for (int i = 0; i < kPerRequest; ++i) {
           records.push_back(
               record(1, static_cast<uint32_t>((t * kRequests + q) * kPerRequest + i)));
