@@ -62,7 +62,11 @@ std::vector<Envelope> load_or_seal(const fs::path& out, std::size_t pool) {
   std::printf("sealing %zu envelopes (once; kept in %s)...\n", pool, file.c_str());
   std::fflush(stdout);
   const unsigned threads = std::max(1U, std::thread::hardware_concurrency());
+  const auto t0 = std::chrono::steady_clock::now();
   std::vector<Envelope> v = d.seal(pool, threads);
+  std::printf("sealed in %.0f s on %u threads\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+              threads);
   std::ofstream(file, std::ios::binary)
       .write(reinterpret_cast<const char*>(v.data()),
              static_cast<std::streamsize>(pool * p2b::kEnvelopeBytes));
