@@ -231,8 +231,15 @@ int run(int argc, char** argv) {
   }
   stop = true;
   for (auto& t : threads) t.join();
+  const double load_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // The last sample once the spool has drained (at most 60 s), so that
+  // applied and the store sizes are settled.
+  for (int i = 0; i < 240; ++i) {
+    if (p2b::bench::scrape(shuffler.port(), "p2b_shuffler_spool_depth") == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
   take_sample();
-  const double load_seconds = rows.back()[0];
   shuffler.stop();
   analyzer.stop();
 
@@ -240,7 +247,7 @@ int run(int argc, char** argv) {
   const Sample& last = rows.back();
   std::printf(
       "\n%.0f s of load, %d clients x %zu envelopes: %.0f reports accepted (%.0f/s), "
-      "%.0f applied, %d failed requests%s\n",
+      "%.0f applied after the spool drained, %d failed requests%s\n",
       load_seconds, clients, per_request, last[1], last[1] / load_seconds, last[2], failures.load(),
       exhausted ? "; the pool ran out (raise --pool)" : "");
   std::printf("writes per report accepted: shuffler %.0f bytes, analyzer %.0f bytes\n",
