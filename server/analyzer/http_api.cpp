@@ -74,6 +74,10 @@ void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* a
       return set_error(res, 403, "bad_signature", out.error);
     case BatchResult::conflict:
       return set_error(res, 409, "batch_conflict", out.error);
+    case BatchResult::quarantine_full:
+      // Insufficient Storage: nothing was applied, the shuffler keeps the
+      // batch and retries; an operator has to act on the quarantine.
+      return set_error(res, 507, "quarantine_full", out.error);
     case BatchResult::applied:
     case BatchResult::duplicate:
       break;
@@ -84,7 +88,8 @@ void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* a
   if (duplicate) {
     body["duplicate"] = true;
   } else {
-    body["rejected"] = out.rejected;
+    body["quarantined"] = out.quarantined;
+    body["refused"] = out.rejected - out.quarantined;
   }
   body["version"] = out.version;
   body["ack"] = server::hex_of(out.ack.data(), out.ack.size());
@@ -138,10 +143,6 @@ void post_raw(const httplib::Request& req, httplib::Response& res, Analyzer* ana
 
 std::size_t batch_request_bytes(std::size_t records) {
   return server::kBatchHeaderBytes + records * server::kBatchRecordBytes + kSignatureBytes;
-}
-
-std::size_t max_request_bytes() {
-  return server::kMaxBatchBytes;
 }
 
 void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,

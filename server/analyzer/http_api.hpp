@@ -25,8 +25,6 @@ constexpr std::size_t kDefaultMaxBatchRecords = 65536;
 // The size of a batch of `records` records: the default --max-body for a
 // --max-batch-records.
 std::size_t batch_request_bytes(std::size_t records);
-// The largest body ever accepted: a batch of the format's kMaxBatchRecords.
-std::size_t max_request_bytes();
 
 // Registers every route and the error, exception and access-log handlers,
 // and caps request bodies at `max_body`. A batch that declares more than

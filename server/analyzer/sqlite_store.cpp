@@ -8,6 +8,8 @@
 #include <map>
 #include <utility>
 
+#include "quarantine_table.hpp"
+
 namespace p2b::analyzer {
 
 namespace {
@@ -54,9 +56,10 @@ auto store_call(F&& f) {
 }
 
 std::map<std::string, std::string> identity_fields(const StoreIdentity& id) {
-  // 2: batch digests and partitions, and seen_inner. A store of schema 1
-  // is refused (there were no deployments to migrate).
-  return {{"schema", "2"},
+  // 2: batch digests and partitions, and seen_inner. 3: the quarantine and
+  // batch_counts, for acks of format 2. Older stores are refused (there were
+  // no deployments to migrate).
+  return {{"schema", "3"},
           {"dim", std::to_string(id.dim)},
           {"raw_dim", std::to_string(id.raw_dim)},
           {"n_actions", std::to_string(id.n_actions)},
@@ -70,6 +73,7 @@ SqliteModelStore::SqliteModelStore(const std::string& path) {
   store_call([&] {
     db_ = std::make_unique<common::Database>(path);
     db_->exec(kSchema);
+    db_->exec(quarantine_table::kSchema);
   });
 }
 
@@ -143,6 +147,9 @@ std::optional<AppliedBatch> SqliteModelStore::find_batch(const server::BatchId& 
     AppliedBatch b;
     q.column_blob_exact(0, b.digest.data(), b.digest.size());
     b.version = static_cast<uint64_t>(q.column_int(1));
+    if (!quarantine_table::read_counts(*db_, id, &b.counts)) {
+      throw StoreError("an applied batch has no counts");
+    }
     return b;
   });
 }
@@ -181,6 +188,8 @@ void SqliteModelStore::commit(const Commit& c) {
       put.bind_blob(6, c.batch_digest.data(), c.batch_digest.size());
       put.bind_int(7, static_cast<int64_t>(c.partition));
       put.step();
+    }
+    {
       // The primary key refuses a digest twice: the caller drops replays.
       Statement seen(*db_, "INSERT INTO seen_inner(digest) VALUES (?)");
       for (const server::InnerDigest& digest : c.inner_digests) {
@@ -188,6 +197,7 @@ void SqliteModelStore::commit(const Commit& c) {
         seen.run();
       }
     }
+    quarantine_table::write(*db_, c);
     for (const uint32_t arm : c.touched_arms) {
       Statement put(*db_, std::string("INSERT OR REPLACE INTO ") + t.arms +
                               "(arm, count, gram, reward) VALUES (?, ?, ?, ?)");
@@ -205,6 +215,22 @@ void SqliteModelStore::commit(const Commit& c) {
     put.step();
     tx.commit();
   });
+}
+
+uint64_t SqliteModelStore::quarantine_size() {
+  return store_call([&] { return quarantine_table::size(*db_); });
+}
+
+bool SqliteModelStore::in_quarantine(const server::InnerDigest& digest) {
+  return store_call([&] { return quarantine_table::contains(*db_, digest); });
+}
+
+std::vector<server::BatchId> SqliteModelStore::quarantined_batches() {
+  return store_call([&] { return quarantine_table::batches(*db_); });
+}
+
+std::vector<QuarantinedRecord> SqliteModelStore::quarantined(const server::BatchId& id) {
+  return store_call([&] { return quarantine_table::records(*db_, id); });
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/sqlite_db.hpp"
 #include "model_store.hpp"
@@ -26,6 +27,10 @@ class SqliteModelStore : public ModelStore {
   void commit(const Commit& c) override;
   std::optional<CentralDpRecord> central_dp() override;
   void record_central_dp(const CentralDpRecord& record) override;
+  uint64_t quarantine_size() override;
+  bool in_quarantine(const server::InnerDigest& digest) override;
+  std::vector<server::BatchId> quarantined_batches() override;
+  std::vector<QuarantinedRecord> quarantined(const server::BatchId& id) override;
 
  private:
   std::unique_ptr<common::Database> db_;

@@ -57,8 +57,8 @@ ReportIntake::ReportIntake(common::BoxKeys keys, Spool& spool, Metrics& metrics,
                            std::size_t max_body, std::function<void(std::size_t)> on_stored,
                            DiskGuard* disk)
     : keys_(std::move(keys)),
-      spool_(spool),
       metrics_(metrics),
+      commits_(spool, GroupCommit::kDefaultMaxRecords, &metrics.insert_commits),
       max_body_(max_body),
       on_stored_(std::move(on_stored)),
       disk_(disk) {}
@@ -101,7 +101,7 @@ IntakeReply ReportIntake::handle(const std::string& body) {
 
   InsertCounts counts;
   try {
-    counts = spool_.insert(records);
+    counts = commits_.insert(records);
   } catch (const SpoolError& e) {
     common::service_log().error("spool_insert_failed", {{"error", e.what()}});
     return {503, common::error_body("spool_unavailable",

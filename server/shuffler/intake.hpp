@@ -1,7 +1,9 @@
 // POST /v1/reports without the HTTP: a body of concatenated envelopes is
 // accepted or refused as a whole. Every envelope is opened before anything
 // is stored, so a request with one bad envelope leaves no trace, and a
-// client can simply retry a refused request after fixing it.
+// client can simply retry a refused request after fixing it. Concurrent
+// requests are stored in shared transactions (group_commit.hpp); each is
+// answered only once its own records are durable.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +13,7 @@
 
 #include "common/secret_keys.hpp"
 #include "shuffler/disk_guard.hpp"
+#include "shuffler/group_commit.hpp"
 #include "shuffler/metrics.hpp"
 #include "shuffler/spool.hpp"
 #include "wire/envelope_open.hpp"
@@ -43,8 +46,8 @@ class ReportIntake {
   IntakeReply refuse(Rejection why);
 
   common::BoxKeys keys_;  // wiped when the intake goes
-  Spool& spool_;
   Metrics& metrics_;
+  GroupCommit commits_;  // concurrent requests share a transaction
   std::size_t max_body_;
   std::function<void(std::size_t)> on_stored_;
   DiskGuard* disk_;

@@ -39,6 +39,8 @@ struct Metrics {
   common::HttpCounters http;  // the HTTP layer's refusals (common/bounded_server.hpp)
   // 200 answers without a valid ack of the batch sent (counted as failures too).
   std::atomic<uint64_t> bad_acks{0};
+  // Insert transactions committed (group commit: one per group of requests).
+  std::atomic<uint64_t> insert_commits{0};
   // Set by the batcher (batcher.hpp) and the disk guard (disk_guard.hpp).
   std::atomic<uint64_t> close_failures{0};
   std::atomic<bool> close_failing{false};

@@ -75,6 +75,10 @@ class FlakySpool final : public p2b::shuffler::Spool {
   p2b::shuffler::InsertCounts insert(const std::vector<p2b::shuffler::SpoolRecord>& r) override {
     return real_.insert(r);
   }
+  std::vector<p2b::shuffler::InsertCounts> insert_all(
+      const std::vector<const std::vector<p2b::shuffler::SpoolRecord>*>& requests) override {
+    return real_.insert_all(requests);
+  }
   p2b::shuffler::ClosedBatch close_batch(const p2b::server::BatchId& id, uint32_t partition,
                                          std::size_t max_records,
                                          const p2b::shuffler::BatchSelector& select) override {
