@@ -36,7 +36,26 @@ bool etag_matches(const std::string& header, const std::string& etag) {
   return false;
 }
 
-void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* analyzer) {
+void refuse_too_large(httplib::Response& res, Metrics* metrics, Logger* log,
+                      const std::string& what, std::size_t max_records) {
+  metrics->batch_refused(BatchRefusal::too_large);
+  log->warn("batch_refused", {{"reason", "too_large"}, {"batch", what}});
+  set_error(res, 413, "batch_too_large",
+            what + "; this analyzer takes at most " + std::to_string(max_records) +
+                " records a batch (--max-batch-records): the shuffler's --batch-size must not "
+                "exceed it");
+}
+
+void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* analyzer,
+                Metrics* metrics, Logger* log, std::size_t max_records) {
+  // The header's count alone refuses a batch over the limit: nothing is
+  // decoded, verified or decrypted for it.
+  if (const uint32_t n = server::declared_record_count(
+          reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size());
+      n > max_records) {
+    return refuse_too_large(res, metrics, log, "the batch holds " + std::to_string(n) + " records",
+                            max_records);
+  }
   BatchOutcome out;
   try {
     out =
@@ -122,17 +141,29 @@ void post_raw(const httplib::Request& req, httplib::Response& res, Analyzer* ana
 
 }  // namespace
 
-std::size_t max_request_bytes() {
-  return server::kMaxBatchBytes;
+std::size_t batch_request_bytes(std::size_t records) {
+  return server::kBatchHeaderBytes + records * server::kBatchRecordBytes + kSignatureBytes;
 }
 
 void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,
-                    std::size_t max_body, const common::Readiness* readiness,
-                    common::AccessLog access_log) {
-  common::configure_server(*server, max_body, *log);
+                    std::size_t max_body, std::size_t max_batch_records,
+                    const common::Readiness* readiness, common::AccessLog access_log) {
+  // A body over --max-body is refused from its Content-Length, unread; to
+  // /v1/batches that is a batch too large, and the shuffler is told so.
+  common::configure_server(*server, max_body, *log,
+                           [metrics, log, max_body, max_batch_records](const httplib::Request& req,
+                                                                       httplib::Response& res) {
+                             if (res.status != 413 || req.path != "/v1/batches") return false;
+                             refuse_too_large(
+                                 res, metrics, log,
+                                 "the body is larger than " + std::to_string(max_body) + " bytes",
+                                 max_batch_records);
+                             return true;
+                           });
   if (readiness != nullptr) common::serve_readiness(*server, *readiness);
-  server->Post("/v1/batches", [analyzer](const httplib::Request& req, httplib::Response& res) {
-    post_batch(req, res, analyzer);
+  server->Post("/v1/batches", [analyzer, metrics, log, max_batch_records](
+                                  const httplib::Request& req, httplib::Response& res) {
+    post_batch(req, res, analyzer, metrics, log, max_batch_records);
   });
   server->Get("/v1/model", [analyzer](const httplib::Request& req, httplib::Response& res) {
     get_model(req, res, analyzer);

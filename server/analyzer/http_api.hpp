@@ -20,15 +20,24 @@ class Server;
 
 namespace p2b::analyzer {
 
-// The largest body accepted: a batch of kMaxBatchRecords records.
-std::size_t max_request_bytes();
+// The default --max-batch-records: 64 times the shuffler's default
+// --batch-size (1000), so batches fit with room, while the memory a batch
+// costs stays bounded (docs/benchmarks.md).
+constexpr std::size_t kDefaultMaxBatchRecords = 65536;
+
+// The size of a batch of `records` records: the default --max-body for a
+// --max-batch-records.
+std::size_t batch_request_bytes(std::size_t records);
 
 // Registers every route and the error, exception and access-log handlers,
-// and caps request bodies at `max_body`. /readyz runs `readiness` (no
-// /readyz without it). `access_log` standard leaves model downloads out.
-// The objects must outlive the server.
+// and caps request bodies at `max_body`. A batch that declares more than
+// `max_batch_records` records (or a body over `max_body` to /v1/batches)
+// gets 413 batch_too_large before anything is decrypted. /readyz runs
+// `readiness` (no /readyz without it). `access_log` standard leaves model
+// downloads out. The objects must outlive the server.
 void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,
-                    std::size_t max_body = max_request_bytes(),
+                    std::size_t max_body = batch_request_bytes(kDefaultMaxBatchRecords),
+                    std::size_t max_batch_records = kDefaultMaxBatchRecords,
                     const common::Readiness* readiness = nullptr,
                     common::AccessLog access_log = common::AccessLog::standard);
 

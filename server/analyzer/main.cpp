@@ -96,6 +96,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
                        {"lambda", opt.lambda},
                        {"raw_baseline", opt.raw_enabled},
                        {"max_body", opt.max_body},
+                       {"max_batch_records", opt.max_batch_records},
                        {"box_keys", box_fps},
                        {"verify_key", verify_fp},
                        {"shuffler_keys", shuffler_fps},
@@ -125,7 +126,8 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
                : p2b::common::check_failed("the last model signing or commit failed; " + served);
   });
   p2b::common::BoundedServer server(opt.http, metrics.http());
-  install_routes(&server, analyzer.get(), &metrics, &log, opt.max_body, &readiness, opt.access_log);
+  install_routes(&server, analyzer.get(), &metrics, &log, opt.max_body, opt.max_batch_records,
+                 &readiness, opt.access_log);
   if (p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log) < 0) {
     return kExitFailure;
   }

@@ -55,6 +55,8 @@ const char* batch_refusal_name(BatchRefusal r) {
       return "conflict";
     case BatchRefusal::quarantine_full:
       return "quarantine_full";
+    case BatchRefusal::too_large:
+      return "too_large";
   }
   return "malformed";
 }

@@ -44,9 +44,10 @@ enum class BatchRefusal : int {
   unknown_signer,
   bad_signature,
   conflict,
-  quarantine_full
+  quarantine_full,
+  too_large,  // over --max-batch-records or --max-body, refused unread
 };
-constexpr int kBatchRefusals = 5;
+constexpr int kBatchRefusals = 6;
 
 // What became of quarantined records retried at start.
 enum class ReleaseOutcome : int { applied, replayed, below_threshold };

@@ -22,7 +22,7 @@ common::ServiceDefaults defaults() {
   d.listen_port = kDefaultPort;
   d.keys_help = "DIR holding analyzer.box.{pk,sk}; repeat to rotate, the last one signs";
   d.store_help = "the SQLite model store, created if missing";
-  d.max_body = max_request_bytes();
+  d.max_body = batch_request_bytes(kDefaultMaxBatchRecords);
   d.min_body = server::kBatchHeaderBytes + kSignatureBytes;
   return d;
 }
@@ -31,7 +31,7 @@ common::ServiceDefaults defaults() {
 
 Options::Options() {
   listen_port = kDefaultPort;
-  max_body = max_request_bytes();
+  max_body = batch_request_bytes(kDefaultMaxBatchRecords);
 }
 
 ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
@@ -84,6 +84,12 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       line.add_value("--central-delta", &dp_delta, "central DP delta, default 1e-6");
   CLI::Option* dp_horizon_opt = line.add_value("--central-horizon", &dp_horizon,
                                                "private models the budget covers, default 1048576");
+
+  std::string max_records;
+  CLI::Option* max_records_opt = line.add_value(
+      "--max-batch-records", &max_records,
+      "refuse (413) a batch of more records, before decrypting it (default " +
+          std::to_string(kDefaultMaxBatchRecords) + "); --max-body follows it unless given");
 
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
@@ -140,6 +146,19 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   if (given(dp_horizon_opt) &&
       !common::parse_count(dp_horizon, 1, uint64_t{1} << 40, &o.central_horizon)) {
     return refuse(bad_value("central-horizon", "a count in 1..2^40", dp_horizon));
+  }
+  if (given(max_records_opt)) {
+    uint64_t m = 0;
+    if (!common::parse_count(max_records, 1, server::kMaxBatchRecords, &m)) {
+      return refuse(bad_value("max-batch-records", "1.." + std::to_string(server::kMaxBatchRecords),
+                              max_records));
+    }
+    o.max_batch_records = static_cast<std::size_t>(m);
+  }
+  // The body bound follows the batch bound, so a larger batch is refused
+  // from its Content-Length without being read.
+  if (cli.app().get_option("--max-body")->count() == 0) {
+    o.max_body = batch_request_bytes(o.max_batch_records);
   }
   if (o.central_epsilon > 0 && o.mode == AggregationMode::paper) {
     return refuse("--central-epsilon needs --mode default: paper mode's x = [code] has no bound");

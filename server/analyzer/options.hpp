@@ -10,6 +10,7 @@
 
 #include "common/service_options.hpp"
 #include "features.hpp"
+#include "http_api.hpp"
 
 namespace p2b::analyzer {
 
@@ -30,6 +31,8 @@ struct Options : common::ServiceOptions {
   double central_epsilon = 0.0;
   double central_delta = 1e-6;
   uint64_t central_horizon = uint64_t{1} << 20;
+  // A batch with more records is refused (413) before it is decrypted.
+  std::size_t max_batch_records = kDefaultMaxBatchRecords;
 };
 
 using common::ParseOutcome;

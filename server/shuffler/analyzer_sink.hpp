@@ -18,6 +18,9 @@ class AnalyzerSink {
   // in the body (wire/batch_ack.hpp).
   virtual int deliver(const std::vector<uint8_t>& encoded_batch, std::string* body,
                       std::string* detail) = 0;
+  // For shutdown, from another thread: cuts a delivery in flight short (it
+  // returns -1), and every later one fails at once.
+  virtual void cancel() {}
 };
 
 // POSTs to <base_url>/v1/batches. Throws std::invalid_argument for a URL

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "common/json_log.hpp"
 #include "shuffler/ack_check.hpp"
 #include "wire/batch_format.hpp"
@@ -16,6 +18,31 @@ namespace p2b::shuffler {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+int64_t steady_ms(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+// Why a delivery failed, stable across retries of the same fault so that it
+// is logged once: the transport error, or the status and the error code of
+// the analyzer's answer.
+std::string failure_reason(int status, const std::string& answer, const std::string& detail) {
+  if (status < 0) return "no answer: " + detail;
+  if (status == 200) return "HTTP 200 without a valid ack: " + detail;
+  std::string reason = "HTTP " + std::to_string(status);
+  const nlohmann::json body = nlohmann::json::parse(answer, nullptr, false);
+  if (body.is_object() && body.contains("error") && body["error"].is_string()) {
+    reason += " " + body["error"].get<std::string>().substr(0, 64);  // a code, not a story
+  }
+  if (status == 413) {
+    // The batch is signed and its crowds were thresholded as a whole: cut
+    // in parts, each could fall below the threshold. It waits instead.
+    reason +=
+        ": the analyzer's --max-batch-records is below this batch; a signed, thresholded "
+        "batch cannot be split, so it waits until the analyzer's limit is raised";
+  }
+  return reason;
+}
 
 server::BatchId random_batch_id() {
   server::BatchId id{};
@@ -27,7 +54,13 @@ server::BatchId random_batch_id() {
 
 Batcher::Batcher(Spool& spool, AnalyzerSink& sink, Metrics& metrics, BatchingPolicy policy,
                  BatchKeys keys)
-    : spool_(spool), sink_(sink), metrics_(metrics), policy_(policy), keys_(keys) {}
+    : spool_(spool),
+      sink_(sink),
+      metrics_(metrics),
+      policy_(policy),
+      keys_(keys),
+      closing_("batch_close", policy.min_retry, policy.max_retry),
+      delivery_("batch_delivery", policy.min_retry, policy.max_retry) {}
 
 Batcher::~Batcher() {
   stop();
@@ -35,7 +68,17 @@ Batcher::~Batcher() {
 
 void Batcher::start() {
   pending_ = static_cast<int64_t>(spool_.unbatched());
-  thread_ = std::thread([this] { run(); });
+  note_backlog();
+  running_ = true;
+  thread_ = std::thread([this] {
+    try {
+      run();
+    } catch (const std::exception& e) {
+      // Not expected (spool errors are caught per step); /readyz shows it.
+      common::service_log().error("batcher_stopped", {{"error", e.what()}});
+    }
+    running_ = false;
+  });
 }
 
 void Batcher::stop() {
@@ -44,7 +87,18 @@ void Batcher::stop() {
     stopping_ = true;
   }
   wake_.notify_all();
+  // A delivery may start just after a cancel; cancel again until the thread
+  // is out (each delivery is bounded by the sink's timeouts anyway).
+  while (running_) {
+    sink_.cancel();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   if (thread_.joinable()) thread_.join();
+}
+
+bool Batcher::stop_requested() {
+  const std::lock_guard<std::mutex> lock(mu_);
+  return stopping_;
 }
 
 void Batcher::notify_stored(std::size_t n) {
@@ -57,18 +111,27 @@ void Batcher::notify_stored(std::size_t n) {
   if (full) wake_.notify_all();
 }
 
+void Batcher::note_backlog() {
+  metrics_.unacknowledged_batches = spool_.unacknowledged_batches();
+}
+
 ClosedBatch Batcher::close_batch() {
   const ThresholdPolicy threshold = policy_.threshold;
   const server::BatchId id = random_batch_id();
-  const ClosedBatch closed = spool_.close_batch(id, policy_.partition, server::kMaxBatchRecords,
+  const ClosedBatch closed = spool_.close_batch(id, policy_.partition, policy_.batch_size,
                                                 [&](const std::vector<uint32_t>& crowds) {
                                                   return shuffle_and_threshold(crowds, threshold);
                                                 });
+  // Fewer than asked for: the estimate ran ahead of the spool; recount so
+  // that it cannot keep asking for closes that find nothing.
+  const int64_t left =
+      closed.taken < policy_.batch_size ? static_cast<int64_t>(spool_.unbatched()) : int64_t{-1};
   {
     const std::lock_guard<std::mutex> lock(mu_);
-    pending_ -= static_cast<int64_t>(closed.taken);
+    pending_ = left >= 0 ? left : pending_ - static_cast<int64_t>(closed.taken);
   }
   metrics_.thresholded.fetch_add(closed.thresholded);
+  if (closed.kept > 0) note_backlog();
   if (closed.taken > 0) {
     common::service_log().info(
         "batch_closed", {{"batch_id", closed.kept > 0 ? server::batch_id_hex(id) : std::string()},
@@ -79,8 +142,28 @@ ClosedBatch Batcher::close_batch() {
   return closed;
 }
 
+void Batcher::delivery_failed(const std::string& reason) {
+  metrics_.forward_failures.fetch_add(1);
+  delivery_pause_ = delivery_.failed(reason);
+  metrics_.delivery_failing = true;
+  metrics_.delivery_consecutive_failures = delivery_.snapshot().consecutive;
+}
+
 bool Batcher::deliver_pending() {
-  while (std::optional<server::Batch> batch = spool_.oldest_unacknowledged()) {
+  for (;;) {
+    if (stop_requested()) return false;
+    std::optional<server::Batch> batch;
+    try {
+      batch = spool_.oldest_unacknowledged();
+    } catch (const SpoolError& e) {
+      delivery_failed(e.what());
+      return false;
+    }
+    if (!batch) break;
+    if (batch->id != oldest_id_ || metrics_.oldest_unacknowledged_since_ms < 0) {
+      oldest_id_ = batch->id;
+      metrics_.oldest_unacknowledged_since_ms = steady_ms(Clock::now());
+    }
     const std::string id_hex = server::batch_id_hex(batch->id);
     // Ed25519 signatures are deterministic: a re-sent batch is the same
     // bytes, so the analyzer recognises it as the batch it applied.
@@ -97,78 +180,93 @@ bool Batcher::deliver_pending() {
       detail = verdict.error;
     }
     if (!acknowledged) {
-      metrics_.forward_failures.fetch_add(1);
-      common::service_log().warn("batch_delivery_failed", {{"batch_id", id_hex},
-                                                           {"records", batch->records.size()},
-                                                           {"status", status},
-                                                           {"error", detail}});
+      // Cut short by stop(): not a fault of the analyzer's.
+      if (stop_requested()) return false;
+      delivery_failed(failure_reason(status, answer, detail));
       return false;
     }
-    const std::size_t deleted = spool_.acknowledge(batch->id);
-    metrics_.forwarded.fetch_add(deleted);
-    metrics_.batches.fetch_add(1);
-    common::service_log().info(
-        "batch_forwarded",
-        {{"batch_id", id_hex},
-         {"records", deleted},
-         {"applied", uint64_t{verdict.ack.applied}},
-         {"quarantined", uint64_t{verdict.ack.quarantined}},
-         {"refused", verdict.ack.accounted() - verdict.ack.applied - verdict.ack.quarantined}});
+    try {
+      const std::size_t deleted = spool_.acknowledge(batch->id);
+      metrics_.forwarded.fetch_add(deleted);
+      metrics_.batches.fetch_add(1);
+      common::service_log().info(
+          "batch_forwarded",
+          {{"batch_id", id_hex},
+           {"records", deleted},
+           {"applied", uint64_t{verdict.ack.applied}},
+           {"quarantined", uint64_t{verdict.ack.quarantined}},
+           {"refused", verdict.ack.accounted() - verdict.ack.applied - verdict.ack.quarantined}});
+      note_backlog();
+    } catch (const SpoolError& e) {
+      delivery_failed(e.what());
+      return false;
+    }
+    delivery_.succeeded();
+    metrics_.delivery_failing = false;
+    metrics_.delivery_consecutive_failures = 0;
+    metrics_.oldest_unacknowledged_since_ms = -1;  // the next batch's clock starts when tried
   }
+  delivery_.succeeded();
+  metrics_.delivery_failing = false;
+  metrics_.delivery_consecutive_failures = 0;
+  metrics_.oldest_unacknowledged_since_ms = -1;
   return true;
 }
 
-void Batcher::run() {
-  auto backoff = policy_.min_retry;
-  auto next_retry = Clock::now();
-  bool undelivered = true;
-  // One delivery round; on failure (or a spool error) the next waits for a
-  // growing pause, so a down analyzer is not hammered.
-  const auto attempt = [&](const auto& step) {
-    try {
-      step();
-      return;
-    } catch (const std::exception& e) {
-      common::service_log().error("batcher_step_failed", {{"error", e.what()}});
-      undelivered = true;
-    }
-    next_retry = Clock::now() + backoff;
-    backoff = std::min(backoff * 2, policy_.max_retry);
-  };
-  const auto deliver = [&] {
-    attempt([&] {
-      undelivered = !deliver_pending();
-      if (!undelivered) {
-        backoff = policy_.min_retry;
-      } else {
-        next_retry = Clock::now() + backoff;
-        backoff = std::min(backoff * 2, policy_.max_retry);
-      }
-    });
-  };
+BatcherStatus Batcher::status() const {
+  BatcherStatus s;
+  s.running = running_;
+  s.closing = closing_.snapshot();
+  s.delivery = delivery_.snapshot();
+  s.unacknowledged_batches = metrics_.unacknowledged_batches;
+  const int64_t since = metrics_.oldest_unacknowledged_since_ms;
+  if (since >= 0) {
+    s.oldest_unacknowledged_age = std::chrono::seconds((steady_ms(Clock::now()) - since) / 1000);
+  }
+  return s;
+}
 
+void Batcher::run() {
+  const auto size = static_cast<int64_t>(policy_.batch_size);
   // Recovery comes first: batches an earlier run assigned but never saw
   // acknowledged go out, under their old ids, before anything new closes.
-  deliver();
+  bool undelivered = true;
+  auto next_delivery = Clock::now();
   auto next_close = Clock::now() + policy_.interval;
+  auto close_not_before = Clock::time_point{};  // the pause after a failed close
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     const auto now = Clock::now();
-    const bool due_close =
-        pending_ >= static_cast<int64_t>(policy_.batch_size) || now >= next_close;
-    const bool due_retry = undelivered && now >= next_retry;
-    if (!due_close && !due_retry) {
-      wake_.wait_until(lock, undelivered ? std::min(next_close, next_retry) : next_close);
+    const bool due_close = now >= close_not_before && (pending_ >= size || now >= next_close);
+    const bool due_delivery = undelivered && now >= next_delivery;
+    if (!due_close && !due_delivery) {
+      auto wake = std::max(pending_ >= size ? now : next_close, close_not_before);
+      if (undelivered) wake = std::min(wake, next_delivery);
+      wake_.wait_until(lock, wake);
       continue;
     }
     lock.unlock();
-    if (due_close) {
-      next_close = Clock::now() + policy_.interval;
-      attempt([&] {
-        if (close_batch().kept > 0) undelivered = true;
-      });
+    if (due_delivery) {
+      undelivered = !deliver_pending();
+      if (undelivered) next_delivery = Clock::now() + delivery_pause_;
     }
-    if (undelivered && Clock::now() >= next_retry) deliver();
+    if (due_close && !stop_requested()) {
+      next_close = Clock::now() + policy_.interval;
+      try {
+        const ClosedBatch closed = close_batch();
+        closing_.succeeded();
+        metrics_.close_failing = false;
+        // A new batch goes out now, unless delivery is pausing after a failure.
+        if (closed.kept > 0 && !undelivered) {
+          undelivered = true;
+          next_delivery = Clock::now();
+        }
+      } catch (const std::exception& e) {
+        metrics_.close_failures.fetch_add(1);
+        metrics_.close_failing = true;
+        close_not_before = Clock::now() + closing_.failed(e.what());
+      }
+    }
     lock.lock();
   }
 }

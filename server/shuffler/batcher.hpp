@@ -6,8 +6,15 @@
 // the spool only on such an ack; a batch that was assigned but never
 // acknowledged (a crash, a down analyzer, a missing or forged ack) is re-sent
 // with the same id and the same bytes, which the analyzer deduplicates.
+//
+// Work is bounded: a batch holds at most `batch_size` records, so a backlog
+// leaves as several batches, closed and delivered one after another; a
+// failing close or delivery waits an exponential, capped, jittered pause and
+// is logged once per change of state (failure_state.hpp); stop() returns
+// between batches and cuts a delivery in flight short.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -16,6 +23,7 @@
 #include <thread>
 
 #include "shuffler/analyzer_sink.hpp"
+#include "shuffler/failure_state.hpp"
 #include "shuffler/metrics.hpp"
 #include "shuffler/shuffle.hpp"
 #include "shuffler/spool.hpp"
@@ -38,6 +46,15 @@ struct BatchKeys {
   const uint8_t* analyzer_verify_pk = nullptr;  // the pinned analyzer.sign.pk (32 bytes)
 };
 
+// What /readyz and the operator see of the batcher.
+struct BatcherStatus {
+  bool running = false;  // the background thread is alive
+  FailureState::Snapshot closing;
+  FailureState::Snapshot delivery;
+  uint64_t unacknowledged_batches = 0;
+  std::chrono::seconds oldest_unacknowledged_age{0};
+};
+
 class Batcher {
  public:
   Batcher(Spool& spool, AnalyzerSink& sink, Metrics& metrics, BatchingPolicy policy,
@@ -49,23 +66,31 @@ class Batcher {
   // Starts the background thread, which first re-sends whatever earlier
   // runs left unacknowledged.
   void start();
-  // Stops after the step in progress; a delivery in flight runs to its end
-  // or its timeout. Idempotent.
+  // Stops after the step in progress, between batches: a delivery in flight
+  // is cut short (AnalyzerSink::cancel) and its batch stays in the spool for
+  // the next start. Idempotent.
   void stop();
 
   // Called after new records were committed.
   void notify_stored(std::size_t n);
 
   // The steps of the thread, public so tests can drive them one at a time.
-  // close_batch: shuffles and thresholds every unbatched record (up to the
-  // batch format's limit) into a new batch.
+  // close_batch: shuffles and thresholds up to `batch_size` unbatched
+  // records into a new batch.
   ClosedBatch close_batch();
   // Sends unacknowledged batches, oldest first, until one fails (no answer,
-  // not 200, or no valid ack of it). True if none is left.
+  // not 200, or no valid ack of it) or stop() is called. True if none is
+  // left.
   bool deliver_pending();
+
+  BatcherStatus status() const;
 
  private:
   void run();
+  bool stop_requested();
+  // Records a failed delivery (not one cut short by stop()).
+  void delivery_failed(const std::string& reason);
+  void note_backlog();
 
   Spool& spool_;
   AnalyzerSink& sink_;
@@ -80,6 +105,13 @@ class Batcher {
   // or lead the spool, which only shifts a size trigger by a request.
   int64_t pending_ = 0;
   std::thread thread_;
+  std::atomic<bool> running_{false};
+
+  FailureState closing_;
+  FailureState delivery_;
+  std::chrono::milliseconds delivery_pause_{0};  // after the last failed delivery
+  server::BatchId oldest_id_{};                  // the oldest batch seen waiting
+  std::chrono::steady_clock::time_point oldest_since_{};
 };
 
 }  // namespace p2b::shuffler

@@ -1,5 +1,6 @@
 #include <httplib.h>
 
+#include <atomic>
 #include <cstdint>
 #include <regex>
 #include <stdexcept>
@@ -32,6 +33,10 @@ class HttpSink final : public AnalyzerSink {
 
   int deliver(const std::vector<uint8_t>& encoded_batch, std::string* body,
               std::string* detail) override {
+    if (cancelled_) {
+      *detail = "shutting down";
+      return -1;
+    }
     httplib::Request req;
     req.method = "POST";
     req.path = path_;
@@ -62,7 +67,13 @@ class HttpSink final : public AnalyzerSink {
     return res.status;
   }
 
+  void cancel() override {
+    cancelled_ = true;
+    client_.stop();  // shuts the socket of a request in flight; thread-safe
+  }
+
  private:
+  std::atomic<bool> cancelled_{false};
   httplib::Client client_;
   std::string path_;
 };

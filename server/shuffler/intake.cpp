@@ -27,6 +27,8 @@ int http_status(Rejection r) {
     case Rejection::decrypt_failed:
     case Rejection::malformed:
       return 422;
+    case Rejection::insufficient_storage:
+      return 507;
   }
   return 422;
 }
@@ -43,6 +45,8 @@ const char* detail(Rejection r) {
       return "an envelope does not decrypt with the key it names";
     case Rejection::malformed:
       return "an envelope decrypts to an invalid report";
+    case Rejection::insufficient_storage:
+      return "the shuffler's disk is nearly full; nothing was stored, retry later";
   }
   return "an envelope decrypts to an invalid report";
 }
@@ -50,15 +54,22 @@ const char* detail(Rejection r) {
 }  // namespace
 
 ReportIntake::ReportIntake(common::BoxKeys keys, Spool& spool, Metrics& metrics,
-                           std::size_t max_body, std::function<void(std::size_t)> on_stored)
+                           std::size_t max_body, std::function<void(std::size_t)> on_stored,
+                           DiskGuard* disk)
     : keys_(std::move(keys)),
-      spool_(spool),
       metrics_(metrics),
+      commits_(spool, GroupCommit::kDefaultMaxRecords, &metrics.insert_commits),
       max_body_(max_body),
-      on_stored_(std::move(on_stored)) {}
+      on_stored_(std::move(on_stored)),
+      disk_(disk) {}
 
 IntakeReply ReportIntake::refuse(Rejection why) {
   metrics_.reject(why);
+  // The guard logs when the disk gets low and when it recovers; a line per
+  // refused request would only fill the disk faster.
+  if (why == Rejection::insufficient_storage) {
+    return {http_status(why), common::error_body(rejection_label(why), detail(why))};
+  }
   common::service_log().warn("reports_rejected", {{"reason", rejection_label(why)}});
   return {http_status(why), common::error_body(rejection_label(why), detail(why))};
 }
@@ -70,6 +81,7 @@ IntakeReply ReportIntake::refuse_too_large() {
 IntakeReply ReportIntake::handle(const std::string& body) {
   if (body.size() > max_body_) return refuse(Rejection::too_large);
   if (body.empty() || body.size() % kEnvelopeBytes != 0) return refuse(Rejection::wrong_length);
+  if (disk_ != nullptr && disk_->low()) return refuse(Rejection::insufficient_storage);
 
   const auto* bytes = reinterpret_cast<const uint8_t*>(body.data());
   const std::size_t n = body.size() / kEnvelopeBytes;
@@ -89,7 +101,7 @@ IntakeReply ReportIntake::handle(const std::string& body) {
 
   InsertCounts counts;
   try {
-    counts = spool_.insert(records);
+    counts = commits_.insert(records);
   } catch (const SpoolError& e) {
     common::service_log().error("spool_insert_failed", {{"error", e.what()}});
     return {503, common::error_body("spool_unavailable",

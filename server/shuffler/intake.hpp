@@ -1,7 +1,9 @@
 // POST /v1/reports without the HTTP: a body of concatenated envelopes is
 // accepted or refused as a whole. Every envelope is opened before anything
 // is stored, so a request with one bad envelope leaves no trace, and a
-// client can simply retry a refused request after fixing it.
+// client can simply retry a refused request after fixing it. Concurrent
+// requests are stored in shared transactions (group_commit.hpp); each is
+// answered only once its own records are durable.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +12,8 @@
 #include <vector>
 
 #include "common/secret_keys.hpp"
+#include "shuffler/disk_guard.hpp"
+#include "shuffler/group_commit.hpp"
 #include "shuffler/metrics.hpp"
 #include "shuffler/spool.hpp"
 #include "wire/envelope_open.hpp"
@@ -26,9 +30,10 @@ struct IntakeReply {
 class ReportIntake {
  public:
   // `on_stored` is told how many new records were committed (the batcher
-  // counts towards its size trigger with it).
+  // counts towards its size trigger with it). While `disk` (if any) is low,
+  // every request gets 507 before anything is opened.
   ReportIntake(common::BoxKeys keys, Spool& spool, Metrics& metrics, std::size_t max_body,
-               std::function<void(std::size_t)> on_stored = {});
+               std::function<void(std::size_t)> on_stored = {}, DiskGuard* disk = nullptr);
   ReportIntake(const ReportIntake&) = delete;
   ReportIntake& operator=(const ReportIntake&) = delete;
 
@@ -41,10 +46,11 @@ class ReportIntake {
   IntakeReply refuse(Rejection why);
 
   common::BoxKeys keys_;  // wiped when the intake goes
-  Spool& spool_;
   Metrics& metrics_;
+  GroupCommit commits_;  // concurrent requests share a transaction
   std::size_t max_body_;
   std::function<void(std::size_t)> on_stored_;
+  DiskGuard* disk_;
 };
 
 }  // namespace p2b::shuffler

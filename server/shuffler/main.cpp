@@ -19,9 +19,11 @@
 #include "common/service_main.hpp"
 #include "common/shutdown.hpp"
 #include "shuffler/batcher.hpp"
+#include "shuffler/disk_guard.hpp"
 #include "shuffler/http_api.hpp"
 #include "shuffler/intake.hpp"
 #include "shuffler/options.hpp"
+#include "shuffler/readiness_checks.hpp"
 #include "shuffler/sqlite_spool.hpp"
 
 namespace {
@@ -68,13 +70,20 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   policy.threshold.noise_sigma = opt.noisy_threshold;
   policy.partition = opt.partition;
   sh::Batcher batcher(*spool, *sink, metrics, policy, sh::BatchKeys{sign_sk.data(), analyzer_pk});
-  sh::ReportIntake intake(std::move(keys.keys), *spool, metrics, opt.max_body,
-                          [&batcher](std::size_t n) { batcher.notify_stored(n); });
-
+  sh::DiskGuard disk(opt.store, opt.min_free_disk, metrics);
+  sh::ReportIntake intake(
+      std::move(keys.keys), *spool, metrics, opt.max_body,
+      [&batcher](std::size_t n) { batcher.notify_stored(n); }, &disk);
   p2b::common::Readiness readiness;
   readiness.add("keys", [fps = nlohmann::json(keys.fingerprints).dump()] {
     return p2b::common::check_ok("box " + fps);
   });
+  const auto grace = std::chrono::milliseconds(static_cast<long long>(opt.delivery_grace * 1000));
+  readiness.add("batcher", [&batcher] { return sh::batcher_check(batcher.status()); });
+  readiness.add("delivery",
+                [&batcher, grace] { return sh::delivery_check(batcher.status(), grace); });
+  readiness.add("disk", [&disk] { return sh::disk_check(disk); });
+
   p2b::common::BoundedServer server(opt.http, metrics.http);
   sh::install_routes(server, intake, metrics, *spool, opt.max_body, &readiness, opt.access_log);
   if (opt.access_log == p2b::common::AccessLog::all) {
@@ -93,6 +102,7 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
             {"threshold", opt.threshold},
             {"noisy_threshold", opt.noisy_threshold},
             {"max_body", opt.max_body},
+            {"min_free_disk", opt.min_free_disk},
             {"spool_depth", spool->depth()}});
   batcher.start();
   const p2b::common::StopOutcome outcome = p2b::common::serve_until_stopped(server, log);

@@ -1,5 +1,6 @@
 #include "shuffler/metrics.hpp"
 
+#include <chrono>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,8 @@ const char* rejection_label(Rejection r) {
       return "decrypt_failed";
     case Rejection::malformed:
       return "malformed";
+    case Rejection::insufficient_storage:
+      return "insufficient_storage";
   }
   return "malformed";
 }
@@ -43,8 +46,9 @@ std::string Metrics::render(std::size_t spool_depth) const {
   out.counter("p2b_shuffler_received_total", "New envelopes accepted and spooled.",
               received.load());
   std::vector<std::pair<std::string, uint64_t>> by_reason;
-  for (Rejection r : {Rejection::wrong_length, Rejection::too_large, Rejection::unknown_key,
-                      Rejection::decrypt_failed, Rejection::malformed}) {
+  for (Rejection r :
+       {Rejection::wrong_length, Rejection::too_large, Rejection::unknown_key,
+        Rejection::decrypt_failed, Rejection::malformed, Rejection::insufficient_storage}) {
     by_reason.emplace_back(rejection_label(r), rejected[static_cast<int>(r)].load());
   }
   out.labelled_counter("p2b_shuffler_rejected_total", "Requests to /v1/reports refused, by reason.",
@@ -64,7 +68,40 @@ std::string Metrics::render(std::size_t spool_depth) const {
   out.counter("p2b_shuffler_bad_acks_total",
               "Deliveries answered 200 without a valid acknowledgement of the batch sent.",
               bad_acks.load());
+  out.counter("p2b_shuffler_insert_commits_total",
+              "Spool transactions that stored accepted requests; concurrent requests share "
+              "one (group commit).",
+              insert_commits.load());
   out.gauge("p2b_shuffler_spool_depth", "Records in the spool, batched or not.", spool_depth);
+  out.counter("p2b_shuffler_batch_close_failures_total",
+              "Tries to close a batch that failed (storage errors); retried with backoff.",
+              close_failures.load());
+  out.gauge("p2b_shuffler_batch_close_failing", "1 while closing batches keeps failing.",
+            close_failing.load() ? 1 : 0);
+  out.gauge("p2b_shuffler_delivery_failing",
+            "1 while the oldest unacknowledged batch cannot be delivered.",
+            delivery_failing.load() ? 1 : 0);
+  out.gauge("p2b_shuffler_delivery_consecutive_failures",
+            "Failed deliveries since the last acknowledged one.",
+            delivery_consecutive_failures.load());
+  out.gauge("p2b_shuffler_unacknowledged_batches",
+            "Closed batches in the spool that the analyzer has not acknowledged yet.",
+            unacknowledged_batches.load());
+  const int64_t since = oldest_unacknowledged_since_ms.load();
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  out.gauge(
+      "p2b_shuffler_oldest_unacknowledged_age_seconds",
+      "Whole seconds since this process first tried to deliver the oldest unacknowledged batch "
+      "(0: none waiting).",
+      since < 0 ? 0 : static_cast<uint64_t>((now - since) / 1000));
+  out.gauge("p2b_shuffler_disk_free_bytes",
+            "Bytes free to the shuffler on the spool's filesystem, as last checked.",
+            disk_free_bytes.load());
+  out.gauge("p2b_shuffler_disk_low",
+            "1 while free space is below --min-free-disk and new reports get 507.",
+            disk_low.load() ? 1 : 0);
   http.render(out, "p2b_shuffler");
   return out.text();
 }

@@ -13,7 +13,15 @@
 namespace p2b::shuffler {
 
 // Why a POST /v1/reports was refused; each maps to one label and status.
-enum class Rejection { wrong_length, too_large, unknown_key, decrypt_failed, malformed };
+enum class Rejection {
+  wrong_length,
+  too_large,
+  unknown_key,
+  decrypt_failed,
+  malformed,
+  insufficient_storage,  // the spool's disk is below --min-free-disk
+};
+constexpr int kRejections = 6;
 
 const char* rejection_label(Rejection r);
 // The rejection for a failed open_outer (which must not be ok).
@@ -21,9 +29,9 @@ Rejection rejection_for(server::OpenStatus s);
 
 struct Metrics {
   std::atomic<uint64_t> received{0};
-  std::atomic<uint64_t> rejected[5] = {};     // indexed by Rejection
-  std::atomic<uint64_t> duplicates{0};        // the same envelope again
-  std::atomic<uint64_t> inner_duplicates{0};  // a seen inner in a fresh outer layer
+  std::atomic<uint64_t> rejected[kRejections] = {};  // indexed by Rejection
+  std::atomic<uint64_t> duplicates{0};               // the same envelope again
+  std::atomic<uint64_t> inner_duplicates{0};         // a seen inner in a fresh outer layer
   std::atomic<uint64_t> thresholded{0};
   std::atomic<uint64_t> forwarded{0};
   std::atomic<uint64_t> batches{0};
@@ -31,6 +39,19 @@ struct Metrics {
   common::HttpCounters http;  // the HTTP layer's refusals (common/bounded_server.hpp)
   // 200 answers without a valid ack of the batch sent (counted as failures too).
   std::atomic<uint64_t> bad_acks{0};
+  // Insert transactions committed (group commit: one per group of requests).
+  std::atomic<uint64_t> insert_commits{0};
+  // Set by the batcher (batcher.hpp) and the disk guard (disk_guard.hpp).
+  std::atomic<uint64_t> close_failures{0};
+  std::atomic<bool> close_failing{false};
+  std::atomic<bool> delivery_failing{false};
+  std::atomic<uint64_t> delivery_consecutive_failures{0};
+  std::atomic<uint64_t> unacknowledged_batches{0};
+  // steady_clock milliseconds since its epoch at which this process first
+  // tried to deliver the oldest unacknowledged batch; -1: none waiting.
+  std::atomic<int64_t> oldest_unacknowledged_since_ms{-1};
+  std::atomic<uint64_t> disk_free_bytes{0};
+  std::atomic<bool> disk_low{false};
 
   void reject(Rejection r) { rejected[static_cast<int>(r)].fetch_add(1); }
 

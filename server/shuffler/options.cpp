@@ -55,6 +55,12 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
                  "the analyzer's analyzer.sign.pk: only acks it signed delete a batch");
   CLI::Option* partition_opt =
       line.add_value("--partition", &partition, "partition number written into batches (0)");
+  std::string min_free, grace;
+  CLI::Option* min_free_opt = line.add_value(
+      "--min-free-disk", &min_free,
+      "refuse new reports (507) while the spool's disk has fewer bytes free (default 64 MiB)");
+  CLI::Option* grace_opt = line.add_value(
+      "--delivery-grace", &grace, "/readyz fails after delivery failed this long (default 300 s)");
 
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
@@ -92,6 +98,13 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       return refuse(bad_value("partition", "0..2^32-1", partition));
     }
     o.partition = static_cast<uint32_t>(n);
+  }
+  if (given(min_free_opt) &&
+      !common::parse_count(min_free, 0, uint64_t{1} << 60, &o.min_free_disk)) {
+    return refuse(bad_value("min-free-disk", "bytes in 0..2^60", min_free));
+  }
+  if (given(grace_opt) && !common::parse_real(grace, 0, 86400 * 30, &o.delivery_grace)) {
+    return refuse(bad_value("delivery-grace", "seconds in [0, 2592000]", grace));
   }
   *out = std::move(o);
   return ParseOutcome::ok;

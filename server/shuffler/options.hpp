@@ -21,6 +21,9 @@ struct Options : common::ServiceOptions {
   double noisy_threshold = 0;  // sigma of the threshold noise; 0 = off
   std::string analyzer_key;    // the analyzer.sign.pk that acks must verify with
   uint32_t partition = 0;      // written into every batch
+  // New reports get 507 while the spool's filesystem has less free (0: off).
+  uint64_t min_free_disk = uint64_t{64} << 20;
+  double delivery_grace = 300;  // seconds of failed delivery before /readyz fails
 };
 
 using common::ParseOutcome;

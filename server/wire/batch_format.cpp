@@ -109,6 +109,10 @@ BatchCheck verify_batch(const uint8_t* data, std::size_t len, const VerifyKey* k
   return BatchCheck::ok;
 }
 
+uint32_t declared_record_count(const uint8_t* data, std::size_t len) {
+  return len >= kBatchHeaderBytes ? wire::get_u32(data + kCountAt) : 0;
+}
+
 BatchDigest batch_digest(const uint8_t* encoded, std::size_t len) {
   BatchDigest d{};
   crypto_generichash(d.data(), d.size(), encoded, len - kSignatureBytes, nullptr, 0);

@@ -84,6 +84,11 @@ struct VerifiedBatch {
 BatchCheck verify_batch(const uint8_t* data, std::size_t len, const VerifyKey* keys,
                         std::size_t n_keys, VerifiedBatch* out, std::string* err);
 
+// The record count a batch's header declares, read without checking
+// anything else (0 if `len` is too short to hold it), so that a receiver
+// can refuse a batch over its own limit before any other work on it.
+uint32_t declared_record_count(const uint8_t* data, std::size_t len);
+
 // BLAKE2b-256 of the signed part of an encoded batch (all but the signature).
 // `len` must be at least kSignatureBytes.
 BatchDigest batch_digest(const uint8_t* encoded, std::size_t len);

@@ -26,6 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     in.data = signed_body.data();
     in.size = signed_body.size();
   }
+  // Read from every input, as the analyzer does before verifying.
+  const uint32_t declared = p2b::server::declared_record_count(in.data, in.size);
   p2b::server::VerifiedBatch out;
   std::string err;
   const p2b::server::BatchCheck st =
@@ -36,6 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   p2b_fuzz::require(out.batch.records.size() <= p2b::server::kMaxBatchRecords, "record count");
+  // The count a receiver's limit is checked against before verifying is
+  // the count of what verifies.
+  p2b_fuzz::require(declared == out.batch.records.size(), "declared count");
   const p2b::server::BatchDigest digest = p2b::server::batch_digest(in.data, in.size);
   p2b_fuzz::require(out.digest == digest, "digest of the signed bytes");
   // What verifies is canonical: the signer re-encodes it to the same bytes

@@ -614,7 +614,8 @@ TEST(Services, BothReadTheSameConfigKeysAndAnswerErrorsAlike) {
     EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
     EXPECT_EQ(res->body.rfind("{\"error\":\"not_found\",\"detail\":\"", 0), 0u) << res->body;
   }
-  // max-body from the files: both refuse a larger body with the same code.
+  // max-body from the files: both refuse a larger body with 413 before reading it; to the
+  // analyzer's /v1/batches that is a batch too large, with its own code for the shuffler.
   httplib::Client to_shuffler("127.0.0.1", shuffler.port());
   auto res = to_shuffler.Post("/v1/reports", std::string(2288, 'x'), "application/octet-stream");
   ASSERT_TRUE(res);
@@ -622,6 +623,10 @@ TEST(Services, BothReadTheSameConfigKeysAndAnswerErrorsAlike) {
   EXPECT_EQ(res->body.rfind("{\"error\":\"too_large\"", 0), 0u) << res->body;
   httplib::Client to_analyzer("127.0.0.1", analyzer.port());
   res = to_analyzer.Post("/v1/batches", std::string(100001, 'x'), "application/octet-stream");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
+  EXPECT_EQ(res->body.rfind("{\"error\":\"batch_too_large\"", 0), 0u) << res->body;
+  res = to_analyzer.Post("/v1/raw", std::string(100001, 'x'), "application/octet-stream");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 413);
   EXPECT_EQ(res->body.rfind("{\"error\":\"too_large\"", 0), 0u) << res->body;
