@@ -155,12 +155,15 @@ TEST(Services, AnalyzerKilledDuringABatchEndsWithTheSameModel) {
     double batches = 0;
     std::string etag;
     httplib::Client cli_a("127.0.0.1", d.analyzer().port());
-    EXPECT_TRUE(eventually(10, [&] {
-      batches = metric(d.shuffler().port(), "p2b_shuffler_batches_total");
-      const auto head = cli_a.Get("/v1/model");
-      etag = head ? head->get_header_value("ETag") : "no answer";
-      return batches >= 1.0 && etag == "\"" + std::to_string(static_cast<int>(batches)) + "\"";
-    })) << name << ": " << etag << " after " << batches << " batches";
+    EXPECT_TRUE(eventually(10,
+                           [&] {
+                             batches = metric(d.shuffler().port(), "p2b_shuffler_batches_total");
+                             const auto head = cli_a.Get("/v1/model");
+                             etag = head ? head->get_header_value("ETag") : "no answer";
+                             return batches >= 1.0 &&
+                                    etag == "\"" + std::to_string(static_cast<int>(batches)) + "\"";
+                           }))
+        << name << ": " << etag << " after " << batches << " batches";
     std::vector<double> stats = model_statistics(model, d);
     d.shuffler().stop();
     d.analyzer().stop();
