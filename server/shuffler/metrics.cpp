@@ -38,7 +38,8 @@ Rejection rejection_for(server::OpenStatus s) {
   return Rejection::malformed;
 }
 
-std::string Metrics::render(std::size_t spool_depth) const {
+std::string Metrics::render(std::optional<std::size_t> spool_depth,
+                            const common::StoreHealth* store) const {
   common::PrometheusText out;
   out.counter("p2b_shuffler_received_total", "New envelopes accepted and spooled.",
               received.load());
@@ -64,8 +65,11 @@ std::string Metrics::render(std::size_t spool_depth) const {
   out.counter("p2b_shuffler_bad_acks_total",
               "Deliveries answered 200 without a valid acknowledgement of the batch sent.",
               bad_acks.load());
-  out.gauge("p2b_shuffler_spool_depth", "Records in the spool, batched or not.", spool_depth);
+  if (spool_depth) {
+    out.gauge("p2b_shuffler_spool_depth", "Records in the spool, batched or not.", *spool_depth);
+  }
   http.render(out, "p2b_shuffler");
+  if (store != nullptr) store->render(out, "p2b_shuffler");
   return out.text();
 }
 

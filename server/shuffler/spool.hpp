@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/store_health.hpp"
 #include "wire/batch_format.hpp"
 
 namespace p2b::shuffler {
@@ -84,6 +85,9 @@ class Spool {
   // Records stored, batched or not.
   virtual std::size_t depth() = 0;
   virtual std::size_t unbatched() = 0;
+
+  // The backend's storage health (common/store_health.hpp), if it keeps one.
+  virtual const common::StoreHealth* health() const { return nullptr; }
 };
 
 }  // namespace p2b::shuffler
