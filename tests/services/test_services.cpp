@@ -25,11 +25,12 @@
 
 #include "envelope_forge.hpp"
 #include "file_scan.hpp"
+#include "ledger.hpp"
 #include "model_support.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
-#include "proc/metrics.hpp"
 #include "proc/service_process.hpp"
+#include "service_fixture.hpp"
 #include "test_support.hpp"
 #include "wire/batch_ack.hpp"
 #include "wire/batch_format.hpp"
@@ -39,93 +40,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr uint32_t kDim = 10;
-constexpr uint32_t kActions = 10;
-constexpr uint32_t kCodes = 16;
+using namespace p2b_services;
 
-using Envelope = std::array<uint8_t, P2B_ENVELOPE_BYTES>;
 constexpr int kInner = static_cast<int>(p2b::kInnerBytes);
-
-// A deployment on disk: key files as p2b-keygen writes them, a codebook file,
-// and the stores, all in a fresh directory.
-class Deployment {
- public:
-  explicit Deployment(const std::string& name)
-      : dir_(fs::path(P2B_TEST_TMP) / name), codebook_(p2b_test::random_codebook(kCodes, kDim, 3)) {
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "keys");
-    const auto& k = p2b_test::test_keys();
-    write(dir_ / "keys/shuffler.box.pk", k.shuffler_pk, sizeof k.shuffler_pk, 0644);
-    write(dir_ / "keys/shuffler.box.sk", k.shuffler_sk, sizeof k.shuffler_sk, 0600);
-    write(dir_ / "keys/analyzer.box.pk", k.analyzer_pk, sizeof k.analyzer_pk, 0644);
-    write(dir_ / "keys/analyzer.box.sk", k.analyzer_sk, sizeof k.analyzer_sk, 0600);
-    write(dir_ / "keys/analyzer.sign.pk", k.verify_pk, sizeof k.verify_pk, 0644);
-    write(dir_ / "keys/analyzer.sign.sk", k.sign_sk, sizeof k.sign_sk, 0600);
-    write(dir_ / "keys/shuffler.sign.pk", k.shuffler_verify_pk, sizeof k.shuffler_verify_pk, 0644);
-    write(dir_ / "keys/shuffler.sign.sk", k.shuffler_sign_sk, sizeof k.shuffler_sign_sk, 0600);
-    const p2b::CryptoPort port = p2b_test::sodium_port();
-    std::size_t n = 0;
-    EXPECT_EQ(p2b::encoded_codebook_size(codebook_.data(), kCodes, kDim, 1, &n), p2b::Status::ok);
-    std::vector<uint8_t> bytes(n);
-    EXPECT_EQ(p2b::encode_codebook(port, codebook_.data(), kCodes, kDim, 1, bytes.data(), n, &n),
-              p2b::Status::ok);
-    write(dir_ / "codebook.p2bc", bytes.data(), n, 0644);
-  }
-
-  // The analyzer applies l again to valid reports; 1 keeps every crowd the
-  // shuffler released, as the tests of crashes and replays need.
-  void start_analyzer(uint32_t threshold = 1, int port = 0) {
-    analyzer_.start(P2B_ANALYZER_BIN, analyzer_args(threshold, port),
-                    (dir_ / "analyzer.log").string());
-  }
-  std::vector<std::string> analyzer_args(uint32_t threshold = 1, int port = 0) const {
-    return {"--listen",       "127.0.0.1:" + std::to_string(port),
-            "--keys",         (dir_ / "keys").string(),
-            "--shuffler-key", (dir_ / "keys/shuffler.sign.pk").string(),
-            "--codebook",     (dir_ / "codebook.p2bc").string(),
-            "--store",        (dir_ / "analyzer.db").string(),
-            "--actions",      std::to_string(kActions),
-            "--threshold",    std::to_string(threshold)};
-  }
-  // `analyzer_url` may name a port nobody listens on yet.
-  void start_shuffler(uint32_t threshold, const std::string& analyzer_url,
-                      const std::string& batch_seconds = "1") {
-    shuffler_.start(
-        P2B_SHUFFLER_BIN,
-        {"--listen", "127.0.0.1:0", "--keys", (dir_ / "keys").string(), "--spool",
-         (dir_ / "shuffler.db").string(), "--analyzer", analyzer_url, "--analyzer-key",
-         (dir_ / "keys/analyzer.sign.pk").string(), "--threshold", std::to_string(threshold),
-         "--batch-size", "1000000", "--batch-seconds", batch_seconds},
-        (dir_ / "shuffler.log").string());
-  }
-
-  p2b::proc::ServiceProcess& shuffler() { return shuffler_; }
-  p2b::proc::ServiceProcess& analyzer() { return analyzer_; }
-  const fs::path& dir() const { return dir_; }
-
- private:
-  static void write(const fs::path& p, const uint8_t* data, std::size_t n, int mode) {
-    std::ofstream(p, std::ios::binary)
-        .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n));
-    fs::permissions(p, static_cast<fs::perms>(mode));
-  }
-
-  fs::path dir_;
-  std::vector<float> codebook_;
-  p2b::proc::ServiceProcess shuffler_, analyzer_;
-};
-
-Envelope seal(uint32_t code, uint32_t action, float reward) {
-  const auto& k = p2b_test::test_keys();
-  uint8_t sfp[16], afp[16];
-  crypto_generichash(sfp, 16, k.shuffler_pk, 32, nullptr, 0);
-  crypto_generichash(afp, 16, k.analyzer_pk, 32, nullptr, 0);
-  const p2b::SealingKeys keys{k.shuffler_pk, sfp, k.analyzer_pk, afp};
-  Envelope e{};
-  EXPECT_EQ(p2b::seal_envelope(p2b_test::sodium_port(), keys, {code, action, reward, 0}, e.data()),
-            p2b::Status::ok);
-  return e;
-}
 
 const uint8_t* k_shuffler_pk() {
   return p2b_test::test_keys().shuffler_pk;
@@ -133,65 +50,6 @@ const uint8_t* k_shuffler_pk() {
 
 std::string forged_body(const p2b_test::OuterEnvelope& env) {
   return std::string(reinterpret_cast<const char*>(env.data()), env.size());
-}
-
-// The inner layer of one of our envelopes, as the shuffler would forward it.
-p2b::server::InnerCiphertext inner_of(const Envelope& e) {
-  p2b::server::BoxKey key{};
-  p2b::server::make_box_key(p2b_test::test_keys().shuffler_pk, p2b_test::test_keys().shuffler_sk,
-                            &key);
-  p2b::server::OuterOpened opened{};
-  EXPECT_EQ(p2b::server::open_outer(e.data(), e.size(), &key, 1, &opened),
-            p2b::server::OpenStatus::ok);
-  p2b::server::InnerCiphertext inner{};
-  std::copy(opened.inner, opened.inner + inner.size(), inner.begin());
-  return inner;
-}
-
-// n distinct envelopes over codes 0..kCodes-1, so a threshold of 1 keeps all.
-std::vector<Envelope> envelopes(std::size_t n) {
-  std::vector<Envelope> out;
-  out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    out.push_back(seal(static_cast<uint32_t>(i % kCodes), static_cast<uint32_t>(i % kActions),
-                       (i % 3) ? 1.0F : 0.0F));
-  }
-  return out;
-}
-
-std::string body_of(const std::vector<Envelope>& all, std::size_t from, std::size_t n) {
-  std::string body;
-  for (std::size_t i = from; i < from + n && i < all.size(); ++i) {
-    body.append(reinterpret_cast<const char*>(all[i].data()), all[i].size());
-  }
-  return body;
-}
-
-double metric(int port, const std::string& name) {
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_connection_timeout(2);
-  const auto res = cli.Get("/metrics");
-  return res && res->status == 200 ? p2b::proc::metric_value(res->body, name) : -1.0;
-}
-
-// Polls `pred` every 100 ms for at most `seconds`.
-template <typename Pred>
-bool eventually(double seconds, Pred pred) {
-  const auto deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(seconds));
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return pred();
-}
-
-std::vector<uint8_t> fetch_model(int port) {
-  httplib::Client cli("127.0.0.1", port);
-  const auto res = cli.Get("/v1/model");
-  if (!res || res->status != 200) return {};
-  return std::vector<uint8_t>(res->body.begin(), res->body.end());
 }
 
 // The statistics a model carries, read back through a device agent.
@@ -215,6 +73,7 @@ TEST(Services, ShufflerKilledMidStreamLosesAndDuplicatesNothing) {
   const std::size_t per_post = 50;
   std::vector<bool> acked(all.size() / per_post, false);
   std::atomic<bool> killed{false};
+  Ledger ledger;
 
   // Post everything while the shuffler is killed at about a third of the way.
   std::thread killer([&] {
@@ -224,10 +83,7 @@ TEST(Services, ShufflerKilledMidStreamLosesAndDuplicatesNothing) {
   });
   for (std::size_t r = 0; r < acked.size(); ++r) {
     if (killed) break;
-    httplib::Client cli("127.0.0.1", d.shuffler().port());
-    const auto res =
-        cli.Post("/v1/reports", body_of(all, r * per_post, per_post), "application/octet-stream");
-    acked[r] = res && res->status == 202;
+    acked[r] = ledger.post(d.shuffler().port(), all, r * per_post, per_post) == 202;
   }
   killer.join();
   const auto acked_before = static_cast<std::size_t>(std::count(acked.begin(), acked.end(), true));
@@ -238,10 +94,8 @@ TEST(Services, ShufflerKilledMidStreamLosesAndDuplicatesNothing) {
   d.start_shuffler(1, d.analyzer().url());
   for (std::size_t r = 0; r < acked.size(); ++r) {
     if (acked[r]) continue;
-    httplib::Client cli("127.0.0.1", d.shuffler().port());
-    const auto res =
-        cli.Post("/v1/reports", body_of(all, r * per_post, per_post), "application/octet-stream");
-    ASSERT_TRUE(res && res->status == 202) << "request " << r;
+    ASSERT_EQ(ledger.post(d.shuffler().port(), all, r * per_post, per_post), 202)
+        << "request " << r;
   }
   ASSERT_TRUE(eventually(60, [&] {
     return metric(d.analyzer().port(), "p2b_analyzer_records_applied_total") >=
@@ -251,12 +105,16 @@ TEST(Services, ShufflerKilledMidStreamLosesAndDuplicatesNothing) {
   EXPECT_EQ(metric(d.analyzer().port(), "p2b_analyzer_records_applied_total"),
             static_cast<double>(all.size()))
       << "every envelope reaches the analyzer exactly once";
-  std::printf(
-      "[ figure ] %zu of %zu requests acknowledged before kill -9; all %zu envelopes "
-      "applied exactly once after restart\n",
-      acked_before, acked.size(), all.size());
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
+  const LedgerTally t = ledger.reconcile(d.store_path());
+  EXPECT_EQ(t.acknowledged, all.size());
+  EXPECT_EQ(t.lost, 0U) << t.summary();
+  EXPECT_EQ(t.duplicated, 0U) << t.summary();
+  EXPECT_EQ(t.applied, all.size()) << t.summary();
+  std::printf(
+      "[ figure ] %zu of %zu requests acknowledged before kill -9; ledger after restart: %s\n",
+      acked_before, acked.size(), t.summary().c_str());
 }
 
 TEST(Services, AnalyzerKilledDuringABatchEndsWithTheSameModel) {
@@ -428,52 +286,23 @@ TEST(Services, BadInputGetsItsOwn4xxStoresNothingAndTheServiceStaysUp) {
 
 // A stand-in "analyzer" on loopback that answers every batch 200 but never
 // with a valid ack: no ack at all, then one signed by another key.
-class FakeAnalyzer {
- public:
-  FakeAnalyzer() {
-    server_.Post("/v1/batches", [this](const httplib::Request& req, httplib::Response& res) {
-      const std::lock_guard<std::mutex> lock(mu_);
-      bodies_.push_back(req.body);
-      if (bodies_.size() % 2 == 1) {
-        res.set_content("{\"applied\":1}", "application/json");
-        return;
-      }
-      uint8_t pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
-      crypto_sign_keypair(pk, sk);
-      p2b::server::BatchAck ack;
-      const auto* data = reinterpret_cast<const uint8_t*>(req.body.data());
-      std::copy(data + 8, data + 24, ack.id.begin());
-      ack.digest = p2b::server::batch_digest(data, req.body.size());
-      const std::vector<uint8_t> bytes = p2b::server::encode_signed_ack(ack, sk);
-      res.set_content(
-          "{\"applied\":1,\"ack\":\"" + p2b::server::hex_of(bytes.data(), bytes.size()) + "\"}",
-          "application/json");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+void answer_without_valid_ack(const httplib::Request& req, httplib::Response& res) {
+  static std::atomic<int> calls{0};
+  if (calls.fetch_add(1) % 2 == 0) {
+    res.set_content("{\"applied\":1}", "application/json");
+    return;
   }
-  ~FakeAnalyzer() { stop(); }
-  FakeAnalyzer(const FakeAnalyzer&) = delete;
-  FakeAnalyzer& operator=(const FakeAnalyzer&) = delete;
-  void stop() {
-    if (!thread_.joinable()) return;
-    server_.stop();
-    thread_.join();
-  }
-  int port() const { return port_; }
-  std::vector<std::string> bodies() {
-    const std::lock_guard<std::mutex> lock(mu_);
-    return bodies_;
-  }
-
- private:
-  httplib::Server server_;
-  std::thread thread_;
-  std::mutex mu_;
-  std::vector<std::string> bodies_;
-  int port_ = 0;
-};
+  uint8_t pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+  crypto_sign_keypair(pk, sk);
+  p2b::server::BatchAck ack;
+  const auto* data = reinterpret_cast<const uint8_t*>(req.body.data());
+  std::copy(data + 8, data + 24, ack.id.begin());
+  ack.digest = p2b::server::batch_digest(data, req.body.size());
+  const std::vector<uint8_t> bytes = p2b::server::encode_signed_ack(ack, sk);
+  res.set_content(
+      "{\"applied\":1,\"ack\":\"" + p2b::server::hex_of(bytes.data(), bytes.size()) + "\"}",
+      "application/json");
+}
 
 std::vector<uint8_t> sign_batch(const p2b::server::Batch& b, const uint8_t* sign_sk) {
   return p2b::server::encode_signed_batch(b, sign_sk);
@@ -487,7 +316,7 @@ httplib::Result post_batch(int port, const std::vector<uint8_t>& body) {
 
 TEST(Services, OnlyTheShufflersSignedBatchesCountAndOnlyAValidAckDeletesThem) {
   Deployment d("hops");
-  FakeAnalyzer fake;
+  StandInAnalyzer fake(answer_without_valid_ack);
   d.start_shuffler(1, "http://127.0.0.1:" + std::to_string(fake.port()));
   std::vector<Envelope> reports;
   for (uint32_t i = 0; i < 4; ++i) reports.push_back(seal(2, 3, 1.0F));
