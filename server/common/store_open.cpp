@@ -42,18 +42,22 @@ void check_kind(Database& db, const StoreKind& kind) {
 }
 
 void check_integrity(Database& db, IntegrityCheck check) {
+  const char* name = check == IntegrityCheck::full ? "integrity_check" : "quick_check";
   // At most a few lines: enough to name the damage, not to flood the log.
-  Statement q(db, check == IntegrityCheck::full ? "PRAGMA integrity_check(5)"
-                                                : "PRAGMA quick_check(5)");
   std::string problems;
-  while (q.step()) {
-    const std::string line = q.column_text(0);
-    if (line == "ok") return;
-    problems += (problems.empty() ? "" : "; ") + line;
+  try {
+    Statement q(db, std::string("PRAGMA ") + name + "(5)");
+    while (q.step()) {
+      const std::string line = q.column_text(0);
+      if (line == "ok") return;
+      problems += (problems.empty() ? "" : "; ") + line;
+    }
+  } catch (const SqliteError& e) {
+    // Damage bad enough stops the check itself.
+    if (!is_damage_code(e.code())) throw;
+    problems = e.what();
   }
-  throw StoreRefused(db.path() + " is damaged: " +
-                     (check == IntegrityCheck::full ? "integrity_check" : "quick_check") +
-                     " found " + problems);
+  throw StoreRefused(db.path() + " is damaged: " + name + " found " + problems);
 }
 
 }  // namespace
