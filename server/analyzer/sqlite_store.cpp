@@ -80,7 +80,6 @@ std::map<std::string, std::string> identity_fields(const StoreIdentity& id) {
           {"codebook_fp", id.codebook_fp_hex}};
 }
 
-
 struct ArmRow {
   int64_t arm = 0;
   int64_t count = 0;
@@ -101,8 +100,8 @@ struct StoredRows {
 StoredRows read_rows(const common::Database& db, ModelKind kind) {
   const Tables t = tables(kind);
   StoredRows rows;
-  Statement arms(db, std::string("SELECT arm, count, gram, reward, mac FROM ") + t.arms +
-                         " ORDER BY arm");
+  Statement arms(
+      db, std::string("SELECT arm, count, gram, reward, mac FROM ") + t.arms + " ORDER BY arm");
   while (arms.step()) {
     rows.arms.push_back(ArmRow{arms.column_int(0), arms.column_int(1), arms.column_blob(2),
                                arms.column_blob(3), arms.column_blob(4)});
@@ -115,7 +114,8 @@ StoredRows read_rows(const common::Database& db, ModelKind kind) {
 }
 
 bool same_mac(const std::vector<uint8_t>& stored, const StatsMac& want) {
-  return stored.size() == want.size() && sodium_memcmp(stored.data(), want.data(), want.size()) == 0;
+  return stored.size() == want.size() &&
+         sodium_memcmp(stored.data(), want.data(), want.size()) == 0;
 }
 
 // The first row that fails its MAC under `key`, named for an operator; empty
@@ -141,7 +141,7 @@ std::string mac_problem(ModelKind kind, const StoredRows& rows, const uint8_t* k
 }
 
 std::vector<std::pair<int64_t, StatsMac>> stored_arm_macs(const common::Database& db,
-                                                         ModelKind kind) {
+                                                          ModelKind kind) {
   std::vector<std::pair<int64_t, StatsMac>> macs;
   Statement q(db, std::string("SELECT arm, mac FROM ") + tables(kind).arms + " ORDER BY arm");
   while (q.step()) {
@@ -184,8 +184,8 @@ void adopt_rotated_key(common::Database& db, ModelKind kind, const StatsMacKeys&
     Transaction tx(db);
     write_macs(db, kind, keys.key(0));
     tx.commit();
-    common::service_log().info("statistics_remac", {{"table", tables(kind).arms},
-                                                    {"from_key", static_cast<uint64_t>(i)}});
+    common::service_log().info(
+        "statistics_remac", {{"table", tables(kind).arms}, {"from_key", static_cast<uint64_t>(i)}});
     return;
   }
 }
@@ -341,8 +341,7 @@ void SqliteModelStore::commit(const Commit& c) {
       const std::vector<uint8_t> gram_bytes(gram, gram + static_cast<std::size_t>(d) * d * 8);
       const std::vector<uint8_t> reward_bytes(reward, reward + static_cast<std::size_t>(d) * 8);
       const auto count = static_cast<int64_t>(c.stats->count(arm));
-      const StatsMac mac =
-          arm_mac(keys_.key(0), arms_table, arm, count, gram_bytes, reward_bytes);
+      const StatsMac mac = arm_mac(keys_.key(0), arms_table, arm, count, gram_bytes, reward_bytes);
       Statement put(*db_, std::string("INSERT OR REPLACE INTO ") + t.arms +
                               "(arm, count, gram, reward, mac) VALUES (?, ?, ?, ?, ?)");
       put.bind_int(1, static_cast<int64_t>(arm));
@@ -352,8 +351,7 @@ void SqliteModelStore::commit(const Commit& c) {
       put.bind_blob(5, mac.data(), mac.size());
       put.step();
     }
-    const StatsMac mac = model_mac(keys_.key(0), arms_table,
-                                   static_cast<int64_t>(c.model->version),
+    const StatsMac mac = model_mac(keys_.key(0), arms_table, static_cast<int64_t>(c.model->version),
                                    static_cast<int64_t>(c.model->created_unix), c.model->bundle,
                                    stored_arm_macs(*db_, c.kind));
     Statement put(*db_, std::string("INSERT OR REPLACE INTO ") + t.model +

@@ -52,6 +52,7 @@ class Mac {
 
 StatsMacKeys StatsMacKeys::from_sign_keys(const std::vector<const uint8_t*>& sign_sks) {
   if (sodium_init() < 0) throw std::runtime_error("libsodium cannot start");
+  if (sign_sks.empty()) throw std::invalid_argument("no signing key for the statistics MAC");
   StatsMacKeys out;
   out.keys_ = common::SecureArray<uint8_t>(sign_sks.size() * kStatsMacBytes);
   uint8_t* dst = out.keys_.fill_in_place();
@@ -75,6 +76,7 @@ StatsMacKeys StatsMacKeys::load(const std::vector<std::string>& dirs,
     held.push_back(common::load_sign_key(path, warnings));
   }
   std::vector<const uint8_t*> sks;
+  sks.reserve(held.size());
   for (const auto& sk : held) sks.push_back(sk.data());
   return from_sign_keys(sks);
 }

@@ -32,7 +32,8 @@ class StatsMacKeys {
   static StatsMacKeys from_sign_keys(const std::vector<const uint8_t*>& sign_sks);
   // From DIR/analyzer.sign.sk of each dir that has one; the last dir (the
   // one that signs) must. Throws common::KeyError.
-  static StatsMacKeys load(const std::vector<std::string>& dirs, std::vector<std::string>* warnings);
+  static StatsMacKeys load(const std::vector<std::string>& dirs,
+                           std::vector<std::string>* warnings);
 
   std::size_t size() const { return keys_.size() / kStatsMacBytes; }
   // 0 is the newest key, the one new rows are written under.

@@ -39,8 +39,7 @@ void make_owner_only(const std::string& path) {
 
 }  // namespace
 
-Database::Database(const std::string& path, bool incremental_vacuum)
-    : path_(path), health_(path) {
+Database::Database(const std::string& path, bool incremental_vacuum) : path_(path), health_(path) {
   make_owner_only(path);
   const int rc =
       sqlite3_open_v2(path.c_str(), &db_,

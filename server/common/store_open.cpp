@@ -29,9 +29,8 @@ void check_kind(Database& db, const StoreKind& kind) {
   if (id == kind.application_id) return;
   const std::string& path = db.path();
   if (id != 0) {
-    throw StoreRefused(path + " is not a " + kind.name + " (application_id " +
-                       std::to_string(id) + ", want " + std::to_string(kind.application_id) +
-                       ")");
+    throw StoreRefused(path + " is not a " + kind.name + " (application_id " + std::to_string(id) +
+                       ", want " + std::to_string(kind.application_id) + ")");
   }
   const bool empty = pragma_int(db, "SELECT COUNT(*) FROM sqlite_master") == 0;
   if (!empty && !has_table(db, kind.legacy_table)) {

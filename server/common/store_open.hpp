@@ -34,7 +34,7 @@ struct StoreKind {
 
 inline constexpr StoreKind kShufflerSpool{"shuffler spool", 0x50324253, "records", true};  // "P2BS"
 inline constexpr StoreKind kAnalyzerStore{"analyzer store", 0x50324241, "applied_batches",
-                                            false};  // "P2BA"
+                                          false};  // "P2BA"
 
 // An exclusive flock on `<store>.lock`, held for the object's lifetime; the
 // kernel releases it when the process dies, so a crash leaves no stale lock.

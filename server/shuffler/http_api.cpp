@@ -37,7 +37,8 @@ void install_routes(httplib::Server& server, ReportIntake& intake, Metrics& metr
     } catch (const SpoolError& e) {
       // A failed store was logged once, when it failed.
       const common::StoreHealth* health = spool.health();
-      if (health == nullptr || !health->failed()) log.error("metrics_failed", {{"error", e.what()}});
+      if (health == nullptr || !health->failed())
+        log.error("metrics_failed", {{"error", e.what()}});
     }
     res.set_content(metrics.render(depth, spool.health()), "text/plain; version=0.0.4");
   });

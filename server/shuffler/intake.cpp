@@ -90,8 +90,7 @@ IntakeReply ReportIntake::handle(const std::string& body) {
   // A failed store was logged once when it failed (store_health.hpp); a 202
   // now would promise a delivery it cannot make.
   if (const common::StoreHealth* health = spool_.health(); health != nullptr && health->failed()) {
-    return {503, common::error_body("store_unavailable",
-                                    "the spool failed; nothing was stored")};
+    return {503, common::error_body("store_unavailable", "the spool failed; nothing was stored")};
   }
   InsertCounts counts;
   try {

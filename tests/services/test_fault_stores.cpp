@@ -193,9 +193,8 @@ TEST(ServicesFaultStores, ASecondInstanceOnTheSameStoreIsRefused) {
   EXPECT_EQ(run_to_exit(P2B_ANALYZER_BIN, d.analyzer_args(), d.dir() / "a2.log"), 1);
   std::string log = read_text(d.dir() / "a2.log");
   EXPECT_NE(log.find("is in use by another process"), std::string::npos) << log;
-  EXPECT_EQ(run_to_exit(P2B_SHUFFLER_BIN, d.shuffler_args(1, d.analyzer().url()),
-                        d.dir() / "s2.log"),
-            1);
+  EXPECT_EQ(
+      run_to_exit(P2B_SHUFFLER_BIN, d.shuffler_args(1, d.analyzer().url()), d.dir() / "s2.log"), 1);
   log = read_text(d.dir() / "s2.log");
   EXPECT_NE(log.find("is in use by another process"), std::string::npos) << log;
   // The first ones were not disturbed.
@@ -249,9 +248,8 @@ TEST(ServicesFaultStores, DamageFoundWhileRunningStopsThe202sAndShows) {
   // Well past SQLite's 2 MiB page cache, so reads go to the file.
   const std::vector<Envelope> all = envelopes(30000);
   post_all(&ledger, d.shuffler().port(), all, 500);
-  ASSERT_TRUE(eventually(30, [&] {
-    return metric(d.shuffler().port(), "p2b_shuffler_forward_failures_total") >= 1;
-  }));
+  ASSERT_TRUE(eventually(
+      30, [&] { return metric(d.shuffler().port(), "p2b_shuffler_forward_failures_total") >= 1; }));
   const std::uintmax_t size = fs::file_size(d.spool_path());
   ASSERT_GT(size, 6U << 20);
   overwrite(d.spool_path(), size / 10, size - size / 10);
@@ -285,9 +283,10 @@ TEST(ServicesFaultStores, DamageFoundWhileRunningStopsThe202sAndShows) {
             4);
   const std::string log = read_text(d.dir() / "restart.log");
   EXPECT_NE(log.find(d.spool_path().string() + " is damaged"), std::string::npos) << log;
-  std::printf("[ figure ] damaged spool: %zu requests acknowledged after the damage before the "
-              "first 503\n",
-              acked_after);
+  std::printf(
+      "[ figure ] damaged spool: %zu requests acknowledged after the damage before the "
+      "first 503\n",
+      acked_after);
 }
 
 // The fault 3: the WAL grew 37.5 KB a batch and the .db held
@@ -381,8 +380,8 @@ TEST(ServicesFaultStores, ABackupTakenWhileRunningRestoresToTheSameModel) {
   Ledger ledger_b;
   post_all(&ledger_b, b.shuffler().port(), first, 50);
   post_all(&ledger_b, b.shuffler().port(), second, 50);
-  post_all(&ledger_a, a.shuffler().port(), std::vector<Envelope>(second.begin() + 300, second.end()),
-           50);
+  post_all(&ledger_a, a.shuffler().port(),
+           std::vector<Envelope>(second.begin() + 300, second.end()), 50);
   ASSERT_TRUE(eventually(60, [&] { return applied_at_least(a.analyzer().port(), 2000); }));
   ASSERT_TRUE(eventually(60, [&] {
     const std::vector<uint8_t> m = fetch_model(b.analyzer().port());

@@ -169,7 +169,6 @@ TEST(AnalyzerStore, OneWriterPerStoreAndVersionsMustAdvanceByOne) {
       an::StoreError);
 }
 
-
 // Two flipped bytes in a stored gram: the fault. Such statistics
 // were signed and served; now the store refuses to start, naming the arm.
 TEST(AnalyzerStore, FlippedBytesInAStoredGramAreNeverSigned) {
@@ -179,13 +178,14 @@ TEST(AnalyzerStore, FlippedBytesInAStoredGramAreNeverSigned) {
   std::mt19937_64 rng(11);
   {
     Harness h(dep, db, 3);
-    analyzer_test::apply(*h.analyzer,
-                         analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 40, 8, 3)));
+    analyzer_test::apply(
+        *h.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 40, 8, 3)));
   }
   {
     p2b::common::Database raw(db);
-    raw.exec("UPDATE private_arms SET gram = CAST(substr(gram, 1, 16) || "
-             "x'0102' || substr(gram, 19) AS BLOB) WHERE arm = 1");
+    raw.exec(
+        "UPDATE private_arms SET gram = CAST(substr(gram, 1, 16) || "
+        "x'0102' || substr(gram, 19) AS BLOB) WHERE arm = 1");
   }
   try {
     Harness h(dep, db, 3);
@@ -239,8 +239,8 @@ TEST(AnalyzerStore, ASigningKeyRotationReMacsTheStatistics) {
   an::Statistics before;
   {
     Harness h(dep, db, 2);
-    analyzer_test::apply(*h.analyzer,
-                         analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2)));
+    analyzer_test::apply(
+        *h.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2)));
     dim = h.analyzer->dim();
     before = h.analyzer->statistics(an::ModelKind::private_reports);
   }
@@ -269,8 +269,8 @@ TEST(AnalyzerStore, TheWalStaysSmallAndTheDbFileAloneIsCurrent) {
   Harness h(dep, db, 3);
   std::uintmax_t largest_wal = 0;
   for (int i = 0; i < 60; ++i) {
-    analyzer_test::apply(*h.analyzer,
-                         analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 30, 8, 3)));
+    analyzer_test::apply(
+        *h.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 30, 8, 3)));
     std::error_code ec;
     const std::uintmax_t wal = std::filesystem::file_size(db + "-wal", ec);
     if (!ec && wal > largest_wal) largest_wal = wal;

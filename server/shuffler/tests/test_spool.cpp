@@ -243,7 +243,6 @@ TEST(ShufflerSpool, RefusesAFileThatIsNotASpool) {
   EXPECT_THROW(SqliteSpool spool(dir.file("no/such/dir/spool.db")), p2b::shuffler::SpoolError);
 }
 
-
 // Delivered records give their pages back (auto_vacuum=INCREMENTAL): across
 // fill and drain cycles the file grows only by the replay digests it must
 // keep (two 32-byte digests a record), not by the records themselves.
@@ -264,8 +263,8 @@ TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
     drained.push_back(std::filesystem::file_size(path));
     EXPECT_EQ(std::filesystem::file_size(path + "-wal"), 0U);
   }
-  std::printf("spool file: %ju bytes full, drained %ju -> %ju after 4 cycles of %u records\n",
-              full, drained.front(), drained.back(), kPerCycle);
+  std::printf("spool file: %ju bytes full, drained %ju -> %ju after 4 cycles of %u records\n", full,
+              drained.front(), drained.back(), kPerCycle);
   for (std::size_t i = 1; i < drained.size(); ++i) {
     // The digests of one cycle: under 200 bytes a record with b-tree slack.
     EXPECT_LE(drained[i] - drained[i - 1], 200U * kPerCycle) << "cycle " << i;
