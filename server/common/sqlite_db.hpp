@@ -71,6 +71,8 @@ class Database {
   // Once a call met damage (corruption, an I/O error), every transaction
   // is refused: see store_health.hpp.
   const StoreHealth& health() const { return health_; }
+  // Logs `store_failed` once the store is in use (store_open.hpp).
+  void arm_health_log() { health_.arm_log(); }
 
  private:
   sqlite3* db_ = nullptr;

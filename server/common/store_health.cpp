@@ -21,7 +21,7 @@ void StoreHealth::record_error(bool damage, const std::string& what) {
     reason_ = what;
     failed_.store(true);
   }
-  service_log().error("store_failed", {{"store", path_}, {"error", what}});
+  if (log_.load()) service_log().error("store_failed", {{"store", path_}, {"error", what}});
 }
 
 std::string StoreHealth::reason() const {

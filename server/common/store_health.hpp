@@ -25,8 +25,12 @@ class StoreHealth {
   // `path` names the file in the log line and the readiness detail.
   explicit StoreHealth(std::string path) : path_(std::move(path)) {}
 
-  // Counts one failed call; `damage` fails the store (logged once).
+  // Counts one failed call; `damage` fails the store (logged once, if the
+  // log is armed).
   void record_error(bool damage, const std::string& what);
+  // Logs the change to failed from now on: a store that fails its start
+  // checks is refused with its own log line instead.
+  void arm_log() { log_.store(true); }
 
   bool failed() const { return failed_.load(); }
   std::string reason() const;
@@ -40,6 +44,7 @@ class StoreHealth {
  private:
   std::string path_;
   std::atomic<bool> failed_{false};
+  std::atomic<bool> log_{false};
   std::atomic<uint64_t> errors_{0};
   mutable std::mutex mu_;
   std::string reason_;

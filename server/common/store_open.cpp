@@ -88,6 +88,7 @@ std::unique_ptr<Database> open_store(const std::string& path, const StoreKind& k
     db = std::make_unique<Database>(path, kind.incremental_vacuum);
     check_kind(*db, kind);
     check_integrity(*db, check);
+    db->arm_health_log();
   } catch (const SqliteError& e) {
     // Damage met while checking (not a database, a torn header) is a
     // refusal too; anything else (permissions, a full disk) is not.
