@@ -285,4 +285,30 @@ TEST(AnalyzerStore, TheWalStaysSmallAndTheDbFileAloneIsCurrent) {
   EXPECT_EQ(q.column_int(0), 60);
 }
 
+// A store from before application_id and the MAC (user_version 0) is
+// upgraded in place: its rows are MACed once, as they are, and load.
+TEST(AnalyzerStore, AStoreFromBeforeTheMacIsUpgradedInPlace) {
+  const Deployment dep(4, 8);
+  const TempDir tmp;
+  const std::string db = tmp.file("s.db");
+  std::mt19937_64 rng(15);
+  an::Statistics before;
+  {
+    Harness h(dep, db, 2);
+    analyzer_test::apply(
+        *h.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2)));
+    before = h.analyzer->statistics(an::ModelKind::private_reports);
+  }
+  {
+    p2b::common::Database raw(db);
+    for (const char* t : {"private_arms", "private_model", "raw_arms", "raw_model"}) {
+      raw.exec(std::string("ALTER TABLE ") + t + " DROP COLUMN mac");
+    }
+    raw.exec("PRAGMA user_version=0; PRAGMA application_id=0");
+  }
+  Harness h(dep, db, 2);
+  EXPECT_EQ(h.analyzer->statistics(an::ModelKind::private_reports), before);
+  EXPECT_EQ(h.analyzer->model(an::ModelKind::private_reports)->version, 1U);
+}
+
 }  // namespace

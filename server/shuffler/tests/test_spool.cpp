@@ -10,7 +10,11 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "common/sqlite_db.hpp"
 #include "shuffler/shuffle.hpp"
 #include "shuffler/sqlite_spool.hpp"
 #include "shuffler_test_support.hpp"
@@ -270,6 +274,47 @@ TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
     EXPECT_LE(drained[i] - drained[i - 1], 200U * kPerCycle) << "cycle " << i;
   }
   EXPECT_LT(drained.front() + 100U * kPerCycle, full) << "the records' pages were given back";
+}
+
+// A spool of schema 2, from before application_id and auto_vacuum, is
+// upgraded in place and keeps its records and replay digests.
+TEST(ShufflerSpool, ASpoolOfSchema2IsUpgradedInPlace) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  const SpoolRecord a = record(3, 1);
+  {
+    p2b::common::Database raw(path);
+    raw.exec(R"sql(
+CREATE TABLE seen (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE seen_inner (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE records (id INTEGER PRIMARY KEY, crowd_id INTEGER NOT NULL, inner BLOB NOT NULL,
+  batch_id BLOB, position INTEGER);
+CREATE INDEX records_by_batch ON records (batch_id, position);
+CREATE TABLE batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE,
+  partition_id INTEGER NOT NULL DEFAULT 0);
+PRAGMA user_version=2;
+)sql");
+    p2b::common::Statement put(raw, "INSERT INTO seen (digest) VALUES (?1)");
+    put.bind_blob(1, a.digest.data(), a.digest.size());
+    put.run();
+    p2b::common::Statement rec(raw, "INSERT INTO records (id, crowd_id, inner) VALUES (7, 3, ?1)");
+    rec.bind_blob(1, a.inner.data(), a.inner.size());
+    rec.run();
+  }
+  {
+    SqliteSpool spool(path);
+    EXPECT_EQ(spool.depth(), 1U);
+    EXPECT_EQ(spool.insert({a}).duplicates, 1U) << "its replay digests are kept";
+  }
+  p2b::common::Database raw(path);
+  for (const auto& [pragma, want] :
+       std::vector<std::pair<std::string, int64_t>>{{"PRAGMA auto_vacuum", 2},
+                                                    {"PRAGMA user_version", 3},
+                                                    {"PRAGMA application_id", 0x50324253}}) {
+    p2b::common::Statement q(raw, pragma);
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.column_int(0), want) << pragma;
+  }
 }
 
 }  // namespace
