@@ -1,63 +1,36 @@
 // Load benchmark for p2b-shuffler (not a test): sustained envelopes per
 // second on loopback with durability on (SQLite WAL, synchronous=FULL, a
-// commit before every 202), and the p50/p99 latency of a request.
+// commit before every 202), the p50/p99 latency of a request, and the bytes
+// each service writes to storage per envelope (/proc/<pid>/io write_bytes).
 //
-//   shuffler_load [--seconds S] [--clients C] [--per-request N]   (--help)
+//   shuffler_load [--seconds S] [--clients C] [--per-request N] [--pool P]
+//                 [--deliver]   (--help)
 //
 // Each client thread posts requests of N distinct, valid envelopes as fast as
-// it gets answers. The analyzer URL points at a closed port, so batches stay
-// in the spool: ingest is measured alone.
+// it gets answers. Without --deliver the analyzer URL points at a closed
+// port, so batches stay in the spool: ingest is measured alone. With it a
+// real p2b-analyzer runs too, and its writes are divided by the reports it
+// applied once the spool has drained.
 #include <httplib.h>
-#include <sodium.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "../ports/posix/sodium_port.hpp"
+#include "bench_deployment.hpp"
 #include "cli/tool_cli.hpp"
-#include "p2b/envelope.hpp"
 #include "proc/service_process.hpp"
 
 namespace fs = std::filesystem;
+using p2b::bench::Envelope;
 
 namespace {
-
-struct Keys {
-  uint8_t shuffler_pk[32], shuffler_sk[32], analyzer_pk[32], analyzer_sk[32];
-  uint8_t shuffler_fp[16], analyzer_fp[16];
-};
-
-void write_file(const fs::path& p, const uint8_t* d, std::size_t n, fs::perms mode) {
-  std::ofstream(p, std::ios::binary)
-      .write(reinterpret_cast<const char*>(d), static_cast<std::streamsize>(n));
-  fs::permissions(p, mode);
-}
-
-// Pre-seals `n` distinct envelopes: sealing is the device's cost, not the
-// shuffler's, so it stays out of the measurement.
-std::vector<std::string> make_envelopes(const Keys& k, std::size_t n) {
-  const p2b::CryptoPort port = p2b::port::sodium_crypto();
-  const p2b::SealingKeys keys{k.shuffler_pk, k.shuffler_fp, k.analyzer_pk, k.analyzer_fp};
-  std::vector<std::string> out;
-  out.reserve(n);
-  std::array<uint8_t, p2b::kEnvelopeBytes> e{};
-  for (std::size_t i = 0; i < n; ++i) {
-    const p2b::TupleToSeal t{static_cast<uint32_t>(i % 1024), static_cast<uint32_t>(i % 10), 1.0F,
-                             0};
-    if (p2b::seal_envelope(port, keys, t, e.data()) != p2b::Status::ok) std::abort();
-    out.emplace_back(reinterpret_cast<const char*>(e.data()), e.size());
-  }
-  return out;
-}
 
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
@@ -65,12 +38,21 @@ double percentile(std::vector<double> v, double q) {
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
 }
 
+void print_writes(const char* who, long long bytes, double per) {
+  std::printf("%s wrote %.1f MB: %.0f bytes per envelope (%.1f KiB)\n", who, bytes / 1e6,
+              bytes / per, bytes / per / 1024.0);
+}
+
 int run(int argc, char** argv) {
   double seconds = 10;
   int clients = 4;
   std::size_t per_request = 50;
-  CLI::App app("Load benchmark for p2b-shuffler: envelopes per second and request latency.",
-               "shuffler_load");
+  std::size_t pool = 60000;
+  bool deliver = false;
+  CLI::App app(
+      "Load benchmark for p2b-shuffler: envelopes per second, request latency and "
+      "disk writes per envelope.",
+      "shuffler_load");
   p2b::tools::add_common_flags(app);
   app.add_option("--seconds", seconds, "how long to post [10]")
       ->check(CLI::Range(0.001, 86400.0))
@@ -81,42 +63,32 @@ int run(int argc, char** argv) {
   app.add_option("--per-request", per_request, "envelopes per request [50]")
       ->check(CLI::Range(1, 100000))
       ->type_name("N");
+  app.add_option("--pool", pool, "distinct envelopes sealed before the run [60000]")
+      ->check(CLI::Range(1, 100000000))
+      ->type_name("P");
+  app.add_flag("--deliver", deliver,
+               "also run p2b-analyzer, deliver every batch and report its writes");
   const int parsed = p2b::tools::parse_command_line(app, argc, argv);
   if (parsed >= 0) return parsed;
-  if (sodium_init() < 0) return 1;
 
-  const fs::path dir = fs::temp_directory_path() / "p2b-shuffler-load";
-  fs::remove_all(dir);
-  fs::create_directories(dir / "keys");
-  Keys k{};
-  crypto_box_keypair(k.shuffler_pk, k.shuffler_sk);
-  crypto_box_keypair(k.analyzer_pk, k.analyzer_sk);
-  crypto_generichash(k.shuffler_fp, 16, k.shuffler_pk, 32, nullptr, 0);
-  crypto_generichash(k.analyzer_fp, 16, k.analyzer_pk, 32, nullptr, 0);
-  write_file(dir / "keys/shuffler.box.pk", k.shuffler_pk, 32, fs::perms(0644));
-  write_file(dir / "keys/shuffler.box.sk", k.shuffler_sk, 32, fs::perms(0600));
-  // The batch-signing pair and a pinned analyzer key: the shuffler needs
-  // both to start, though no batch is delivered here.
-  uint8_t sign_pk[crypto_sign_PUBLICKEYBYTES], sign_sk[crypto_sign_SECRETKEYBYTES];
-  crypto_sign_keypair(sign_pk, sign_sk);
-  write_file(dir / "keys/shuffler.sign.pk", sign_pk, sizeof sign_pk, fs::perms(0644));
-  write_file(dir / "keys/shuffler.sign.sk", sign_sk, sizeof sign_sk, fs::perms(0600));
-  crypto_sign_keypair(sign_pk, sign_sk);
-  write_file(dir / "keys/analyzer.sign.pk", sign_pk, sizeof sign_pk, fs::perms(0644));
-  sodium_memzero(sign_sk, sizeof sign_sk);
-
-  // Enough distinct envelopes that no request is a replay.
-  const std::size_t pool = 60000;
+  const p2b::bench::Deployment d(fs::temp_directory_path() / "p2b-shuffler-load");
   std::printf("sealing %zu envelopes...\n", pool);
-  const std::vector<std::string> envelopes = make_envelopes(k, pool);
+  const std::vector<Envelope> envelopes = d.seal(pool, 2);
 
-  p2b::proc::ServiceProcess shuffler;
-  shuffler.start(P2B_SHUFFLER_BIN,
-                 {"--listen", "127.0.0.1:0", "--keys", (dir / "keys").string(), "--spool",
-                  (dir / "spool.db").string(), "--analyzer", "http://127.0.0.1:9", "--analyzer-key",
-                  (dir / "keys/analyzer.sign.pk").string(), "--batch-size", "1048576",
-                  "--batch-seconds", "86400"},
-                 (dir / "shuffler.log").string());
+  p2b::proc::ServiceProcess analyzer, shuffler;
+  std::string analyzer_url = "http://127.0.0.1:9";  // closed: nothing is delivered
+  if (deliver) {
+    analyzer.start(P2B_ANALYZER_BIN, d.analyzer_args(), d.path("analyzer.log"));
+    analyzer_url = analyzer.url();
+  }
+  std::vector<std::string> args = d.shuffler_args(analyzer_url);
+  for (const char* a :
+       {"--batch-size", deliver ? "1000" : "1048576", "--batch-seconds", deliver ? "1" : "86400"}) {
+    args.emplace_back(a);
+  }
+  shuffler.start(P2B_SHUFFLER_BIN, args, d.path("shuffler.log"));
+  const long long shuffler_w0 = p2b::bench::write_bytes(shuffler.pid());
+  const long long analyzer_w0 = deliver ? p2b::bench::write_bytes(analyzer.pid()) : 0;
 
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
@@ -136,7 +108,9 @@ int run(int argc, char** argv) {
         const std::size_t first = next.fetch_add(per_request);
         if (first + per_request > envelopes.size()) break;
         std::string body;
-        for (std::size_t i = first; i < first + per_request; ++i) body += envelopes[i];
+        for (std::size_t i = first; i < first + per_request; ++i) {
+          body.append(reinterpret_cast<const char*>(envelopes[i].data()), envelopes[i].size());
+        }
         const auto s = std::chrono::steady_clock::now();
         const auto res = cli.Post("/v1/reports", body, "application/octet-stream");
         const auto e = std::chrono::steady_clock::now();
@@ -158,7 +132,6 @@ int run(int argc, char** argv) {
   const double elapsed =
       std::chrono::duration<double>(*std::max_element(finished.begin(), finished.end()) - t0)
           .count();
-  shuffler.stop();
 
   std::vector<double> all;
   std::size_t total = 0;
@@ -167,12 +140,38 @@ int run(int argc, char** argv) {
                latencies[static_cast<std::size_t>(c)].end());
     total += accepted[static_cast<std::size_t>(c)];
   }
+  const long long ingest_writes = p2b::bench::write_bytes(shuffler.pid()) - shuffler_w0;
+  const double commits = p2b::bench::scrape(shuffler.port(), "p2b_shuffler_insert_commits_total");
   std::printf("clients %d, %zu envelopes per request, %.1f s\n", clients, per_request, elapsed);
   std::printf("accepted %zu envelopes: %.0f envelopes/s (%.0f requests/s)\n", total,
               static_cast<double>(total) / elapsed, static_cast<double>(all.size()) / elapsed);
   std::printf("request latency: p50 %.2f ms, p99 %.2f ms\n", percentile(all, 0.50),
               percentile(all, 0.99));
-  fs::remove_all(dir);
+  std::printf("spool transactions: %.0f, %.1f requests each (group commit)\n", commits,
+              static_cast<double>(all.size()) / std::max(commits, 1.0));
+  const double per = static_cast<double>(std::max<std::size_t>(total, 1));
+  print_writes("shuffler (ingest)", ingest_writes, per);
+  if (deliver) {
+    // Bounded wait for the spool to drain into the analyzer.
+    const auto drain_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    double depth = -1;
+    while (std::chrono::steady_clock::now() < drain_deadline) {
+      depth = p2b::bench::scrape(shuffler.port(), "p2b_shuffler_spool_depth");
+      if (depth == 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    const double applied =
+        p2b::bench::scrape(analyzer.port(), "p2b_analyzer_records_applied_total");
+    print_writes("shuffler (ingest + delivery)",
+                 p2b::bench::write_bytes(shuffler.pid()) - shuffler_w0, per);
+    std::printf("analyzer applied %.0f reports (spool depth %.0f)\n", applied, depth);
+    print_writes("analyzer", p2b::bench::write_bytes(analyzer.pid()) - analyzer_w0,
+                 std::max(applied, 1.0));
+    if (depth != 0) std::printf("warning: the spool did not drain within 120 s\n");
+  }
+  shuffler.stop();
+  analyzer.stop();
+  fs::remove_all(d.dir());
   return total > 0 ? 0 : 1;
 }
 

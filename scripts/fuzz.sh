@@ -32,7 +32,7 @@ max_len() {
     fuzz_arff) echo 6144 ;;        # yeast header + 2 rows is ~4.9 KB
     fuzz_weights_file) echo 1024 ;;  # largest seed (stored .npz) is 539 bytes
     fuzz_batch) echo 1024 ;;       # mode byte + a 6-record batch (~840 bytes)
-    fuzz_batch_ack) echo 192 ;;    # mode byte + 128-byte ack
+    fuzz_batch_ack) echo 192 ;;    # mode byte + 176-byte ack
     *) echo "unknown fuzz target: $1" >&2; return 1 ;;
   esac
 }

@@ -60,6 +60,7 @@ Analyzer::Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing 
   setup_central_dp();
   metrics_->set_model_version(private_.signed_model ? private_.signed_model->version : 0);
   metrics_->set_raw_model_version(raw_.signed_model ? raw_.signed_model->version : 0);
+  release_quarantine();
 }
 
 void Analyzer::setup_central_dp() {
@@ -168,8 +169,26 @@ uint64_t Analyzer::publish(ModelKind kind, Statistics next, Commit commit) {
 }
 
 std::vector<uint8_t> Analyzer::ack(const server::BatchId& id, const server::BatchDigest& digest,
-                                   uint64_t version) const {
-  return server::encode_signed_ack(server::BatchAck{id, digest, version}, keys_.sign_sk());
+                                   uint64_t version, server::BatchAck counts) const {
+  counts.id = id;
+  counts.digest = digest;
+  counts.model_version = version;
+  return server::encode_signed_ack(counts, keys_.sign_sk());
+}
+
+void Analyzer::add_reports(const std::vector<ValidReport>& reports, Statistics* next,
+                           std::vector<uint32_t>* touched) {
+  std::set<uint32_t> arms;
+  std::vector<double> x(features_.dim());
+  for (const ValidReport& r : reports) {
+    features_.features(r.code, x.data());
+    double reward = r.reward;
+    // The sensitivity the noise is calibrated to holds only for bounded reports.
+    if (dp_) CentralDp::clip_report(x.data(), features_.dim(), &reward);
+    next->add(r.action, x.data(), reward);
+    arms.insert(r.action);
+  }
+  touched->assign(arms.begin(), arms.end());
 }
 
 BatchOutcome Analyzer::receive_batch(const uint8_t* data, std::size_t len) {
@@ -214,7 +233,7 @@ BatchOutcome Analyzer::answer_known(const server::VerifiedBatch& verified,
   }
   out.result = BatchResult::duplicate;
   out.version = known.version;
-  out.ack = ack(batch.id, verified.digest, known.version);
+  out.ack = ack(batch.id, verified.digest, known.version, known.counts);
   metrics_->batch_duplicate();
   log_->info("batch_duplicate", {{"batch", id}});
   return out;
@@ -240,39 +259,69 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
     return answer_known(verified, *known);
   }
   check_central_horizon(id);
+  const bool any_quarantined = quarantine_size_ > 0;
   const OpenedBatch opened = screen_records(
-      records, [this](const server::InnerDigest& d) { return store_->inner_seen(d); },
+      records,
+      [this, any_quarantined](const server::InnerDigest& d) {
+        return store_->inner_seen(d) || (any_quarantined && store_->in_quarantine(d));
+      },
       common::ThresholdPolicy{settings_.threshold, settings_.threshold_noise});
-  Statistics next = private_.stats;
-  std::set<uint32_t> touched;
-  std::vector<double> x(features_.dim());
-  for (const ValidReport& r : opened.valid) {
-    features_.features(r.code, x.data());
-    if (dp_) {
-      // The sensitivity the noise is calibrated to holds only for bounded reports.
-      double reward = r.reward;
-      CentralDp::clip_report(x.data(), features_.dim(), &reward);
-      next.add(r.action, x.data(), reward);
-    } else {
-      next.add(r.action, x.data(), r.reward);
-    }
-    touched.insert(r.action);
+  BatchOutcome out;
+  out.quarantined = opened.quarantine.size();
+  if (out.quarantined > 0 && quarantine_size_ + out.quarantined > settings_.max_quarantine) {
+    // Refused whole, so the shuffler keeps the batch and nothing is lost;
+    // an operator must release or inspect the quarantine (docs/analyzer.md).
+    out.result = BatchResult::quarantine_full;
+    out.error = "the quarantine holds " + std::to_string(quarantine_size_) + " of at most " +
+                std::to_string(settings_.max_quarantine) + " records; this batch would add " +
+                std::to_string(out.quarantined);
+    metrics_->batch_refused(BatchRefusal::quarantine_full);
+    log_->error("quarantine_full", {{"batch", id},
+                                    {"quarantine", quarantine_size_},
+                                    {"max_quarantine", settings_.max_quarantine},
+                                    {"would_add", out.quarantined}});
+    return out;
   }
+  Statistics next = private_.stats;
   Commit commit;
+  add_reports(opened.valid, &next, &commit.touched_arms);
   commit.batch_id = batch.id;
   commit.batch_digest = verified.digest;
   commit.partition = batch.partition;
   commit.inner_digests = opened.new_digests;
   commit.records_applied = opened.valid.size();
   commit.records_rejected = opened.rejected_total();
-  commit.touched_arms.assign(touched.begin(), touched.end());
-  BatchOutcome out;
+  commit.counts.records = static_cast<uint32_t>(batch.records.size());
+  commit.counts.applied = static_cast<uint32_t>(opened.valid.size());
+  commit.counts.quarantined = static_cast<uint32_t>(out.quarantined);
+  static_assert(server::kAckRefusalReasons == kRejectReasons, "one ack slot per reason");
+  for (int i = 0; i < kRejectReasons; ++i) {
+    if (!is_quarantined(static_cast<RejectReason>(i))) {
+      commit.counts.refused[i] = static_cast<uint32_t>(opened.rejected[i]);
+    }
+  }
+  const uint64_t now = settings_.clock();
+  for (const std::size_t i : opened.quarantine) {
+    QuarantinedRecord q;
+    q.digest = records[i].digest;
+    q.batch_id = batch.id;
+    q.position = static_cast<uint32_t>(i);
+    q.crowd_id = batch.records[i].crowd_id;
+    q.inner = batch.records[i].inner;
+    q.reason = records[i].reason;
+    q.quarantined_unix = now;
+    commit.quarantine.push_back(q);
+  }
+  const server::BatchAck counts = commit.counts;
   out.version = publish(ModelKind::private_reports, std::move(next), std::move(commit));
   out.applied = opened.valid.size();
   out.rejected = opened.rejected_total();
   out.by_reason = opened.rejected;
-  out.ack = ack(batch.id, verified.digest, out.version);
+  out.ack = ack(batch.id, verified.digest, out.version, counts);
+  quarantine_size_ += out.quarantined;
   metrics_->batch_applied(out.applied, out.by_reason);
+  metrics_->records_quarantined(out.by_reason);
+  metrics_->set_quarantine_size(quarantine_size_);
   metrics_->set_model_version(out.version);
 
   std::vector<LogField> fields{{"batch", id},
@@ -280,6 +329,7 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
                                {"signer", server::hex_of(verified.signer_fp, kFingerprintBytes)},
                                {"records", static_cast<uint64_t>(batch.records.size())},
                                {"applied", out.applied},
+                               {"quarantined", out.quarantined},
                                {"rejected", out.rejected},
                                {"version", out.version}};
   for (int i = 0; i < kRejectReasons; ++i) {
@@ -289,7 +339,94 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
     }
   }
   log_->info("batch_applied", fields);
+  if (out.quarantined > 0) {
+    // Not lost, but not applied either: an operator should know at once
+    // (a missing key, another --actions or codebook, or garbage).
+    std::vector<LogField> why{
+        {"batch", id}, {"quarantined", out.quarantined}, {"quarantine", quarantine_size_}};
+    for (int i = 0; i < kRejectReasons; ++i) {
+      const auto r = static_cast<RejectReason>(i);
+      if (is_quarantined(r) && out.by_reason[i] > 0) {
+        why.push_back({std::string("quarantined_") + reject_reason_name(r), out.by_reason[i]});
+      }
+    }
+    log_->error("records_quarantined", why);
+  }
   return out;
+}
+
+void Analyzer::release_quarantine() {
+  const std::lock_guard<std::mutex> lock(mu_);
+  quarantine_size_ = store_->quarantine_size();
+  metrics_->set_quarantine_size(quarantine_size_);
+  if (quarantine_size_ == 0) return;
+  Released total;
+  uint64_t stay = 0;
+  for (const server::BatchId& id : store_->quarantined_batches()) {
+    stay += release_batch(id, &total);
+  }
+  quarantine_size_ = stay;
+  metrics_->set_quarantine_size(quarantine_size_);
+  const std::vector<LogField> fields{{"applied", total.applied},
+                                     {"replayed", total.replayed},
+                                     {"below_threshold", total.below_threshold},
+                                     {"quarantine", quarantine_size_}};
+  if (quarantine_size_ > 0) {
+    log_->error("quarantine_waiting", fields);
+  } else {
+    log_->info("quarantine_released", fields);
+  }
+}
+
+uint64_t Analyzer::release_batch(const server::BatchId& id, Released* total) {
+  const std::vector<QuarantinedRecord> rows = store_->quarantined(id);
+  server::Batch group;
+  group.id = id;
+  for (const QuarantinedRecord& q : rows) group.records.push_back({q.crowd_id, q.inner});
+  const std::vector<OpenedRecord> opened =
+      open_records(group, keys_, features_.n_codes(), settings_.n_actions);
+  std::vector<OpenedRecord> now_valid;
+  for (const OpenedRecord& r : opened) {
+    if (r.valid) now_valid.push_back(r);
+  }
+  const uint64_t stay = rows.size() - now_valid.size();
+  if (now_valid.empty()) return stay;
+  const std::string id_hex = server::batch_id_hex(id);
+  if (dp_ && dp_->releases_left(private_.signed_model ? private_.signed_model->version : 0) == 0) {
+    log_->error("quarantine_kept", {{"batch", id_hex}, {"reason", "central DP horizon exhausted"}});
+    return rows.size();
+  }
+  // The group is judged again as a batch of its own: replays of what was
+  // applied meanwhile are refused, and so is every crowd below l among the
+  // records that open now (conservative: its other reports were judged
+  // with the original batch, and are not counted twice).
+  const OpenedBatch screened = screen_records(
+      now_valid, [this](const server::InnerDigest& d) { return store_->inner_seen(d); },
+      common::ThresholdPolicy{settings_.threshold, settings_.threshold_noise});
+  Statistics next = private_.stats;
+  Commit commit;
+  add_reports(screened.valid, &next, &commit.touched_arms);
+  commit.inner_digests = screened.new_digests;
+  commit.records_applied = screened.valid.size();
+  for (const OpenedRecord& r : now_valid) commit.released.push_back(r.digest);
+  const uint64_t version = publish(ModelKind::private_reports, std::move(next), std::move(commit));
+  const uint64_t replayed = screened.rejected[static_cast<int>(RejectReason::replayed)];
+  const uint64_t below = screened.rejected[static_cast<int>(RejectReason::below_threshold)];
+  total->applied += screened.valid.size();
+  total->replayed += replayed;
+  total->below_threshold += below;
+  metrics_->records_released(ReleaseOutcome::applied, screened.valid.size());
+  metrics_->records_released(ReleaseOutcome::replayed, replayed);
+  metrics_->records_released(ReleaseOutcome::below_threshold, below);
+  metrics_->set_model_version(version);
+  log_->info("quarantine_batch_released",
+             {{"batch", id_hex},
+              {"applied", static_cast<uint64_t>(screened.valid.size())},
+              {"replayed", replayed},
+              {"below_threshold", below},
+              {"stay", stay},
+              {"version", version}});
+  return stay;
 }
 
 RawOutcome Analyzer::apply_raw(const RawBatch& raw) {

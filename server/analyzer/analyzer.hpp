@@ -1,6 +1,8 @@
 // The analyzer's state machine, independent of HTTP: verifies batches against
 // the pinned shuffler keys, applies each once per batch id (bound to its
-// digest) and acknowledges it with a signed ack, applies raw-baseline
+// digest), quarantines the records it cannot open or use (in the same
+// commit) and acknowledges the batch with a signed ack that counts what
+// became of every record, retries the quarantine at start, applies raw-baseline
 // requests, signs a new model after each, and keeps the served models equal
 // to the stored ones. Thread-safe.
 #pragma once
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "batch_opener.hpp"
 #include "central_dp.hpp"
 #include "codebook_file.hpp"
 #include "common/json_log.hpp"
@@ -52,6 +55,9 @@ struct AnalyzerSettings {
   // plain. A plain threshold here behind a noisy one at the shuffler would
   // restore the sharp edge the noise removes.
   double threshold_noise = 0;
+  // Records the quarantine may hold; a batch that would take it past this
+  // is refused whole (quarantine_full), so its sender keeps it.
+  uint64_t max_quarantine = 1000000;
   // Noise on the released private statistics (central_dp.hpp); off at
   // epsilon 0. Needs the default mode. With it on, min_reports compares
   // with the released (noisy) count. The raw baseline is never noised.
@@ -67,18 +73,20 @@ class CentralDpExhausted : public std::runtime_error {
 
 enum class BatchResult {
   applied,
-  duplicate,       // this id with this digest was applied before: acked again
-  conflict,        // this id was applied with another digest: nothing changes
-  malformed,       // refused before any state was read
-  unknown_signer,  // likewise
-  bad_signature,   // likewise
+  duplicate,        // this id with this digest was applied before: acked again
+  conflict,         // this id was applied with another digest: nothing changes
+  malformed,        // refused before any state was read
+  unknown_signer,   // likewise
+  bad_signature,    // likewise
+  quarantine_full,  // its bad records would overfill the quarantine: nothing changes
 };
 
 struct BatchOutcome {
   BatchResult result = BatchResult::applied;
   uint64_t applied = 0;
-  uint64_t rejected = 0;
-  RejectCounts by_reason{};
+  uint64_t quarantined = 0;
+  uint64_t rejected = 0;     // not applied: quarantined or refused
+  RejectCounts by_reason{};  // the rejected, by reason
   uint64_t version = 0;      // the version the batch's application produced
   std::vector<uint8_t> ack;  // applied or duplicate: wire/batch_ack.hpp
   std::string error;         // the refusals: why
@@ -91,8 +99,11 @@ struct RawOutcome {
 
 class Analyzer {
  public:
-  // Binds `store` to this configuration and loads both models from it.
-  // Throws StoreError. `store`, `metrics` and `log` must outlive this.
+  // Binds `store` to this configuration, loads both models from it and
+  // retries the quarantine with these keys and this shape: each original
+  // batch's records that now open valid are applied (replays and crowds
+  // below l refused again) in one commit that takes them out. Throws
+  // StoreError. `store`, `metrics` and `log` must outlive this.
   Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing keys, ModelStore* store,
            Metrics* metrics, Logger* log);
 
@@ -139,7 +150,18 @@ class Analyzer {
   // conflict. The caller holds mu_.
   BatchOutcome answer_known(const server::VerifiedBatch& verified, const AppliedBatch& known);
   std::vector<uint8_t> ack(const server::BatchId& id, const server::BatchDigest& digest,
-                           uint64_t version) const;
+                           uint64_t version, server::BatchAck counts) const;
+  // `next` plus `reports`; their arms go to `touched`.
+  void add_reports(const std::vector<ValidReport>& reports, Statistics* next,
+                   std::vector<uint32_t>* touched);
+  // The constructor's retry of the quarantine, one original batch at a time.
+  void release_quarantine();
+  // Applies what of one original batch's quarantined records now opens
+  // valid; returns how many stay. The caller holds mu_.
+  struct Released {
+    uint64_t applied = 0, replayed = 0, below_threshold = 0;
+  };
+  uint64_t release_batch(const server::BatchId& id, Released* total);
   // Binds the store to settings_.central_dp (or to its absence) and makes dp_.
   void setup_central_dp();
   // Throws CentralDpExhausted when the next private release is past the
@@ -159,6 +181,7 @@ class Analyzer {
   ModelState private_;
   ModelState raw_;
   std::unique_ptr<CentralDp> dp_;
+  uint64_t quarantine_size_ = 0;  // guarded by mu_
 };
 
 }  // namespace p2b::analyzer

@@ -65,16 +65,18 @@ OpenedBatch screen_records(const std::vector<OpenedRecord>& records,
   std::set<server::InnerDigest> in_batch;
   std::vector<const OpenedRecord*> fresh;
   fresh.reserve(records.size());
-  for (const OpenedRecord& r : records) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const OpenedRecord& r = records[i];
     if (!in_batch.insert(r.digest).second || seen_before(r.digest)) {
       ++out.rejected[static_cast<int>(RejectReason::replayed)];
       continue;
     }
-    out.new_digests.push_back(r.digest);
     if (!r.valid) {
       ++out.rejected[static_cast<int>(r.reason)];
+      out.quarantine.push_back(i);
       continue;
     }
+    out.new_digests.push_back(r.digest);
     fresh.push_back(&r);
   }
   std::map<uint32_t, std::size_t> crowd_size;

@@ -1,14 +1,16 @@
 // Opens every inner ciphertext of a verified batch and sorts the records into
-// the ones the statistics may take and the ones skipped, by reason. A bad
-// record never spoils its batch: it is one device's (or one attacker's)
-// report. The checks, in order:
+// the ones the statistics may take, the ones to quarantine and the ones
+// refused, by reason. A bad record never spoils its batch: it is one
+// device's (or one attacker's) report. The checks, in order:
 //   replayed          its inner ciphertext was applied before, or appears
 //                     earlier in this batch
 //   unknown_key, decrypt_failed, malformed   the inner layer does not open
 //   crowd_mismatch    its code is not the crowd id the shuffler counted
 //   code_out_of_range, action_out_of_range
 //   below_threshold   fewer than l valid reports share its crowd
-// so neither garbage nor replays can make up a crowd.
+// so neither garbage nor replays can make up a crowd. Replays and crowds
+// below l are refused by design; the others are quarantined, since a key or
+// shape this analyzer lacks may open them later.
 #pragma once
 
 #include <cstddef>
@@ -44,13 +46,17 @@ std::vector<OpenedRecord> open_records(const server::Batch& batch, const KeyRing
 struct OpenedBatch {
   std::vector<ValidReport> valid;
   RejectCounts rejected{};
-  // Digests of this batch's inner ciphertexts not seen before: to be stored
-  // with the batch, so that they count as replays from then on.
+  // Digests of this batch's valid inner ciphertexts not seen before: to be
+  // stored with the batch, so that they count as replays from then on.
   std::vector<server::InnerDigest> new_digests;
+  // Indices (into the records given) of the ones to quarantine: not seen
+  // before, and not valid.
+  std::vector<std::size_t> quarantine;
   uint64_t rejected_total() const;
 };
 
-// Drops replays (`seen_before` answers for earlier batches), then every
+// Drops replays (`seen_before` answers for earlier batches and for the
+// quarantine), sets the invalid records aside for quarantine, then every
 // crowd whose count of valid reports fails `policy` (the shuffler's rule,
 // noise included: one draw per crowd, in code order).
 OpenedBatch screen_records(const std::vector<OpenedRecord>& records,

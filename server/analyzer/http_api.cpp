@@ -55,6 +55,10 @@ void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* a
       return set_error(res, 403, "bad_signature", out.error);
     case BatchResult::conflict:
       return set_error(res, 409, "batch_conflict", out.error);
+    case BatchResult::quarantine_full:
+      // Insufficient Storage: nothing was applied, the shuffler keeps the
+      // batch and retries; an operator has to act on the quarantine.
+      return set_error(res, 507, "quarantine_full", out.error);
     case BatchResult::applied:
     case BatchResult::duplicate:
       break;
@@ -65,7 +69,8 @@ void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* a
   if (duplicate) {
     body["duplicate"] = true;
   } else {
-    body["rejected"] = out.rejected;
+    body["quarantined"] = out.quarantined;
+    body["refused"] = out.rejected - out.quarantined;
   }
   body["version"] = out.version;
   body["ack"] = server::hex_of(out.ack.data(), out.ack.size());

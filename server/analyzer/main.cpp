@@ -100,6 +100,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
     settings.shuffler_keys = shuffler_keys;
     settings.threshold = opt.threshold;
     settings.threshold_noise = opt.noisy_threshold;
+    settings.max_quarantine = opt.max_quarantine;
     settings.central_dp =
         CentralDpConfig{opt.central_epsilon, opt.central_delta, opt.central_horizon};
     analyzer = std::make_unique<Analyzer>(std::move(settings), codebook, std::move(keys),

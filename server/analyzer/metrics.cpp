@@ -53,6 +53,8 @@ const char* batch_refusal_name(BatchRefusal r) {
       return "bad_signature";
     case BatchRefusal::conflict:
       return "conflict";
+    case BatchRefusal::quarantine_full:
+      return "quarantine_full";
   }
   return "malformed";
 }
@@ -61,6 +63,12 @@ void Metrics::batch_applied(uint64_t records, const RejectCounts& rejected) {
   ++batches_applied_;
   records_applied_ += records;
   for (int i = 0; i < kRejectReasons; ++i) rejected_[i] += rejected[i];
+}
+
+void Metrics::records_quarantined(const RejectCounts& by_reason) {
+  for (int i = 0; i < kRejectReasons; ++i) {
+    if (is_quarantined(static_cast<RejectReason>(i))) quarantined_[i] += by_reason[i];
+  }
 }
 
 void Metrics::raw_applied(uint64_t records) {
@@ -80,8 +88,7 @@ std::string Metrics::prometheus_text() const {
     refused.emplace_back(batch_refusal_name(static_cast<BatchRefusal>(i)), refused_[i]);
   }
   out.labelled_counter("p2b_analyzer_batches_refused_total",
-                       "Batches refused whole, by reason: nothing was read or changed.", "reason",
-                       refused);
+                       "Batches refused whole, by reason: nothing was changed.", "reason", refused);
   out.counter("p2b_analyzer_records_applied_total", "Reports that updated the statistics.",
               records_applied_);
   std::vector<std::pair<std::string, uint64_t>> by_reason;
@@ -90,8 +97,26 @@ std::string Metrics::prometheus_text() const {
     by_reason.emplace_back(reject_reason_name(static_cast<RejectReason>(i)), rejected_[i]);
   }
   out.labelled_counter("p2b_analyzer_records_rejected_total",
-                       "Reports in applied batches that were skipped, by reason.", "reason",
-                       by_reason);
+                       "Reports in applied batches that were not applied, by reason (quarantined "
+                       "or refused).",
+                       "reason", by_reason);
+  std::vector<std::pair<std::string, uint64_t>> quarantined;
+  quarantined.reserve(kRejectReasons);
+  for (int i = 0; i < kRejectReasons; ++i) {
+    const auto r = static_cast<RejectReason>(i);
+    if (is_quarantined(r)) quarantined.emplace_back(reject_reason_name(r), quarantined_[i]);
+  }
+  out.labelled_counter("p2b_analyzer_records_quarantined_total",
+                       "Reports kept in quarantine, not applied, by reason.", "reason",
+                       quarantined);
+  out.gauge("p2b_analyzer_quarantine_records",
+            "Reports in quarantine now: retried at the next start.", quarantine_size_);
+  const char* outcomes[kReleaseOutcomes] = {"applied", "replayed", "below_threshold"};
+  std::vector<std::pair<std::string, uint64_t>> released;
+  released.reserve(kReleaseOutcomes);
+  for (int i = 0; i < kReleaseOutcomes; ++i) released.emplace_back(outcomes[i], released_[i]);
+  out.labelled_counter("p2b_analyzer_records_released_total",
+                       "Quarantined reports taken out at start, by outcome.", "outcome", released);
   out.counter("p2b_analyzer_raw_requests_applied_total", "Raw-baseline requests applied.",
               raw_requests_applied_);
   out.counter("p2b_analyzer_raw_records_applied_total", "Raw-baseline records applied.",

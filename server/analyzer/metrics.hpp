@@ -14,7 +14,9 @@
 namespace p2b::analyzer {
 
 // Why a record of a verified batch was not applied; the label of the
-// rejected counter. In the order the checks run (batch_opener.hpp).
+// rejected counter. In the order the checks run (batch_opener.hpp). Every
+// reason but replayed and below_threshold (refusals by design) puts the
+// record in quarantine (is_quarantined).
 enum class RejectReason : int {
   wrong_length,
   replayed,  // its inner ciphertext was seen before (an earlier batch or record)
@@ -28,13 +30,28 @@ enum class RejectReason : int {
 };
 constexpr int kRejectReasons = 9;
 const char* reject_reason_name(RejectReason r);
+// True if a record refused for `r` is kept in quarantine rather than dropped.
+constexpr bool is_quarantined(RejectReason r) {
+  return r != RejectReason::replayed && r != RejectReason::below_threshold;
+}
 
 using RejectCounts = std::array<uint64_t, kRejectReasons>;
 
-// Why a whole POST /v1/batches was refused before anything was read or
-// written (or, for conflict, compared with the stored digest).
-enum class BatchRefusal : int { malformed, unknown_signer, bad_signature, conflict };
-constexpr int kBatchRefusals = 4;
+// Why a whole POST /v1/batches was refused before anything was written
+// (for conflict, after comparing with the stored digest; for
+// quarantine_full, after opening its records).
+enum class BatchRefusal : int {
+  malformed,
+  unknown_signer,
+  bad_signature,
+  conflict,
+  quarantine_full
+};
+constexpr int kBatchRefusals = 5;
+
+// What became of quarantined records retried at start.
+enum class ReleaseOutcome : int { applied, replayed, below_threshold };
+constexpr int kReleaseOutcomes = 3;
 const char* batch_refusal_name(BatchRefusal r);
 
 class Metrics {
@@ -43,6 +60,10 @@ class Metrics {
   void batch_duplicate() { ++batches_duplicate_; }
   void batch_refused(BatchRefusal r) { ++refused_[static_cast<int>(r)]; }
   void raw_applied(uint64_t records);
+  // By reason; the quarantine reasons' counts only.
+  void records_quarantined(const RejectCounts& by_reason);
+  void records_released(ReleaseOutcome o, uint64_t n) { released_[static_cast<int>(o)] += n; }
+  void set_quarantine_size(uint64_t n) { quarantine_size_ = n; }
   void set_model_version(uint64_t v) { model_version_ = v; }
   void set_raw_model_version(uint64_t v) { raw_model_version_ = v; }
   // Central DP (listed only once set): its budget and what is left of it.
@@ -68,6 +89,9 @@ class Metrics {
   std::array<std::atomic<uint64_t>, kBatchRefusals> refused_{};
   std::atomic<uint64_t> records_applied_{0};
   std::array<std::atomic<uint64_t>, kRejectReasons> rejected_{};
+  std::array<std::atomic<uint64_t>, kRejectReasons> quarantined_{};
+  std::array<std::atomic<uint64_t>, kReleaseOutcomes> released_{};
+  std::atomic<uint64_t> quarantine_size_{0};
   std::atomic<uint64_t> raw_requests_applied_{0};
   std::atomic<uint64_t> raw_records_applied_{0};
   std::atomic<uint64_t> model_version_{0};

@@ -1,6 +1,7 @@
-// Where the analyzer's state lives: applied batch ids with their digests, the
-// digests of every inner ciphertext applied, per-arm statistics and the
-// latest signed bundle, for the private model and the raw baseline. The
+// Where the analyzer's state lives: applied batch ids with their digests and
+// the counts their acks carry, the digests of every inner ciphertext applied,
+// the quarantine (records that could not be applied yet), per-arm statistics
+// and the latest signed bundle, for the private model and the raw baseline. The
 // interface is what a second backend (PostgreSQL) would implement; the
 // analyzer's only requirement is that commit() is all-or-nothing.
 //
@@ -17,8 +18,10 @@
 #include <vector>
 
 #include "common/store_health.hpp"
+#include "metrics.hpp"
 #include "statistics.hpp"
 #include "tree_noise.hpp"
+#include "wire/batch_ack.hpp"
 #include "wire/batch_format.hpp"
 
 namespace p2b::analyzer {
@@ -52,7 +55,21 @@ class StoreError : public std::runtime_error {
 // duplicate (and gets the same ack again), one with another digest a conflict.
 struct AppliedBatch {
   server::BatchDigest digest{};
-  uint64_t version = 0;  // the model version its application produced
+  uint64_t version = 0;     // the model version its application produced
+  server::BatchAck counts;  // records, applied, quarantined, refused (id and digest unset)
+};
+
+// A record of a verified batch that could not be opened or does not fit this
+// analyzer (wrong key, another shape or codebook): kept, not acknowledged as
+// applied, until a start with the right keys and shape applies it.
+struct QuarantinedRecord {
+  server::InnerDigest digest{};  // of `inner`: no record is quarantined twice
+  server::BatchId batch_id{};    // the batch it came in
+  uint32_t position = 0;         // its index in that batch
+  uint32_t crowd_id = 0;
+  server::InnerCiphertext inner{};
+  RejectReason reason = RejectReason::malformed;
+  uint64_t quarantined_unix = 0;
 };
 
 // One commit: the new state of one model, and for private batches the id
@@ -66,6 +83,9 @@ struct Commit {
   std::vector<server::InnerDigest> inner_digests;
   uint64_t records_applied = 0;
   uint64_t records_rejected = 0;
+  server::BatchAck counts;                    // with batch_id: what its ack says
+  std::vector<QuarantinedRecord> quarantine;  // to keep
+  std::vector<server::InnerDigest> released;  // to take out of the quarantine
   const Statistics* stats = nullptr;
   std::vector<uint32_t> touched_arms;  // only these arms' rows are rewritten
   const SignedModel* model = nullptr;
@@ -94,9 +114,17 @@ class ModelStore {
   virtual std::optional<AppliedBatch> find_batch(const server::BatchId& id) = 0;
   // Whether an inner ciphertext with this digest was in an applied batch.
   virtual bool inner_seen(const server::InnerDigest& digest) = 0;
-  // Atomically: the batch id, digest and inner digests (if any), the
-  // touched arms and the model.
+  // Atomically: the batch id, digest, counts and inner digests (if any),
+  // the records quarantined and released, the touched arms and the model.
   virtual void commit(const Commit& c) = 0;
+
+  // The quarantine. A backend without one holds nothing, but its commit()
+  // must still refuse what it cannot keep.
+  virtual uint64_t quarantine_size() { return 0; }
+  virtual bool in_quarantine(const server::InnerDigest& /*digest*/) { return false; }
+  // The batches with quarantined records, oldest first; and one's records.
+  virtual std::vector<server::BatchId> quarantined_batches() { return {}; }
+  virtual std::vector<QuarantinedRecord> quarantined(const server::BatchId& /*id*/) { return {}; }
 
   // The central-DP record, if one was ever written. A backend without
   // central DP support has none and refuses to write one.

@@ -72,6 +72,10 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "--noisy-threshold", &noisy,
       "Gaussian noise (sigma) on the valid crowd counts, as the shuffler's (0: off)");
 
+  std::string max_quarantine;
+  CLI::Option* quarantine_opt =
+      line.add_value("--max-quarantine", &max_quarantine,
+                     "records kept for a later start (unknown key, other shape); default 1000000");
   std::string dp_epsilon, dp_delta, dp_horizon;
   CLI::Option* dp_epsilon_opt = line.add_value(
       "--central-epsilon", &dp_epsilon,
@@ -122,6 +126,10 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   }
   if (given(noisy_opt) && !common::parse_real(noisy, 0, 1e6, &o.noisy_threshold)) {
     return refuse(bad_value("noisy-threshold", "a sigma in [0, 1e6]", noisy));
+  }
+  if (given(quarantine_opt) &&
+      !common::parse_count(max_quarantine, 0, uint64_t{1} << 32, &o.max_quarantine)) {
+    return refuse(bad_value("max-quarantine", "a count in 0..2^32", max_quarantine));
   }
   if (given(dp_epsilon_opt) && !common::parse_real(dp_epsilon, 0, 100, &o.central_epsilon)) {
     return refuse(bad_value("central-epsilon", "a number in [0, 100]", dp_epsilon));

@@ -25,6 +25,7 @@ struct Options : common::ServiceOptions {
   std::vector<std::string> shuffler_keys;  // shuffler.sign.pk files a batch may be signed by
   std::size_t threshold = 10;              // l, applied again to valid reports per crowd
   double noisy_threshold = 0;              // sigma on those counts, as the shuffler's
+  uint64_t max_quarantine = 1000000;       // records; a batch that would pass it gets 507
   // Central DP of the released statistics (central_dp.hpp); epsilon 0: off.
   double central_epsilon = 0.0;
   double central_delta = 1e-6;

@@ -11,6 +11,8 @@
 #include <map>
 #include <utility>
 
+#include "quarantine_table.hpp"
+
 namespace p2b::analyzer {
 
 namespace {
@@ -70,9 +72,10 @@ auto store_call(F&& f) {
 }
 
 std::map<std::string, std::string> identity_fields(const StoreIdentity& id) {
-  // 2: batch digests and partitions, and seen_inner. A store of schema 1
-  // is refused (there were no deployments to migrate).
-  return {{"schema", "2"},
+  // 2: batch digests and partitions, and seen_inner. 3: the quarantine and
+  // batch_counts, for acks of format 2. Older stores are refused (there were
+  // no deployments to migrate).
+  return {{"schema", "3"},
           {"dim", std::to_string(id.dim)},
           {"raw_dim", std::to_string(id.raw_dim)},
           {"n_actions", std::to_string(id.n_actions)},
@@ -201,6 +204,7 @@ SqliteModelStore::SqliteModelStore(const std::string& path, StatsMacKeys keys)
     const int64_t have = common::schema_version(*db_, kSchemaVersion, common::kAnalyzerStore);
     Transaction tx(*db_);
     db_->exec(kSchema);
+    db_->exec(quarantine_table::kSchema);
     if (have < kSchemaVersion) {
       // Rows from before the MAC are adopted as they are, once.
       db_->exec(kMacColumns);
@@ -284,6 +288,9 @@ std::optional<AppliedBatch> SqliteModelStore::find_batch(const server::BatchId& 
     AppliedBatch b;
     q.column_blob_exact(0, b.digest.data(), b.digest.size());
     b.version = static_cast<uint64_t>(q.column_int(1));
+    if (!quarantine_table::read_counts(*db_, id, &b.counts)) {
+      throw StoreError("an applied batch has no counts");
+    }
     return b;
   });
 }
@@ -327,6 +334,8 @@ void SqliteModelStore::commit(const Commit& c) {
       put.bind_blob(6, c.batch_digest.data(), c.batch_digest.size());
       put.bind_int(7, static_cast<int64_t>(c.partition));
       put.step();
+    }
+    {
       // The primary key refuses a digest twice: the caller drops replays.
       Statement seen(*db_, "INSERT INTO seen_inner(digest) VALUES (?)");
       for (const server::InnerDigest& digest : c.inner_digests) {
@@ -334,6 +343,7 @@ void SqliteModelStore::commit(const Commit& c) {
         seen.run();
       }
     }
+    quarantine_table::write(*db_, c);
     const std::string arms_table = t.arms;
     for (const uint32_t arm : c.touched_arms) {
       const auto* gram = reinterpret_cast<const uint8_t*>(c.stats->gram(arm));
@@ -368,6 +378,22 @@ void SqliteModelStore::commit(const Commit& c) {
   // (a backup reading) leaves it for the next commit; journal_size_limit
   // bounds the file meanwhile.
   store_call([&] { db_->checkpoint_truncate(); });
+}
+
+uint64_t SqliteModelStore::quarantine_size() {
+  return store_call([&] { return quarantine_table::size(*db_); });
+}
+
+bool SqliteModelStore::in_quarantine(const server::InnerDigest& digest) {
+  return store_call([&] { return quarantine_table::contains(*db_, digest); });
+}
+
+std::vector<server::BatchId> SqliteModelStore::quarantined_batches() {
+  return store_call([&] { return quarantine_table::batches(*db_); });
+}
+
+std::vector<QuarantinedRecord> SqliteModelStore::quarantined(const server::BatchId& id) {
+  return store_call([&] { return quarantine_table::records(*db_, id); });
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/sqlite_db.hpp"
 #include "common/store_open.hpp"
@@ -33,6 +34,10 @@ class SqliteModelStore : public ModelStore {
   void commit(const Commit& c) override;
   std::optional<CentralDpRecord> central_dp() override;
   void record_central_dp(const CentralDpRecord& record) override;
+  uint64_t quarantine_size() override;
+  bool in_quarantine(const server::InnerDigest& digest) override;
+  std::vector<server::BatchId> quarantined_batches() override;
+  std::vector<QuarantinedRecord> quarantined(const server::BatchId& id) override;
   const common::StoreHealth* health() const override { return &db_->health(); }
 
  private:

@@ -7,10 +7,8 @@
 #include <string>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "common/json_log.hpp"
-#include "wire/batch_ack.hpp"
+#include "shuffler/ack_check.hpp"
 #include "wire/batch_format.hpp"
 
 namespace p2b::shuffler {
@@ -23,38 +21,6 @@ server::BatchId random_batch_id() {
   server::BatchId id{};
   randombytes_buf(id.data(), id.size());
   return id;
-}
-
-// Empty if `answer` holds a signed ack of exactly the batch sent (`id`,
-// `digest`), else why not.
-std::string check_ack(const std::string& answer, const server::BatchId& id,
-                      const server::BatchDigest& digest, const uint8_t* verify_pk) {
-  const nlohmann::json body = nlohmann::json::parse(answer, nullptr, false);
-  if (!body.is_object() || !body.contains("ack") || !body["ack"].is_string()) {
-    return "the answer carries no ack";
-  }
-  const std::string hex = body["ack"].get<std::string>();
-  std::vector<uint8_t> bytes(server::kBatchAckBytes);
-  std::size_t n = 0;
-  const char* end = nullptr;
-  if (sodium_hex2bin(bytes.data(), bytes.size(), hex.data(), hex.size(), nullptr, &n, &end) != 0 ||
-      end != hex.data() + hex.size()) {
-    return "the ack is not hex";
-  }
-  server::BatchAck ack;
-  switch (server::verify_ack(bytes.data(), n, verify_pk, &ack)) {
-    case server::AckCheck::ok:
-      break;
-    case server::AckCheck::malformed:
-      return "the ack is malformed";
-    case server::AckCheck::bad_signature:
-      return "the ack is not signed by the pinned analyzer key";
-  }
-  if (sodium_memcmp(ack.id.data(), id.data(), id.size()) != 0 ||
-      sodium_memcmp(ack.digest.data(), digest.data(), digest.size()) != 0) {
-    return "the ack is for another batch";
-  }
-  return {};
 }
 
 }  // namespace
@@ -123,10 +89,12 @@ bool Batcher::deliver_pending() {
     std::string answer, detail;
     const int status = sink_.deliver(encoded, &answer, &detail);
     bool acknowledged = status == 200;
+    AckVerdict verdict;
     if (acknowledged) {
-      detail = check_ack(answer, batch->id, digest, keys_.analyzer_verify_pk);
-      acknowledged = detail.empty();
+      verdict = check_ack(answer, *batch, digest, keys_.analyzer_verify_pk);
+      acknowledged = verdict.matches;
       if (!acknowledged) metrics_.bad_acks.fetch_add(1);
+      detail = verdict.error;
     }
     if (!acknowledged) {
       metrics_.forward_failures.fetch_add(1);
@@ -139,7 +107,13 @@ bool Batcher::deliver_pending() {
     const std::size_t deleted = spool_.acknowledge(batch->id);
     metrics_.forwarded.fetch_add(deleted);
     metrics_.batches.fetch_add(1);
-    common::service_log().info("batch_forwarded", {{"batch_id", id_hex}, {"records", deleted}});
+    common::service_log().info(
+        "batch_forwarded",
+        {{"batch_id", id_hex},
+         {"records", deleted},
+         {"applied", uint64_t{verdict.ack.applied}},
+         {"quarantined", uint64_t{verdict.ack.quarantined}},
+         {"refused", verdict.ack.accounted() - verdict.ack.applied - verdict.ack.quarantined}});
   }
   return true;
 }

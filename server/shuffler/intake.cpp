@@ -52,10 +52,11 @@ const char* detail(Rejection r) {
 ReportIntake::ReportIntake(common::BoxKeys keys, Spool& spool, Metrics& metrics,
                            std::size_t max_body, std::function<void(std::size_t)> on_stored)
     : keys_(std::move(keys)),
-      spool_(spool),
       metrics_(metrics),
+      commits_(spool, GroupCommit::kDefaultMaxRecords, &metrics.insert_commits),
       max_body_(max_body),
-      on_stored_(std::move(on_stored)) {}
+      on_stored_(std::move(on_stored)),
+      store_health_(spool.health()) {}
 
 IntakeReply ReportIntake::refuse(Rejection why) {
   metrics_.reject(why);
@@ -89,12 +90,12 @@ IntakeReply ReportIntake::handle(const std::string& body) {
 
   // A failed store was logged once when it failed (store_health.hpp); a 202
   // now would promise a delivery it cannot make.
-  if (const common::StoreHealth* health = spool_.health(); health != nullptr && health->failed()) {
+  if (store_health_ != nullptr && store_health_->failed()) {
     return {503, common::error_body("store_unavailable", "the spool failed; nothing was stored")};
   }
   InsertCounts counts;
   try {
-    counts = spool_.insert(records);
+    counts = commits_.insert(records);
   } catch (const SpoolError& e) {
     common::service_log().error("spool_insert_failed", {{"error", e.what()}});
     return {503, common::error_body("spool_unavailable",

@@ -1,7 +1,9 @@
 // POST /v1/reports without the HTTP: a body of concatenated envelopes is
 // accepted or refused as a whole. Every envelope is opened before anything
 // is stored, so a request with one bad envelope leaves no trace, and a
-// client can simply retry a refused request after fixing it.
+// client can simply retry a refused request after fixing it. Concurrent
+// requests are stored in shared transactions (group_commit.hpp); each is
+// answered only once its own records are durable.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "common/secret_keys.hpp"
+#include "shuffler/group_commit.hpp"
 #include "shuffler/metrics.hpp"
 #include "shuffler/spool.hpp"
 #include "wire/envelope_open.hpp"
@@ -41,10 +44,11 @@ class ReportIntake {
   IntakeReply refuse(Rejection why);
 
   common::BoxKeys keys_;  // wiped when the intake goes
-  Spool& spool_;
   Metrics& metrics_;
+  GroupCommit commits_;  // concurrent requests share a transaction
   std::size_t max_body_;
   std::function<void(std::size_t)> on_stored_;
+  const common::StoreHealth* store_health_;  // the spool's, if it keeps one
 };
 
 }  // namespace p2b::shuffler

@@ -65,6 +65,10 @@ std::string Metrics::render(std::optional<std::size_t> spool_depth,
   out.counter("p2b_shuffler_bad_acks_total",
               "Deliveries answered 200 without a valid acknowledgement of the batch sent.",
               bad_acks.load());
+  out.counter("p2b_shuffler_insert_commits_total",
+              "Spool transactions that stored accepted requests; concurrent requests share "
+              "one (group commit).",
+              insert_commits.load());
   if (spool_depth) {
     out.gauge("p2b_shuffler_spool_depth", "Records in the spool, batched or not.", *spool_depth);
   }

@@ -33,6 +33,8 @@ struct Metrics {
   common::HttpCounters http;  // the HTTP layer's refusals (common/bounded_server.hpp)
   // 200 answers without a valid ack of the batch sent (counted as failures too).
   std::atomic<uint64_t> bad_acks{0};
+  // Insert transactions committed (group commit: one per group of requests).
+  std::atomic<uint64_t> insert_commits{0};
 
   void reject(Rejection r) { rejected[static_cast<int>(r)].fetch_add(1); }
 

@@ -67,6 +67,14 @@ class Spool {
   // it returns; on error nothing is stored.
   virtual InsertCounts insert(const std::vector<SpoolRecord>& records) = 0;
 
+  // Several requests' records in one transaction, as if each had been
+  // insert()ed in turn (a record seen in an earlier request of the group is
+  // a duplicate in the later one); the counts of each request, in order.
+  // Committed durably before it returns; on error nothing of any request is
+  // stored. GroupCommit coalesces concurrent requests with it.
+  virtual std::vector<InsertCounts> insert_all(
+      const std::vector<const std::vector<SpoolRecord>*>& requests) = 0;
+
   // One transaction: takes up to `max_records` unbatched records, lets
   // `select` choose and order the survivors, deletes the rest and assigns
   // the survivors to batch `id` (of `partition`) at positions 0..kept-1. No

@@ -87,40 +87,48 @@ void SqliteSpool::reclaim() {
 SqliteSpool::~SqliteSpool() = default;
 
 InsertCounts SqliteSpool::insert(const std::vector<SpoolRecord>& records) {
+  return insert_all({&records}).front();
+}
+
+std::vector<InsertCounts> SqliteSpool::insert_all(
+    const std::vector<const std::vector<SpoolRecord>*>& requests) {
   std::lock_guard<std::mutex> lock(mu_);
-  return spool_call([&]() -> InsertCounts {
-    InsertCounts counts;
+  return spool_call([&]() -> std::vector<InsertCounts> {
+    std::vector<InsertCounts> all(requests.size());
     Transaction tx(*db_);
     Statement seen(*db_, "INSERT OR IGNORE INTO seen (digest) VALUES (?1)");
     Statement seen_inner(*db_, "INSERT OR IGNORE INTO seen_inner (digest) VALUES (?1)");
     Statement put(*db_, "INSERT INTO records (id, crowd_id, inner) VALUES (?1, ?2, ?3)");
-    for (const SpoolRecord& r : records) {
-      seen.bind_blob(1, r.digest.data(), r.digest.size());
-      seen.run();
-      if (db_->changes() == 0) {
-        ++counts.duplicates;
-        continue;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      InsertCounts& counts = all[i];
+      for (const SpoolRecord& r : *requests[i]) {
+        seen.bind_blob(1, r.digest.data(), r.digest.size());
+        seen.run();
+        if (db_->changes() == 0) {
+          ++counts.duplicates;
+          continue;
+        }
+        seen_inner.bind_blob(1, r.inner_digest.data(), r.inner_digest.size());
+        seen_inner.run();
+        if (db_->changes() == 0) {
+          ++counts.inner_duplicates;
+          continue;
+        }
+        // A random id collides with odds of about n / 2^63; retry a few times
+        // rather than assume it never happens.
+        bool stored = false;
+        for (int attempt = 0; attempt < 8 && !stored; ++attempt) {
+          put.bind_int(1, random_record_id());
+          put.bind_int(2, r.crowd_id);
+          put.bind_blob(3, r.inner.data(), r.inner.size());
+          stored = put.run_unless_constraint();
+        }
+        if (!stored) throw SpoolError("spool: no free record id");
+        ++counts.accepted;
       }
-      seen_inner.bind_blob(1, r.inner_digest.data(), r.inner_digest.size());
-      seen_inner.run();
-      if (db_->changes() == 0) {
-        ++counts.inner_duplicates;
-        continue;
-      }
-      // A random id collides with odds of about n / 2^63; retry a few times
-      // rather than assume it never happens.
-      bool stored = false;
-      for (int attempt = 0; attempt < 8 && !stored; ++attempt) {
-        put.bind_int(1, random_record_id());
-        put.bind_int(2, r.crowd_id);
-        put.bind_blob(3, r.inner.data(), r.inner.size());
-        stored = put.run_unless_constraint();
-      }
-      if (!stored) throw SpoolError("spool: no free record id");
-      ++counts.accepted;
     }
     tx.commit();
-    return counts;
+    return all;
   });
 }
 

@@ -24,6 +24,8 @@ class SqliteSpool final : public Spool {
   ~SqliteSpool() override;
 
   InsertCounts insert(const std::vector<SpoolRecord>& records) override;
+  std::vector<InsertCounts> insert_all(
+      const std::vector<const std::vector<SpoolRecord>*>& requests) override;
   ClosedBatch close_batch(const server::BatchId& id, uint32_t partition, std::size_t max_records,
                           const BatchSelector& select) override;
   std::optional<server::Batch> oldest_unacknowledged() override;

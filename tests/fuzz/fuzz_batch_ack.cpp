@@ -25,5 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<uint8_t> again = p2b::server::encode_signed_ack(ack, k.sign_sk);
   p2b_fuzz::require(again.size() == in.size && std::memcmp(again.data(), in.data, in.size) == 0,
                     "re-encoding a verified ack");
+  // The shuffler compares this sum with the batch's records: it must not wrap.
+  p2b_fuzz::require(ack.accounted() >= ack.applied && ack.accounted() >= ack.quarantined,
+                    "the ack's counts wrapped");
   return 0;
 }

@@ -283,7 +283,12 @@ void batch_seeds() {
       write_seed("fuzz_batch", std::string("signed-part-") + c.name, 1, bytes.data(),
                  bytes.size() - crypto_sign_BYTES);
     }
+    // Counts that add up: half applied, a third quarantined, the rest replays.
     p2b::server::BatchAck ack{v.batch.id, v.digest, 7};
+    ack.records = static_cast<uint32_t>(v.batch.records.size());
+    ack.applied = ack.records / 2;
+    ack.quarantined = ack.records / 3;
+    ack.refused[1] = ack.records - ack.applied - ack.quarantined;
     const Bytes ack_bytes = p2b::server::encode_signed_ack(ack, k.sign_sk);
     require(p2b::server::verify_ack(ack_bytes.data(), ack_bytes.size(), k.verify_pk, &ack) ==
                 p2b::server::AckCheck::ok,

@@ -79,7 +79,8 @@ int Ledger::post(int port, const std::vector<Envelope>& all, std::size_t from, s
   httplib::Client cli("127.0.0.1", port);
   cli.set_connection_timeout(5);
   cli.set_read_timeout(30);
-  const auto res = cli.Post("/v1/reports", body_of(all, from, end - from), "application/octet-stream");
+  const auto res =
+      cli.Post("/v1/reports", body_of(all, from, end - from), "application/octet-stream");
   if (!res) return -1;
   if (res->status == 202) {
     for (std::size_t i = from; i < end; ++i) acknowledge(all[i]);
@@ -90,7 +91,8 @@ int Ledger::post(int port, const std::vector<Envelope>& all, std::size_t from, s
 LedgerTally Ledger::reconcile(const std::filesystem::path& analyzer_db) const {
   sqlite3* raw = nullptr;
   const std::string uri = "file:" + analyzer_db.string() + "?mode=ro";
-  const int rc = sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  const int rc =
+      sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
   const Db db(raw, sqlite3_close);
   if (rc != SQLITE_OK) throw std::runtime_error("ledger: cannot open " + analyzer_db.string());
 

@@ -70,13 +70,13 @@ void Deployment::start_shuffler(uint32_t threshold, const std::string& analyzer_
 std::vector<std::string> Deployment::shuffler_args(uint32_t threshold,
                                                    const std::string& analyzer_url,
                                                    const std::string& batch_seconds) const {
-  return {"--listen",       "127.0.0.1:0",
-          "--keys",         (dir_ / "keys").string(),
-          "--spool",        spool_path().string(),
-          "--analyzer",     analyzer_url,
-          "--analyzer-key", (dir_ / "keys/analyzer.sign.pk").string(),
-          "--threshold",    std::to_string(threshold),
-          "--batch-size",   "1000000",
+  return {"--listen",        "127.0.0.1:0",
+          "--keys",          (dir_ / "keys").string(),
+          "--spool",         spool_path().string(),
+          "--analyzer",      analyzer_url,
+          "--analyzer-key",  (dir_ / "keys/analyzer.sign.pk").string(),
+          "--threshold",     std::to_string(threshold),
+          "--batch-size",    "1000000",
           "--batch-seconds", batch_seconds};
 }
 
@@ -96,8 +96,8 @@ std::vector<Envelope> envelopes(std::size_t n) {
   std::vector<Envelope> out;
   out.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    out.push_back(seal(static_cast<uint32_t>(i % kCodes), action_of_index(i),
-                       (i % 3) ? 1.0F : 0.0F));
+    out.push_back(
+        seal(static_cast<uint32_t>(i % kCodes), action_of_index(i), (i % 3) ? 1.0F : 0.0F));
   }
   return out;
 }
@@ -138,7 +138,7 @@ std::vector<uint8_t> fetch_model(int port) {
 
 StandInAnalyzer::StandInAnalyzer(Answer answer) {
   server_.Post("/v1/batches", [this, answer = std::move(answer)](const httplib::Request& req,
-                                                                  httplib::Response& res) {
+                                                                 httplib::Response& res) {
     {
       const std::lock_guard<std::mutex> lock(mu_);
       bodies_.push_back(req.body);

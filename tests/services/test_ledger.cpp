@@ -62,8 +62,8 @@ TEST(Ledger, CountsLostDuplicatedAndQuarantinedRecords) {
 
   // #0 applied once, #1 applied twice (arm 1 counts 2), #2 quarantined,
   // #3 acknowledged and lost, #4 unacknowledged and applied (fine).
-  make_store(dir / "a.db", {id_of(all[0]), id_of(all[1]), id_of(all[4])},
-             {{0, 1}, {1, 2}, {4, 1}}, {inner_of(all[2])});
+  make_store(dir / "a.db", {id_of(all[0]), id_of(all[1]), id_of(all[4])}, {{0, 1}, {1, 2}, {4, 1}},
+             {inner_of(all[2])});
   const LedgerTally t = ledger.reconcile(dir / "a.db");
   EXPECT_EQ(t.offered, 5U);
   EXPECT_EQ(t.acknowledged, 4U);

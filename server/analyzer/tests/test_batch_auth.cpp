@@ -122,6 +122,9 @@ TEST(AnalyzerBatchAuth, TheAckNamesTheBatchAndIsSignedByTheModelKey) {
   EXPECT_EQ(ack.id, batch.id);
   EXPECT_EQ(ack.digest, sv::batch_digest(bytes.data(), bytes.size()));
   EXPECT_EQ(ack.model_version, 1u);
+  EXPECT_EQ(ack.records, 1u);
+  EXPECT_EQ(ack.applied, 1u);
+  EXPECT_EQ(ack.accounted(), 1u);
   // The duplicate gets the very same ack; the shuffler key cannot make one.
   EXPECT_EQ(h.analyzer->receive_batch(bytes).ack, out.ack);
   EXPECT_EQ(sv::verify_ack(out.ack.data(), out.ack.size(), p2b_test::test_keys().shuffler_verify_pk,

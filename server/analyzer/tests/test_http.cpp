@@ -54,11 +54,16 @@ httplib::Result post(const Served& s, const char* path, const std::vector<uint8_
   return s.client().Post(path, body_of(body), "application/octet-stream");
 }
 
-// The ack the analyzer must send: signed with its model key.
+// The ack the analyzer must send for a batch of 3 records, 2 applied and 1
+// quarantined: signed with its model key.
 std::string ack_hex(const p2b::server::BatchId& id, const p2b::server::BatchDigest& digest,
                     uint64_t version) {
-  const std::vector<uint8_t> ack = p2b::server::encode_signed_ack(
-      p2b::server::BatchAck{id, digest, version}, p2b_test::test_keys().sign_sk);
+  p2b::server::BatchAck counts{id, digest, version};
+  counts.records = 3;
+  counts.applied = 2;
+  counts.quarantined = 1;
+  const std::vector<uint8_t> ack =
+      p2b::server::encode_signed_ack(counts, p2b_test::test_keys().sign_sk);
   return p2b::server::hex_of(ack.data(), ack.size());
 }
 
@@ -88,7 +93,8 @@ TEST(AnalyzerHttp, BatchesApplyOnceAndTheModelHasAnETag) {
   auto res = post(s, "/v1/batches", body);
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
-  EXPECT_EQ(res->body, "{\"applied\":2,\"rejected\":1,\"version\":1,\"ack\":\"" + ack + "\"}");
+  EXPECT_EQ(res->body, "{\"applied\":2,\"quarantined\":1,\"refused\":0,\"version\":1,\"ack\":\"" +
+                           ack + "\"}");
   // The same batch again: a duplicate, acknowledged with the same ack.
   res = post(s, "/v1/batches", body);
   ASSERT_TRUE(res);

@@ -36,6 +36,7 @@ TEST(AnalyzerOptions, RequiredOnlyGivesTheDefaults) {
   EXPECT_EQ(o.shuffler_keys, std::vector<std::string>{"s.pk"});
   EXPECT_EQ(o.threshold, 10u);
   EXPECT_EQ(o.noisy_threshold, 0.0);
+  EXPECT_EQ(o.max_quarantine, 1000000u);
 }
 
 TEST(AnalyzerOptions, EveryFlag) {
@@ -65,7 +66,9 @@ TEST(AnalyzerOptions, EveryFlag) {
                    "--threshold",
                    "3",
                    "--noisy-threshold",
-                   "4.5"},
+                   "4.5",
+                   "--max-quarantine",
+                   "0"},
                   &o, &err),
             an::ParseOutcome::ok)
       << err;
@@ -79,6 +82,7 @@ TEST(AnalyzerOptions, EveryFlag) {
   EXPECT_EQ(o.shuffler_keys, (std::vector<std::string>{"old.pk", "new.pk"}));
   EXPECT_EQ(o.threshold, 3u);
   EXPECT_EQ(o.noisy_threshold, 4.5);
+  EXPECT_EQ(o.max_quarantine, 0u);
 }
 
 TEST(AnalyzerOptions, ConfigFileWithFlagsOverriding) {
@@ -155,6 +159,11 @@ TEST(AnalyzerOptions, Refusals) {
   for (const char* sigma : {"-1", "x", "1e7"}) {
     std::vector<const char*> c = base;
     c.insert(c.end(), {"--shuffler-key", "s.pk", "--noisy-threshold", sigma});
+    cases.push_back(c);
+  }
+  for (const char* n : {"-1", "x", "4294967297"}) {
+    std::vector<const char*> c = base;
+    c.insert(c.end(), {"--shuffler-key", "s.pk", "--max-quarantine", n});
     cases.push_back(c);
   }
   std::vector<const char*> empty_key = base;

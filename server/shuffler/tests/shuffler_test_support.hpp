@@ -125,8 +125,9 @@ inline p2b::server::VerifiedBatch verified(const std::vector<uint8_t>& body) {
 }
 
 // What a 200 carries besides its status: a valid ack of the batch, none, an
-// ack signed by another key, or a valid ack of other contents.
-enum class AckMode { valid, none, forged, other_digest };
+// ack signed by another key, a valid ack of other contents, or one whose
+// counts leave a record unaccounted for.
+enum class AckMode { valid, none, forged, other_digest, short_count };
 
 // Answers with a scripted status (and ack) and remembers every batch it was
 // given.
@@ -143,6 +144,9 @@ class FakeAnalyzer final : public p2b::shuffler::AnalyzerSink {
     const p2b::server::VerifiedBatch v = verified(encoded_batch);
     ack.id = v.batch.id;
     ack.digest = v.digest;
+    ack.records = static_cast<uint32_t>(v.batch.records.size());
+    ack.applied = ack.records;
+    if (ack_mode == AckMode::short_count) --ack.applied;
     if (ack_mode == AckMode::other_digest) ack.digest[0] ^= 1;
     uint8_t pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
     crypto_sign_keypair(pk, sk);

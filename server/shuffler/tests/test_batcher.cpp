@@ -97,20 +97,21 @@ TEST(ShufflerBatcher, A200WithoutAValidAckOfThatBatchDeletesNothing) {
   Batcher batcher(spool, analyzer, metrics, policy(1), shuffler_test::batch_keys());
   fill(&spool, 1, 4);
   batcher.close_batch();
-  for (const auto mode : {shuffler_test::AckMode::none, shuffler_test::AckMode::forged,
-                          shuffler_test::AckMode::other_digest}) {
+  for (const auto mode :
+       {shuffler_test::AckMode::none, shuffler_test::AckMode::forged,
+        shuffler_test::AckMode::other_digest, shuffler_test::AckMode::short_count}) {
     analyzer.acks(mode);
     EXPECT_FALSE(batcher.deliver_pending());
     EXPECT_EQ(spool.depth(), 4U);
   }
-  EXPECT_EQ(metrics.bad_acks.load(), 3U);
-  EXPECT_EQ(metrics.forward_failures.load(), 3U);
+  EXPECT_EQ(metrics.bad_acks.load(), 4U);
+  EXPECT_EQ(metrics.forward_failures.load(), 4U);
   EXPECT_EQ(metrics.forwarded.load(), 0U);
-  EXPECT_NE(metrics.render(4).find("p2b_shuffler_bad_acks_total 3"), std::string::npos);
+  EXPECT_NE(metrics.render(4).find("p2b_shuffler_bad_acks_total 4"), std::string::npos);
   analyzer.acks(shuffler_test::AckMode::valid);
   EXPECT_TRUE(batcher.deliver_pending());
   EXPECT_EQ(spool.depth(), 0U);
-  ASSERT_EQ(analyzer.received.size(), 4U);
+  ASSERT_EQ(analyzer.received.size(), 5U);
   for (const auto& body : analyzer.received) EXPECT_EQ(body, analyzer.received[0]);
 }
 
