@@ -86,12 +86,6 @@ void Database::incremental_vacuum(int64_t pages) {
   }
 }
 
-int64_t Database::wal_bytes() const {
-  struct stat st {};
-  if (::stat((path_ + "-wal").c_str(), &st) != 0) return 0;
-  return static_cast<int64_t>(st.st_size);
-}
-
 void Database::exec(const std::string& sql) {
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) fail(sql);
 }

@@ -58,8 +58,6 @@ class Database {
   bool checkpoint_truncate();
   // Gives up to `pages` free pages back to the file system (0: all).
   void incremental_vacuum(int64_t pages = 0);
-  // Bytes in the -wal file now (0 when there is none).
-  int64_t wal_bytes() const;
   // Throws a SqliteError for SQLite's last error, counted by health().
   [[noreturn]] void fail(const std::string& what) const;
   // Throws a SqliteError for a damage found by the caller (a blob of the
