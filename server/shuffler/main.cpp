@@ -80,7 +80,6 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   sh::ReportIntake intake(
       std::move(keys.keys), *spool, metrics, opt.max_body,
       [&batcher](std::size_t n) { batcher.notify_stored(n); }, &disk);
-  p2b::common::Readiness readiness;
   const auto grace = std::chrono::milliseconds(static_cast<long long>(opt.delivery_grace * 1000));
   readiness.add("batcher", [&batcher] { return sh::batcher_check(batcher.status()); });
   readiness.add("delivery",
