@@ -2,6 +2,8 @@
 // docs/operations.md for exit codes, signals and logs.
 #include <httplib.h>
 
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
@@ -17,15 +19,35 @@
 #include "common/readiness.hpp"
 #include "common/service_main.hpp"
 #include "common/shutdown.hpp"
+#include "common/store_backup.hpp"
+#include "common/store_open.hpp"
 #include "http_api.hpp"
 #include "key_ring.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
 #include "sqlite_store.hpp"
+#include "stats_mac.hpp"
 
 namespace {
 
 using p2b::common::kExitFailure;
+using p2b::common::kExitStoreRefused;
+
+// `p2b-analyzer backup STORE FILE`: an online copy of a live store
+// (docs/operations.md, "Backup and restore").
+int backup(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: p2b-analyzer backup STORE FILE\n");
+    return p2b::common::kExitUsage;
+  }
+  try {
+    p2b::common::backup_store(argv[2], argv[3]);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "p2b-analyzer backup: %s\n", e.what());
+    return kExitFailure;
+  }
+  return p2b::common::kExitClean;
+}
 
 int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   using namespace p2b::analyzer;
@@ -33,8 +55,10 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   KeyRing keys;
   Codebook codebook;
   std::unique_ptr<SqliteModelStore> store;
+  StatsMacKeys mac_keys;
   try {
     keys = KeyRing::load(opt.key_dirs, &warnings);
+    mac_keys = StatsMacKeys::load(opt.key_dirs, nullptr);
   } catch (const std::exception& e) {
     log.error("keys_unreadable", {{"error", e.what()}});
     return kExitFailure;
@@ -65,7 +89,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   Metrics metrics;
   std::unique_ptr<Analyzer> analyzer;
   try {
-    store = std::make_unique<SqliteModelStore>(opt.store);
+    store = std::make_unique<SqliteModelStore>(opt.store, std::move(mac_keys));
     AnalyzerSettings settings;
     settings.mode = opt.mode;
     settings.n_actions = opt.n_actions;
@@ -81,10 +105,16 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
         CentralDpConfig{opt.central_epsilon, opt.central_delta, opt.central_horizon};
     analyzer = std::make_unique<Analyzer>(std::move(settings), codebook, std::move(keys),
                                           store.get(), &metrics, &log);
+  } catch (const p2b::common::StoreRefused& e) {
+    log.error("store_refused", {{"error", e.what()}});
+    return kExitStoreRefused;
   } catch (const std::exception& e) {
     log.error("store_unusable", {{"error", e.what()}});
     return kExitFailure;
   }
+  metrics.set_store_health(store->health());
+  p2b::common::Readiness readiness;
+  readiness.add("storage", [&store] { return store->health()->check(); });
   const auto version = [&](ModelKind k) {
     const auto m = analyzer->model(k);
     return m ? m->version : uint64_t{0};
@@ -114,7 +144,6 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
                             {"releases_left", analyzer->central_releases_left()}});
   }
 
-  p2b::common::Readiness readiness;
   readiness.add("keys", [fps = "box " + nlohmann::json(box_fps).dump() + ", verify " + verify_fp] {
     return p2b::common::check_ok(fps);
   });
@@ -140,6 +169,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "backup") == 0) return backup(argc, argv);
   return p2b::common::service_main<p2b::analyzer::Options>("p2b-analyzer", argc, argv,
                                                            p2b::analyzer::parse_options, serve);
 }

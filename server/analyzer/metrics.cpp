@@ -128,6 +128,7 @@ std::string Metrics::prometheus_text() const {
   out.gauge("p2b_analyzer_raw_model_version",
             "Version of the latest raw-baseline model (0: none yet).", raw_model_version_);
   http_.render(out, "p2b_analyzer");
+  if (store_health_ != nullptr) store_health_->render(out, "p2b_analyzer");
   if (central_epsilon_ <= 0.0) return out.text();
   out.gauge("p2b_analyzer_central_dp_releases_left",
             "Private models that can still be released within the central-DP budget.",

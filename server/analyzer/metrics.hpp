@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/http_limits.hpp"
+#include "common/store_health.hpp"
 
 namespace p2b::analyzer {
 
@@ -73,6 +74,8 @@ class Metrics {
     central_releases_left_ = releases_left;
   }
   void central_dp_refused() { ++central_dp_refused_; }
+  // Adds p2b_analyzer_store_errors_total and _store_failed (store_health.hpp).
+  void set_store_health(const common::StoreHealth* health) { store_health_ = health; }
 
   std::string prometheus_text() const;
 
@@ -81,6 +84,7 @@ class Metrics {
 
  private:
   common::HttpCounters http_;
+  const common::StoreHealth* store_health_ = nullptr;
   std::atomic<uint64_t> batches_applied_{0};
   std::atomic<uint64_t> batches_duplicate_{0};
   std::array<std::atomic<uint64_t>, kBatchRefusals> refused_{};

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/store_health.hpp"
 #include "metrics.hpp"
 #include "statistics.hpp"
 #include "tree_noise.hpp"
@@ -132,6 +133,9 @@ class ModelStore {
   virtual void record_central_dp(const CentralDpRecord& /*record*/) {
     throw StoreError("this store cannot hold central DP settings");
   }
+
+  // The backend's storage health (common/store_health.hpp), if it keeps one.
+  virtual const common::StoreHealth* health() const { return nullptr; }
 };
 
 }  // namespace p2b::analyzer

@@ -38,7 +38,8 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   common::ServiceCommandLine cli(
       "p2b-analyzer",
       "usage: p2b-analyzer --keys DIR [--keys DIR ...] --shuffler-key FILE [--shuffler-key FILE "
-      "...] --codebook FILE --store PATH --actions K [options]",
+      "...] --codebook FILE --store PATH --actions K [options]\n"
+      "       p2b-analyzer backup STORE FILE   (an online copy of a live store)",
       "Opens the shuffler's batches, aggregates per-arm statistics and serves signed warm-start "
       "models (docs/analyzer.md).",
       defaults());

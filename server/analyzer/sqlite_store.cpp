@@ -2,6 +2,9 @@
 
 #include <sodium.h>
 
+#include "common/json_log.hpp"
+#include "common/store_open.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -46,6 +49,19 @@ CREATE TABLE IF NOT EXISTS raw_model(
   created_unix INTEGER NOT NULL, bundle BLOB NOT NULL);
 )sql";
 
+// Schema versions (PRAGMA user_version): 0 is a store from before it was
+// set (meta schema 2); 3 adds a MAC to every statistics row (stats_mac.hpp).
+// Kept apart from kSchema so that new tables stay plain CREATEs there.
+constexpr int64_t kSchemaVersion = 3;
+constexpr const char* kMacColumns = R"sql(
+ALTER TABLE private_arms ADD COLUMN mac BLOB;
+ALTER TABLE private_model ADD COLUMN mac BLOB;
+ALTER TABLE raw_arms ADD COLUMN mac BLOB;
+ALTER TABLE raw_model ADD COLUMN mac BLOB;
+)sql";
+
+constexpr ModelKind kKinds[] = {ModelKind::private_reports, ModelKind::raw_baseline};
+
 using common::Statement;
 using common::Transaction;
 
@@ -67,13 +83,136 @@ std::map<std::string, std::string> identity_fields(const StoreIdentity& id) {
           {"codebook_fp", id.codebook_fp_hex}};
 }
 
+struct ArmRow {
+  int64_t arm = 0;
+  int64_t count = 0;
+  std::vector<uint8_t> gram, reward, mac;
+};
+
+struct ModelRow {
+  int64_t version = 0;
+  int64_t created_unix = 0;
+  std::vector<uint8_t> bundle, mac;
+};
+
+struct StoredRows {
+  std::vector<ArmRow> arms;  // in arm order
+  std::optional<ModelRow> model;
+};
+
+StoredRows read_rows(const common::Database& db, ModelKind kind) {
+  const Tables t = tables(kind);
+  StoredRows rows;
+  Statement arms(
+      db, std::string("SELECT arm, count, gram, reward, mac FROM ") + t.arms + " ORDER BY arm");
+  while (arms.step()) {
+    rows.arms.push_back(ArmRow{arms.column_int(0), arms.column_int(1), arms.column_blob(2),
+                               arms.column_blob(3), arms.column_blob(4)});
+  }
+  Statement m(db, std::string("SELECT version, created_unix, bundle, mac FROM ") + t.model);
+  if (m.step()) {
+    rows.model = ModelRow{m.column_int(0), m.column_int(1), m.column_blob(2), m.column_blob(3)};
+  }
+  return rows;
+}
+
+bool same_mac(const std::vector<uint8_t>& stored, const StatsMac& want) {
+  return stored.size() == want.size() &&
+         sodium_memcmp(stored.data(), want.data(), want.size()) == 0;
+}
+
+// The first row that fails its MAC under `key`, named for an operator; empty
+// if every row passes.
+std::string mac_problem(ModelKind kind, const StoredRows& rows, const uint8_t* key) {
+  const Tables t = tables(kind);
+  std::vector<std::pair<int64_t, StatsMac>> macs;
+  for (const ArmRow& r : rows.arms) {
+    const StatsMac want = arm_mac(key, t.arms, r.arm, r.count, r.gram, r.reward);
+    if (!same_mac(r.mac, want)) return "arm " + std::to_string(r.arm) + " of " + t.arms;
+    macs.emplace_back(r.arm, want);
+  }
+  if (!rows.model) {
+    if (rows.arms.empty()) return {};
+    return std::string(t.arms) + " without a " + t.model + " row";
+  }
+  const ModelRow& m = *rows.model;
+  if (!same_mac(m.mac, model_mac(key, t.arms, m.version, m.created_unix, m.bundle, macs))) {
+    return std::string("the ") + t.model + " row (version " + std::to_string(m.version) +
+           ", which binds the set of arm rows)";
+  }
+  return {};
+}
+
+std::vector<std::pair<int64_t, StatsMac>> stored_arm_macs(const common::Database& db,
+                                                          ModelKind kind) {
+  std::vector<std::pair<int64_t, StatsMac>> macs;
+  Statement q(db, std::string("SELECT arm, mac FROM ") + tables(kind).arms + " ORDER BY arm");
+  while (q.step()) {
+    StatsMac mac{};
+    q.column_blob_exact(1, mac.data(), mac.size());
+    macs.emplace_back(q.column_int(0), mac);
+  }
+  return macs;
+}
+
+// Rewrites every MAC of `kind` under `key`, inside the caller's transaction.
+void write_macs(common::Database& db, ModelKind kind, const uint8_t* key) {
+  const Tables t = tables(kind);
+  const StoredRows rows = read_rows(db, kind);
+  std::vector<std::pair<int64_t, StatsMac>> macs;
+  Statement put(db, std::string("UPDATE ") + t.arms + " SET mac = ? WHERE arm = ?");
+  for (const ArmRow& r : rows.arms) {
+    const StatsMac mac = arm_mac(key, t.arms, r.arm, r.count, r.gram, r.reward);
+    put.bind_blob(1, mac.data(), mac.size());
+    put.bind_int(2, r.arm);
+    put.run();
+    macs.emplace_back(r.arm, mac);
+  }
+  if (!rows.model) return;
+  const ModelRow& m = *rows.model;
+  const StatsMac mac = model_mac(key, t.arms, m.version, m.created_unix, m.bundle, macs);
+  Statement model(db, std::string("UPDATE ") + t.model + " SET mac = ? WHERE id = 1");
+  model.bind_blob(1, mac.data(), mac.size());
+  model.run();
+}
+
+// After a signing-key rotation the rows verify under an older key still in
+// --keys: they are re-MACed under the newest, all in one transaction. Rows
+// that verify under no key are left for load() to refuse.
+void adopt_rotated_key(common::Database& db, ModelKind kind, const StatsMacKeys& keys) {
+  const StoredRows rows = read_rows(db, kind);
+  if (mac_problem(kind, rows, keys.key(0)).empty()) return;
+  for (std::size_t i = 1; i < keys.size(); ++i) {
+    if (!mac_problem(kind, rows, keys.key(i)).empty()) continue;
+    Transaction tx(db);
+    write_macs(db, kind, keys.key(0));
+    tx.commit();
+    common::service_log().info(
+        "statistics_remac", {{"table", tables(kind).arms}, {"from_key", static_cast<uint64_t>(i)}});
+    return;
+  }
+}
+
 }  // namespace
 
-SqliteModelStore::SqliteModelStore(const std::string& path) {
+SqliteModelStore::SqliteModelStore(const std::string& path, StatsMacKeys keys)
+    : keys_(std::move(keys)) {
+  if (keys_.size() == 0) throw StoreError("sqlite: no statistics MAC key");
   store_call([&] {
-    db_ = std::make_unique<common::Database>(path);
+    lock_ = std::make_unique<common::StoreLock>(path);
+    db_ = common::open_store(path, common::kAnalyzerStore);
+    const int64_t have = common::schema_version(*db_, kSchemaVersion, common::kAnalyzerStore);
+    Transaction tx(*db_);
     db_->exec(kSchema);
     db_->exec(quarantine_table::kSchema);
+    if (have < kSchemaVersion) {
+      // Rows from before the MAC are adopted as they are, once.
+      db_->exec(kMacColumns);
+      for (const ModelKind kind : kKinds) write_macs(*db_, kind, keys_.key(0));
+      db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
+    }
+    tx.commit();
+    for (const ModelKind kind : kKinds) adopt_rotated_key(*db_, kind, keys_);
   });
 }
 
@@ -111,30 +250,32 @@ void SqliteModelStore::bind(const StoreIdentity& id) {
 void SqliteModelStore::load(ModelKind kind, Statistics* stats, SignedModel* model) {
   store_call([&]() -> void {
     const Tables t = tables(kind);
+    const StoredRows rows = read_rows(*db_, kind);
+    // Nothing unverified reaches the statistics that get signed.
+    const std::string problem = mac_problem(kind, rows, keys_.key(0));
+    if (!problem.empty()) {
+      throw common::StoreRefused(db_->path() + ": " + problem +
+                                 " fails its MAC: the statistics were changed outside the "
+                                 "analyzer, or written under a signing key not in --keys");
+    }
     const uint32_t d = stats->dim();
-    Statement arms(*db_, std::string("SELECT arm, count, gram, reward FROM ") + t.arms);
-    while (arms.step()) {
-      const int64_t arm = arms.column_int(0);
-      const int64_t count = arms.column_int(1);
-      const std::vector<uint8_t> gram = arms.column_blob(2);
-      const std::vector<uint8_t> reward = arms.column_blob(3);
-      if (arm < 0 || arm >= stats->n_actions() || count < 0 ||
-          gram.size() != static_cast<std::size_t>(d) * d * sizeof(double) ||
-          reward.size() != static_cast<std::size_t>(d) * sizeof(double)) {
+    for (const ArmRow& r : rows.arms) {
+      if (r.arm < 0 || r.arm >= stats->n_actions() || r.count < 0 ||
+          r.gram.size() != static_cast<std::size_t>(d) * d * sizeof(double) ||
+          r.reward.size() != static_cast<std::size_t>(d) * sizeof(double)) {
         throw StoreError(std::string("corrupt row in ") + t.arms);
       }
-      const auto a = static_cast<uint32_t>(arm);
-      std::memcpy(stats->gram(a), gram.data(), gram.size());
-      std::memcpy(stats->reward_sum(a), reward.data(), reward.size());
-      stats->set_count(a, static_cast<uint64_t>(count));
+      const auto a = static_cast<uint32_t>(r.arm);
+      std::memcpy(stats->gram(a), r.gram.data(), r.gram.size());
+      std::memcpy(stats->reward_sum(a), r.reward.data(), r.reward.size());
+      stats->set_count(a, static_cast<uint64_t>(r.count));
     }
     *model = SignedModel{};
-    Statement m(*db_, std::string("SELECT version, created_unix, bundle FROM ") + t.model);
-    if (m.step()) {
-      if (m.column_int(0) <= 0) throw StoreError(std::string("corrupt row in ") + t.model);
-      model->version = static_cast<uint64_t>(m.column_int(0));
-      model->created_unix = static_cast<uint64_t>(m.column_int(1));
-      model->bundle = m.column_blob(2);
+    if (rows.model) {
+      if (rows.model->version <= 0) throw StoreError(std::string("corrupt row in ") + t.model);
+      model->version = static_cast<uint64_t>(rows.model->version);
+      model->created_unix = static_cast<uint64_t>(rows.model->created_unix);
+      model->bundle = rows.model->bundle;
     }
   });
 }
@@ -169,8 +310,13 @@ void SqliteModelStore::commit(const Commit& c) {
     Transaction tx(*db_);
     // Versions advance by exactly one: anything else means another writer
     // shares this file, and its state must not be overwritten.
-    Statement current(*db_, std::string("SELECT version FROM ") + t.model);
-    const int64_t before = current.step() ? current.column_int(0) : 0;
+    int64_t before = 0;
+    {
+      // Finalized before COMMIT: a statement left open across it kept a
+      // read snapshot that stopped every checkpoint, and the WAL grew forever.
+      Statement current(*db_, std::string("SELECT version FROM ") + t.model);
+      if (current.step()) before = current.column_int(0);
+    }
     if (static_cast<uint64_t>(before) + 1 != c.model->version) {
       throw StoreError("model version moved underneath this analyzer");
     }
@@ -198,23 +344,40 @@ void SqliteModelStore::commit(const Commit& c) {
       }
     }
     quarantine_table::write(*db_, c);
+    const std::string arms_table = t.arms;
     for (const uint32_t arm : c.touched_arms) {
+      const auto* gram = reinterpret_cast<const uint8_t*>(c.stats->gram(arm));
+      const auto* reward = reinterpret_cast<const uint8_t*>(c.stats->reward_sum(arm));
+      const std::vector<uint8_t> gram_bytes(gram, gram + static_cast<std::size_t>(d) * d * 8);
+      const std::vector<uint8_t> reward_bytes(reward, reward + static_cast<std::size_t>(d) * 8);
+      const auto count = static_cast<int64_t>(c.stats->count(arm));
+      const StatsMac mac = arm_mac(keys_.key(0), arms_table, arm, count, gram_bytes, reward_bytes);
       Statement put(*db_, std::string("INSERT OR REPLACE INTO ") + t.arms +
-                              "(arm, count, gram, reward) VALUES (?, ?, ?, ?)");
+                              "(arm, count, gram, reward, mac) VALUES (?, ?, ?, ?, ?)");
       put.bind_int(1, static_cast<int64_t>(arm));
-      put.bind_int(2, static_cast<int64_t>(c.stats->count(arm)));
-      put.bind_blob(3, c.stats->gram(arm), static_cast<std::size_t>(d) * d * sizeof(double));
-      put.bind_blob(4, c.stats->reward_sum(arm), static_cast<std::size_t>(d) * sizeof(double));
+      put.bind_int(2, count);
+      put.bind_blob(3, gram_bytes.data(), gram_bytes.size());
+      put.bind_blob(4, reward_bytes.data(), reward_bytes.size());
+      put.bind_blob(5, mac.data(), mac.size());
       put.step();
     }
+    const StatsMac mac = model_mac(keys_.key(0), arms_table, static_cast<int64_t>(c.model->version),
+                                   static_cast<int64_t>(c.model->created_unix), c.model->bundle,
+                                   stored_arm_macs(*db_, c.kind));
     Statement put(*db_, std::string("INSERT OR REPLACE INTO ") + t.model +
-                            "(id, version, created_unix, bundle) VALUES (1, ?, ?, ?)");
+                            "(id, version, created_unix, bundle, mac) VALUES (1, ?, ?, ?, ?)");
     put.bind_int(1, static_cast<int64_t>(c.model->version));
     put.bind_int(2, static_cast<int64_t>(c.model->created_unix));
     put.bind_blob(3, c.model->bundle.data(), c.model->bundle.size());
+    put.bind_blob(4, mac.data(), mac.size());
     put.step();
     tx.commit();
   });
+  // After the transaction, so the .db file alone holds every commit (a copy
+  // of only it is current) and the WAL stays empty between batches. BUSY
+  // (a backup reading) leaves it for the next commit; journal_size_limit
+  // bounds the file meanwhile.
+  store_call([&] { db_->checkpoint_truncate(); });
 }
 
 uint64_t SqliteModelStore::quarantine_size() {

@@ -1,6 +1,7 @@
 // The SQLite backend: one file, WAL journal, synchronous=FULL, so a commit
 // that returned survives power loss and a kill at any instant leaves either
-// the state before a batch or the state after it.
+// the state before a batch or the state after it. Every commit is followed
+// by a truncating checkpoint, so the .db file alone holds the latest state.
 #pragma once
 
 #include <memory>
@@ -8,14 +9,20 @@
 #include <vector>
 
 #include "common/sqlite_db.hpp"
+#include "common/store_open.hpp"
 #include "model_store.hpp"
+#include "stats_mac.hpp"
 
 namespace p2b::analyzer {
 
 class SqliteModelStore : public ModelStore {
  public:
-  // Opens or creates the database; throws StoreError.
-  explicit SqliteModelStore(const std::string& path);
+  // Opens or creates the database after the start checks of
+  // common/store_open.hpp (common::StoreRefused: damaged, another kind,
+  // newer schema), and re-MACs statistics written under an older key of
+  // `keys` (stats_mac.hpp); StoreError for anything else, and when another
+  // process has the store. load() refuses rows that fail their MAC.
+  SqliteModelStore(const std::string& path, StatsMacKeys keys);
   ~SqliteModelStore() override;
   SqliteModelStore(const SqliteModelStore&) = delete;
   SqliteModelStore& operator=(const SqliteModelStore&) = delete;
@@ -31,8 +38,11 @@ class SqliteModelStore : public ModelStore {
   bool in_quarantine(const server::InnerDigest& digest) override;
   std::vector<server::BatchId> quarantined_batches() override;
   std::vector<QuarantinedRecord> quarantined(const server::BatchId& id) override;
+  const common::StoreHealth* health() const override { return &db_->health(); }
 
  private:
+  StatsMacKeys keys_;
+  std::unique_ptr<common::StoreLock> lock_;  // released after db_ closes
   std::unique_ptr<common::Database> db_;
 };
 

@@ -9,6 +9,9 @@ enum ExitCode : int {
   kExitFailure = 1,  // could not start (keys, store, codebook, address) or failed at run time
   kExitUsage = 2,    // bad command line or config file
   kExitUnclean = 3,  // stopped, but not cleanly: see StopOutcome in shutdown.hpp
+  // The store is damaged, of another kind, of a newer schema, or (analyzer)
+  // its statistics fail their MAC: common/store_open.hpp.
+  kExitStoreRefused = 4,
 };
 
 }  // namespace p2b::common

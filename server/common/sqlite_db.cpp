@@ -7,12 +7,17 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace p2b::common {
 
 namespace {
 
 constexpr mode_t kOwnerOnly = S_IRUSR | S_IWUSR;
+
+// What a checkpointed WAL is cut back to; it stays open, so this much is
+// reused rather than reallocated.
+constexpr int64_t kJournalSizeLimit = 4 << 20;
 
 // SQLite creates files 0644 less the umask, and -wal/-shm inherit the main
 // file's mode, so the main file is created (or narrowed) here, before SQLite
@@ -34,7 +39,7 @@ void make_owner_only(const std::string& path) {
 
 }  // namespace
 
-Database::Database(const std::string& path) {
+Database::Database(const std::string& path, bool incremental_vacuum) : path_(path), health_(path) {
   make_owner_only(path);
   const int rc =
       sqlite3_open_v2(path.c_str(), &db_,
@@ -42,6 +47,7 @@ Database::Database(const std::string& path) {
   try {
     if (rc != SQLITE_OK) fail(path + ": cannot open");
     sqlite3_busy_timeout(db_, 5000);
+    if (incremental_vacuum) exec("PRAGMA auto_vacuum=INCREMENTAL");
     {
       Statement wal(*this, "PRAGMA journal_mode=WAL");
       if (!wal.step() || wal.column_text(0) != "wal") {
@@ -49,6 +55,7 @@ Database::Database(const std::string& path) {
       }
     }
     exec("PRAGMA synchronous=FULL");
+    exec("PRAGMA journal_size_limit=" + std::to_string(kJournalSizeLimit));
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -61,7 +68,22 @@ Database::~Database() {
 }
 
 void Database::fail(const std::string& what) const {
-  throw SqliteError(what + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory"));
+  const int code = db_ != nullptr ? sqlite3_extended_errcode(db_) : SQLITE_NOMEM;
+  const std::string message =
+      what + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory");
+  health_.record_error(is_damage_code(code), message);
+  throw SqliteError(message, code);
+}
+
+void Database::fail_damaged(const std::string& what) const {
+  health_.record_error(true, what);
+  throw SqliteError(what, SQLITE_CORRUPT);
+}
+
+void Database::incremental_vacuum(int64_t pages) {
+  Statement q(*this, "PRAGMA incremental_vacuum(" + std::to_string(pages) + ")");
+  while (q.step()) {
+  }
 }
 
 void Database::exec(const std::string& sql) {
@@ -151,12 +173,16 @@ std::vector<uint8_t> Statement::column_blob(int col) const {
 void Statement::column_blob_exact(int col, uint8_t* out, std::size_t len) const {
   const void* data = sqlite3_column_blob(stmt_, col);
   if (data == nullptr || static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)) != len) {
-    throw SqliteError("a stored blob has the wrong length");
+    db_.fail_damaged("a stored blob has the wrong length");
   }
   std::memcpy(out, data, len);
 }
 
 Transaction::Transaction(Database& db) : db_(db) {
+  // A failed store takes no more writes: nothing it says it stored is sure.
+  if (db_.health().failed()) {
+    throw SqliteError(db_.path() + " failed earlier: " + db_.health().reason(), SQLITE_CORRUPT);
+  }
   db_.exec("BEGIN IMMEDIATE");
 }
 

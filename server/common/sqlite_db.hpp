@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/store_health.hpp"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -19,7 +21,13 @@ namespace p2b::common {
 
 class SqliteError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit SqliteError(const std::string& what, int code = 0)
+      : std::runtime_error(what), code_(code) {}
+  // SQLite's extended result code, 0 when the failure was not SQLite's.
+  int code() const { return code_; }
+
+ private:
+  int code_;
 };
 
 class Database {
@@ -28,8 +36,12 @@ class Database {
   // 5 s busy timeout, the WAL journal (checked: some file systems refuse it)
   // and synchronous=FULL, so a commit that returned survives a power cut.
   // The file is made owner-only (0600) whatever the umask or its old mode;
-  // SQLite gives its -wal and -shm files the database file's mode.
-  explicit Database(const std::string& path);
+  // SQLite gives its -wal and -shm files the database file's mode. A WAL
+  // that a checkpoint emptied is truncated to journal_size_limit (4 MiB).
+  // `incremental_vacuum` sets auto_vacuum=INCREMENTAL on a new file (it must
+  // precede the first table, and the WAL header), so that
+  // incremental_vacuum() can give freed pages back to the file system.
+  explicit Database(const std::string& path, bool incremental_vacuum = false);
   // Closing checkpoints the WAL.
   ~Database();
   Database(const Database&) = delete;
@@ -44,12 +56,26 @@ class Database {
   // secure_delete) leave no older page version in the WAL. False when a
   // reader holds the WAL (SQLITE_BUSY): the caller retries later.
   bool checkpoint_truncate();
+  // Gives up to `pages` free pages back to the file system (0: all).
+  void incremental_vacuum(int64_t pages = 0);
+  // Throws a SqliteError for SQLite's last error, counted by health().
   [[noreturn]] void fail(const std::string& what) const;
+  // Throws a SqliteError for a damage found by the caller (a blob of the
+  // wrong length, a bad MAC): the store is failed from now on.
+  [[noreturn]] void fail_damaged(const std::string& what) const;
 
   sqlite3* handle() const { return db_; }
+  const std::string& path() const { return path_; }
+  // Once a call met damage (corruption, an I/O error), every transaction
+  // is refused: see store_health.hpp.
+  const StoreHealth& health() const { return health_; }
+  // Logs `store_failed` once the store is in use (store_open.hpp).
+  void arm_health_log() { health_.arm_log(); }
 
  private:
   sqlite3* db_ = nullptr;
+  std::string path_;
+  mutable StoreHealth health_;
 };
 
 class Statement {

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <optional>
 #include <string>
 
 #include "common/http_errors.hpp"
@@ -34,12 +35,17 @@ void install_routes(httplib::Server& server, ReportIntake& intake, Metrics& metr
   });
 
   server.Get("/metrics", [&metrics, &spool, &log](const httplib::Request&, httplib::Response& res) {
+    // A failed spool must still show in /metrics, so its depth is optional.
+    std::optional<std::size_t> depth;
     try {
-      res.set_content(metrics.render(spool.depth()), "text/plain; version=0.0.4");
+      depth = spool.depth();
     } catch (const SpoolError& e) {
-      log.error("metrics_failed", {{"error", e.what()}});
-      common::set_error(res, 503, "spool_unavailable", "the spool depth cannot be read");
+      // A failed store was logged once, when it failed.
+      const common::StoreHealth* health = spool.health();
+      if (health == nullptr || !health->failed())
+        log.error("metrics_failed", {{"error", e.what()}});
     }
+    res.set_content(metrics.render(depth, spool.health()), "text/plain; version=0.0.4");
   });
 }
 

@@ -61,7 +61,8 @@ ReportIntake::ReportIntake(common::BoxKeys keys, Spool& spool, Metrics& metrics,
       commits_(spool, GroupCommit::kDefaultMaxRecords, &metrics.insert_commits),
       max_body_(max_body),
       on_stored_(std::move(on_stored)),
-      disk_(disk) {}
+      disk_(disk),
+      store_health_(spool.health()) {}
 
 IntakeReply ReportIntake::refuse(Rejection why) {
   metrics_.reject(why);
@@ -99,6 +100,11 @@ IntakeReply ReportIntake::handle(const std::string& body) {
     r.inner_digest = server::inner_digest(r.inner);
   }
 
+  // A failed store was logged once when it failed (store_health.hpp); a 202
+  // now would promise a delivery it cannot make.
+  if (store_health_ != nullptr && store_health_->failed()) {
+    return {503, common::error_body("store_unavailable", "the spool failed; nothing was stored")};
+  }
   InsertCounts counts;
   try {
     counts = commits_.insert(records);

@@ -51,6 +51,7 @@ class ReportIntake {
   std::size_t max_body_;
   std::function<void(std::size_t)> on_stored_;
   DiskGuard* disk_;
+  const common::StoreHealth* store_health_;  // the spool's, if it keeps one
 };
 
 }  // namespace p2b::shuffler

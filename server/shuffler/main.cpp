@@ -18,6 +18,7 @@
 #include "common/secret_keys.hpp"
 #include "common/service_main.hpp"
 #include "common/shutdown.hpp"
+#include "common/store_open.hpp"
 #include "shuffler/batcher.hpp"
 #include "shuffler/disk_guard.hpp"
 #include "shuffler/http_api.hpp"
@@ -57,9 +58,14 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   std::unique_ptr<sh::SqliteSpool> spool;
   try {
     spool = std::make_unique<sh::SqliteSpool>(opt.store);
+  } catch (const p2b::common::StoreRefused& e) {
+    log.error("store_refused", {{"error", e.what()}});
+    return p2b::common::kExitStoreRefused;
   } catch (const sh::SpoolError& e) {
     return fail(log, "store_unusable", e.what());
   }
+  p2b::common::Readiness readiness;
+  readiness.add("storage", [&spool] { return spool->health()->check(); });
   const std::unique_ptr<sh::AnalyzerSink> sink = sh::make_http_sink(opt.analyzer);
 
   sh::Metrics metrics;
@@ -74,7 +80,6 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   sh::ReportIntake intake(
       std::move(keys.keys), *spool, metrics, opt.max_body,
       [&batcher](std::size_t n) { batcher.notify_stored(n); }, &disk);
-  p2b::common::Readiness readiness;
   readiness.add("keys", [fps = nlohmann::json(keys.fingerprints).dump()] {
     return p2b::common::check_ok("box " + fps);
   });

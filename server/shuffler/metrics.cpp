@@ -41,7 +41,8 @@ Rejection rejection_for(server::OpenStatus s) {
   return Rejection::malformed;
 }
 
-std::string Metrics::render(std::size_t spool_depth) const {
+std::string Metrics::render(std::optional<std::size_t> spool_depth,
+                            const common::StoreHealth* store) const {
   common::PrometheusText out;
   out.counter("p2b_shuffler_received_total", "New envelopes accepted and spooled.",
               received.load());
@@ -72,7 +73,9 @@ std::string Metrics::render(std::size_t spool_depth) const {
               "Spool transactions that stored accepted requests; concurrent requests share "
               "one (group commit).",
               insert_commits.load());
-  out.gauge("p2b_shuffler_spool_depth", "Records in the spool, batched or not.", spool_depth);
+  if (spool_depth) {
+    out.gauge("p2b_shuffler_spool_depth", "Records in the spool, batched or not.", *spool_depth);
+  }
   out.counter("p2b_shuffler_batch_close_failures_total",
               "Tries to close a batch that failed (storage errors); retried with backoff.",
               close_failures.load());
@@ -103,6 +106,7 @@ std::string Metrics::render(std::size_t spool_depth) const {
             "1 while free space is below --min-free-disk and new reports get 507.",
             disk_low.load() ? 1 : 0);
   http.render(out, "p2b_shuffler");
+  if (store != nullptr) store->render(out, "p2b_shuffler");
   return out.text();
 }
 

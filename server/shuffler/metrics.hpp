@@ -5,9 +5,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/http_limits.hpp"
+#include "common/store_health.hpp"
 #include "wire/envelope_open.hpp"
 
 namespace p2b::shuffler {
@@ -55,8 +57,10 @@ struct Metrics {
 
   void reject(Rejection r) { rejected[static_cast<int>(r)].fetch_add(1); }
 
-  // Prometheus text exposition format 0.0.4.
-  std::string render(std::size_t spool_depth) const;
+  // Prometheus text exposition format 0.0.4; no depth gauge when the spool
+  // cannot be read; the store's errors when it keeps a health record.
+  std::string render(std::optional<std::size_t> spool_depth,
+                     const common::StoreHealth* store = nullptr) const;
 };
 
 }  // namespace p2b::shuffler

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/store_health.hpp"
 #include "wire/batch_format.hpp"
 
 namespace p2b::shuffler {
@@ -94,6 +95,9 @@ class Spool {
   virtual std::size_t unbatched() = 0;
   // Batches closed and not yet acknowledged.
   virtual std::size_t unacknowledged_batches() = 0;
+
+  // The backend's storage health (common/store_health.hpp), if it keeps one.
+  virtual const common::StoreHealth* health() const { return nullptr; }
 };
 
 }  // namespace p2b::shuffler

@@ -1,5 +1,7 @@
 #include "shuffler/sqlite_spool.hpp"
 
+#include "common/store_open.hpp"
+
 #include <sodium.h>
 
 #include <cstdint>
@@ -9,8 +11,9 @@ namespace p2b::shuffler {
 
 namespace {
 
-// 2: seen_inner, and the partition of each batch.
-constexpr int kSchemaVersion = 2;
+// 2: seen_inner, and the partition of each batch. 3: auto_vacuum=INCREMENTAL
+// and application_id (common/store_open.hpp).
+constexpr int kSchemaVersion = 3;
 
 // `seen` (outer digests) and `seen_inner` (inner digests) are WITHOUT ROWID,
 // so they are ordered by digest and keep no arrival order. Records get random ids for the same
@@ -50,17 +53,17 @@ int64_t random_record_id() {
 SqliteSpool::SqliteSpool(const std::string& path) {
   if (sodium_init() < 0) throw SpoolError("spool: libsodium cannot start");
   spool_call([&] {
-    db_ = std::make_unique<common::Database>(path);
+    lock_ = std::make_unique<common::StoreLock>(path);
+    db_ = common::open_store(path, common::kShufflerSpool);
     // secure_delete: thresholded and forwarded records are overwritten, not
     // just unlinked.
     db_->exec("PRAGMA secure_delete=ON");
-    int64_t have = 0;
-    {
-      Statement version(*db_, "PRAGMA user_version");
-      if (version.step()) have = version.column_int(0);
-    }
-    if (have > kSchemaVersion) {
-      throw common::SqliteError(path + " has a newer schema (" + std::to_string(have) + ")");
+    const int64_t have = common::schema_version(*db_, kSchemaVersion, common::kShufflerSpool);
+    if (have == 1 || have == 2) {
+      // Schema 3 reclaims delivered records' pages; an older file gets
+      // auto_vacuum by one VACUUM (a copy of the file: needs its size free).
+      db_->exec("PRAGMA auto_vacuum=INCREMENTAL");
+      db_->exec("VACUUM");
     }
     Transaction tx(*db_);
     db_->exec(kSchema);
@@ -72,6 +75,13 @@ SqliteSpool::SqliteSpool(const std::string& path) {
     // A WAL left by a crash may still hold forwarded or thresholded records.
     db_->checkpoint_truncate();
   });
+}
+
+void SqliteSpool::reclaim() {
+  // Freed pages go back to the file system, so the file shrinks as batches
+  // are acknowledged; the truncating checkpoint then empties the WAL.
+  db_->incremental_vacuum();
+  db_->checkpoint_truncate();
 }
 
 SqliteSpool::~SqliteSpool() = default;
@@ -209,7 +219,7 @@ std::size_t SqliteSpool::acknowledge(const server::BatchId& id) {
     batch.bind_blob(1, id.data(), id.size());
     batch.run();
     tx.commit();
-    db_->checkpoint_truncate();  // the forwarded records' older page versions
+    reclaim();  // the forwarded records' pages, and their older versions in the WAL
     return deleted;
   });
 }

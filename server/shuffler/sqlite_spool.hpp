@@ -9,14 +9,17 @@
 #include <string>
 
 #include "common/sqlite_db.hpp"
+#include "common/store_open.hpp"
 #include "shuffler/spool.hpp"
 
 namespace p2b::shuffler {
 
 class SqliteSpool final : public Spool {
  public:
-  // Creates the file and the schema if missing; throws SpoolError if the
-  // file cannot be opened or is not a spool.
+  // Creates the file and the schema if missing, after the start checks of
+  // common/store_open.hpp: throws common::StoreRefused if the file is
+  // damaged, not a spool or of a newer schema, SpoolError if it cannot be
+  // opened or another process has it.
   explicit SqliteSpool(const std::string& path);
   ~SqliteSpool() override;
 
@@ -30,10 +33,13 @@ class SqliteSpool final : public Spool {
   std::size_t depth() override;
   std::size_t unbatched() override;
   std::size_t unacknowledged_batches() override;
+  const common::StoreHealth* health() const override { return &db_->health(); }
 
  private:
   std::size_t count(const char* sql);
+  void reclaim();
 
+  std::unique_ptr<common::StoreLock> lock_;  // released after db_ closes
   std::mutex mu_;
   std::unique_ptr<common::Database> db_;
 };

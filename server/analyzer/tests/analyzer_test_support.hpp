@@ -145,6 +145,16 @@ inline std::vector<Tuple> random_tuples(std::mt19937_64& rng, int n, uint32_t co
   return out;
 }
 
+// The statistics MAC keys of the test signing key (stats_mac.hpp).
+inline an::StatsMacKeys test_mac_keys() {
+  return an::StatsMacKeys::from_sign_keys({p2b_test::test_keys().sign_sk});
+}
+
+// A store as the analyzer opens it, MACed under the test signing key.
+inline std::unique_ptr<an::SqliteModelStore> open_store(const std::string& path) {
+  return std::make_unique<an::SqliteModelStore>(path, test_mac_keys());
+}
+
 // An analyzer with its store, metrics and a captured log.
 struct Harness {
   std::ostringstream log_text;
@@ -157,7 +167,7 @@ struct Harness {
           an::AggregationMode mode = an::AggregationMode::centroid, bool raw = false,
           double lambda = 1.0, uint64_t min_reports = 0, std::size_t threshold = 1,
           an::CentralDpConfig central_dp = {}) {
-    store = std::make_unique<an::SqliteModelStore>(db);
+    store = open_store(db);
     an::AnalyzerSettings s = settings(actions, threshold);
     s.central_dp = central_dp;
     s.mode = mode;

@@ -58,7 +58,7 @@ void expect_line(const std::string& text, const std::string& line) {
 TEST(AnalyzerQuarantine, RecordsThatCannotBeUsedAreQuarantinedAndCountedInTheAck) {
   const Deployment dep(4, 8);
   const TempDir tmp;
-  an::SqliteModelStore store(tmp.file("s.db"));
+  an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());
   Started run(dep, &store, dep.key_ring(), 2);
   const sv::BoxKey other = other_box_key();
   sv::Batch batch = analyzer_test::make_batch(dep, {{1, 0, 1.0F}, {2, 1, 0.0F}});
@@ -100,7 +100,7 @@ TEST(AnalyzerQuarantine, RecordsThatCannotBeUsedAreQuarantinedAndCountedInTheAck
 TEST(AnalyzerQuarantine, AQuarantinedRecordSentAgainIsAReplay) {
   const Deployment dep(4, 8);
   const TempDir tmp;
-  an::SqliteModelStore store(tmp.file("s.db"));
+  an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());
   Started run(dep, &store, dep.key_ring());
   const sv::BoxKey other = other_box_key();
   sv::Batch first;
@@ -118,7 +118,7 @@ TEST(AnalyzerQuarantine, AQuarantinedRecordSentAgainIsAReplay) {
 TEST(AnalyzerQuarantine, ABatchThatWouldOverfillItIsRefusedWholeWithNothingApplied) {
   const Deployment dep(4, 8);
   const TempDir tmp;
-  an::SqliteModelStore store(tmp.file("s.db"));
+  an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());
   Started run(dep, &store, dep.key_ring(), 4, 2);
   const sv::BoxKey other = other_box_key();
   sv::Batch batch = analyzer_test::make_batch(dep, {{1, 0, 1.0F}});
@@ -147,7 +147,7 @@ TEST(AnalyzerQuarantine, AStartWithTheMissingKeyAppliesTheQuarantineOnce) {
   std::vector<uint8_t> model_before;
   sv::Batch batch;
   {
-    an::SqliteModelStore store(tmp.file("s.db"));
+    an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());
     Started run(dep, &store, an::KeyRing::from_keys({rotated}, p2b_test::test_keys().sign_sk));
     // Sealed to the old key, which this run was (wrongly) started without.
     batch = analyzer_test::make_batch(dep, {{1, 0, 1.0F}, {1, 1, 0.5F}, {2, 2, 1.0F}});
@@ -159,7 +159,7 @@ TEST(AnalyzerQuarantine, AStartWithTheMissingKeyAppliesTheQuarantineOnce) {
   }
   {
     // Restarted without the old key again: nothing changes, an error says so.
-    an::SqliteModelStore store(tmp.file("s.db"));
+    an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());
     Started run(dep, &store, an::KeyRing::from_keys({rotated}, p2b_test::test_keys().sign_sk));
     EXPECT_EQ(store.quarantine_size(), 3u);
     expect_line(run.log_text.str(), "\"event\":\"quarantine_waiting\"");
@@ -167,7 +167,7 @@ TEST(AnalyzerQuarantine, AStartWithTheMissingKeyAppliesTheQuarantineOnce) {
     model_before = run.analyzer->model(an::ModelKind::private_reports)->bundle;
   }
   {
-    an::SqliteModelStore store(tmp.file("s.db"));
+    an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());
     Started run(dep, &store,
                 an::KeyRing::from_keys({dep.analyzer, rotated}, p2b_test::test_keys().sign_sk));
     EXPECT_EQ(store.quarantine_size(), 0u);
@@ -189,7 +189,7 @@ TEST(AnalyzerQuarantine, AStartWithTheMissingKeyAppliesTheQuarantineOnce) {
   }
   {
     // A later start finds nothing to release and applies nothing twice.
-    an::SqliteModelStore store(tmp.file("s.db"));
+    an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());
     Started run(dep, &store,
                 an::KeyRing::from_keys({dep.analyzer, rotated}, p2b_test::test_keys().sign_sk));
     EXPECT_EQ(run.analyzer->statistics(an::ModelKind::private_reports).total_count(), 4u);
@@ -201,7 +201,7 @@ TEST(AnalyzerQuarantine, OnReleaseACrowdBelowTheThresholdStaysRefused) {
   const TempDir tmp;
   const sv::BoxKey rotated = other_box_key();
   {
-    an::SqliteModelStore store(tmp.file("s.db"));
+    an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());
     an::AnalyzerSettings s = analyzer_test::settings(4, 2);
     std::ostringstream text;
     an::Logger log(&text);
@@ -214,7 +214,7 @@ TEST(AnalyzerQuarantine, OnReleaseACrowdBelowTheThresholdStaysRefused) {
         analyzer_test::make_batch(dep, {{1, 0, 1.0F}, {1, 1, 1.0F}, {2, 0, 1.0F}});
     EXPECT_EQ(analyzer_test::apply(analyzer, batch).quarantined, 3u);
   }
-  an::SqliteModelStore store(tmp.file("s.db"));
+  an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());
   std::ostringstream text;
   an::Logger log(&text);
   an::Metrics metrics;

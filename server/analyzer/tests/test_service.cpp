@@ -113,7 +113,7 @@ TEST(AnalyzerService, AnotherSigningKeyIsRefusedByTheDevice) {
   std::ostringstream sink;
   an::Logger log(&sink);
   an::Metrics metrics;
-  an::SqliteModelStore store(tmp.file("s.db"));
+  an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());
   an::AnalyzerSettings s = analyzer_test::settings(2);
   an::Analyzer analyzer(s, dep.codebook, an::KeyRing::from_keys({dep.analyzer}, sk), &store,
                         &metrics, &log);
@@ -167,7 +167,7 @@ TEST(AnalyzerService, ModelTtlSetsTheNotAfterTimeOfBothModels) {
   s.raw_enabled = true;
   s.model_ttl = 3600;
   s.clock = [] { return uint64_t{1795000000}; };
-  an::SqliteModelStore store(tmp.file("ttl.db"));
+  an::SqliteModelStore store(tmp.file("ttl.db"), analyzer_test::test_mac_keys());
   an::Analyzer analyzer(s, dep.codebook, dep.key_ring(), &store, &metrics, &log);
   analyzer_test::apply(analyzer, analyzer_test::make_batch(dep, {{1, 1, 1.0F}, {2, 0, 0.0F}}));
   an::RawBatch raw;

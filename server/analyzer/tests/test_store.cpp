@@ -3,9 +3,14 @@
 // another configuration, and a failed commit changes nothing.
 #include <gtest/gtest.h>
 
+#include <sodium.h>
+
+#include <filesystem>
 #include <random>
 
 #include "analyzer_test_support.hpp"
+#include "common/sqlite_db.hpp"
+#include "common/store_open.hpp"
 
 namespace {
 
@@ -68,14 +73,17 @@ TEST(AnalyzerStore, AStoreOfAnotherConfigurationIsRefused) {
 
 TEST(AnalyzerStore, UnopenablePathThrows) {
   const TempDir tmp;
-  EXPECT_THROW(an::SqliteModelStore(tmp.file("missing-dir/s.db")), an::StoreError);
+  EXPECT_THROW(an::SqliteModelStore(tmp.file("missing-dir/s.db"), analyzer_test::test_mac_keys()),
+               an::StoreError);
   // A file that is not a database.
   const std::string junk = tmp.file("junk.db");
   FILE* f = std::fopen(junk.c_str(), "wb");
   ASSERT_NE(f, nullptr);
   std::fputs("this is certainly not an SQLite database, not even close to one", f);
   std::fclose(f);
-  EXPECT_THROW(an::SqliteModelStore{junk}, an::StoreError);
+  // Not a database at all is damage: refused (exit 4), not retried.
+  EXPECT_THROW(an::SqliteModelStore(junk, analyzer_test::test_mac_keys()),
+               p2b::common::StoreRefused);
 }
 
 // Passes everything to a real store, but can be told to fail the next
@@ -107,7 +115,7 @@ class FlakyStore : public an::ModelStore {
 TEST(AnalyzerStore, AFailedCommitChangesNothingAndTheRetryAppliesOnce) {
   const Deployment dep(4, 8);
   const TempDir tmp;
-  an::SqliteModelStore sqlite(tmp.file("s.db"));
+  an::SqliteModelStore sqlite(tmp.file("s.db"), analyzer_test::test_mac_keys());
   FlakyStore flaky(&sqlite);
   std::ostringstream sink;
   an::Logger log(&sink);
@@ -142,21 +150,168 @@ TEST(AnalyzerStore, AFailedCommitChangesNothingAndTheRetryAppliesOnce) {
   EXPECT_EQ(analyzer.statistics(an::ModelKind::private_reports).total_count(), 40u);
 }
 
-TEST(AnalyzerStore, VersionsMustAdvanceByOne) {
-  // A second writer on the same file would make the versions diverge; the
-  // store refuses rather than overwrite the other's model.
+TEST(AnalyzerStore, OneWriterPerStoreAndVersionsMustAdvanceByOne) {
   const Deployment dep(4, 8);
   const TempDir tmp;
   const std::string db = tmp.file("s.db");
   Harness a(dep, db, 2);
-  Harness b(dep, db, 2);
+  // A second analyzer on the same file is refused at open (store lock).
+  EXPECT_THROW(Harness(dep, db, 2), an::StoreError);
   std::mt19937_64 rng(7);
   analyzer_test::apply(*a.analyzer,
                        analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2)));
+  // A writer that ignores the lock would make the versions diverge; the
+  // store refuses rather than overwrite the other's model.
+  {
+    p2b::common::Database other(db);
+    other.exec("UPDATE private_model SET version = version + 1");
+  }
   EXPECT_THROW(
       analyzer_test::apply(
-          *b.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2))),
+          *a.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 5, 8, 2))),
       an::StoreError);
+}
+
+// Two flipped bytes in a stored gram: the fault. Such statistics
+// were signed and served; now the store refuses to start, naming the arm.
+TEST(AnalyzerStore, FlippedBytesInAStoredGramAreNeverSigned) {
+  const Deployment dep(4, 8);
+  const TempDir tmp;
+  const std::string db = tmp.file("s.db");
+  std::mt19937_64 rng(11);
+  {
+    Harness h(dep, db, 3);
+    analyzer_test::apply(
+        *h.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 40, 8, 3)));
+  }
+  {
+    p2b::common::Database raw(db);
+    raw.exec(
+        "UPDATE private_arms SET gram = CAST(substr(gram, 1, 16) || "
+        "x'0102' || substr(gram, 19) AS BLOB) WHERE arm = 1");
+  }
+  try {
+    Harness h(dep, db, 3);
+    FAIL() << "damaged statistics were loaded";
+  } catch (const p2b::common::StoreRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("arm 1 of private_arms fails its MAC"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A row put back from an earlier state carries a valid MAC of its own; the
+// model row binds every arm row's MAC, so the mix is refused.
+TEST(AnalyzerStore, AnOlderArmRowPutBackIsRefused) {
+  const Deployment dep(4, 8);
+  const TempDir tmp;
+  const std::string db = tmp.file("s.db");
+  std::mt19937_64 rng(12);
+  {
+    Harness h(dep, db, 2);
+    analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{1, 0, 1.0F}}));
+  }
+  {
+    p2b::common::Database raw(db);
+    raw.exec("CREATE TABLE old AS SELECT * FROM private_arms");
+  }
+  {
+    Harness h(dep, db, 2);
+    analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, {{1, 0, 0.5F}}));
+  }
+  {
+    p2b::common::Database raw(db);
+    raw.exec("INSERT OR REPLACE INTO private_arms SELECT * FROM old; DROP TABLE old");
+  }
+  try {
+    Harness h(dep, db, 2);
+    FAIL() << "a rolled-back row was loaded";
+  } catch (const p2b::common::StoreRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("private_model row"), std::string::npos) << e.what();
+  }
+}
+
+// After a signing-key rotation with the old dir still in --keys, the rows
+// are re-MACed under the new key once; a key that never wrote them is
+// refused.
+TEST(AnalyzerStore, ASigningKeyRotationReMacsTheStatistics) {
+  const Deployment dep(4, 8);
+  const TempDir tmp;
+  const std::string db = tmp.file("s.db");
+  std::mt19937_64 rng(13);
+  uint32_t dim = 0;
+  an::Statistics before;
+  {
+    Harness h(dep, db, 2);
+    analyzer_test::apply(
+        *h.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2)));
+    dim = h.analyzer->dim();
+    before = h.analyzer->statistics(an::ModelKind::private_reports);
+  }
+  uint8_t pk[crypto_sign_PUBLICKEYBYTES], new_sk[crypto_sign_SECRETKEYBYTES];
+  crypto_sign_keypair(pk, new_sk);
+  const auto load = [&](const std::vector<const uint8_t*>& sks) {
+    an::SqliteModelStore store(db, an::StatsMacKeys::from_sign_keys(sks));
+    an::Statistics stats(dim, 2);
+    an::SignedModel model;
+    store.load(an::ModelKind::private_reports, &stats, &model);
+    return stats;
+  };
+  EXPECT_THROW(load({new_sk}), p2b::common::StoreRefused) << "the new key alone never wrote it";
+  EXPECT_EQ(load({p2b_test::test_keys().sign_sk, new_sk}), before);
+  EXPECT_EQ(load({new_sk}), before) << "re-MACed under the new key";
+  EXPECT_THROW(load({p2b_test::test_keys().sign_sk}), p2b::common::StoreRefused);
+}
+
+// The statement left open across COMMIT kept the WAL from ever being
+// checkpointed: 37.5 KB a batch, and a .db file without any of it.
+TEST(AnalyzerStore, TheWalStaysSmallAndTheDbFileAloneIsCurrent) {
+  const Deployment dep(4, 8);
+  const TempDir tmp;
+  const std::string db = tmp.file("s.db");
+  std::mt19937_64 rng(14);
+  Harness h(dep, db, 3);
+  std::uintmax_t largest_wal = 0;
+  for (int i = 0; i < 60; ++i) {
+    analyzer_test::apply(
+        *h.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 30, 8, 3)));
+    std::error_code ec;
+    const std::uintmax_t wal = std::filesystem::file_size(db + "-wal", ec);
+    if (!ec && wal > largest_wal) largest_wal = wal;
+  }
+  EXPECT_EQ(largest_wal, 0U) << "every commit is followed by a truncating checkpoint";
+  // A copy of only the .db, taken while the analyzer runs, is the latest.
+  const std::string copy = tmp.file("copy.db");
+  std::filesystem::copy_file(db, copy);
+  p2b::common::Database opened(copy);
+  p2b::common::Statement q(opened, "SELECT version FROM private_model");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.column_int(0), 60);
+}
+
+// A store from before application_id and the MAC (user_version 0) is
+// upgraded in place: its rows are MACed once, as they are, and load.
+TEST(AnalyzerStore, AStoreFromBeforeTheMacIsUpgradedInPlace) {
+  const Deployment dep(4, 8);
+  const TempDir tmp;
+  const std::string db = tmp.file("s.db");
+  std::mt19937_64 rng(15);
+  an::Statistics before;
+  {
+    Harness h(dep, db, 2);
+    analyzer_test::apply(
+        *h.analyzer, analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 20, 8, 2)));
+    before = h.analyzer->statistics(an::ModelKind::private_reports);
+  }
+  {
+    p2b::common::Database raw(db);
+    for (const char* t : {"private_arms", "private_model", "raw_arms", "raw_model"}) {
+      raw.exec(std::string("ALTER TABLE ") + t + " DROP COLUMN mac");
+    }
+    raw.exec("PRAGMA user_version=0; PRAGMA application_id=0");
+  }
+  Harness h(dep, db, 2);
+  EXPECT_EQ(h.analyzer->statistics(an::ModelKind::private_reports), before);
+  EXPECT_EQ(h.analyzer->model(an::ModelKind::private_reports)->version, 1U);
 }
 
 }  // namespace

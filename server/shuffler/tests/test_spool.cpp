@@ -4,9 +4,17 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
 #include <numeric>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "common/sqlite_db.hpp"
 #include "shuffler/shuffle.hpp"
 #include "shuffler/sqlite_spool.hpp"
 #include "shuffler_test_support.hpp"
@@ -70,7 +78,8 @@ TEST(ShufflerSpool, AnInnerInAFreshEnvelopeIsAReplayToo) {
 
 TEST(ShufflerSpool, AReplayIsCaughtEvenAfterItsBatchWasDeleted) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  auto spool_ptr = std::make_unique<SqliteSpool>(dir.file("spool.db"));
+  SqliteSpool& spool = *spool_ptr;
   const SpoolRecord a = record(7, 1);
   ASSERT_EQ(spool.insert({a}).accepted, 1U);
   ASSERT_EQ(spool.close_batch(id_of(1), 0, 100, keep_all).kept, 1U);
@@ -90,6 +99,7 @@ TEST(ShufflerSpool, AReplayIsCaughtEvenAfterItsBatchWasDeleted) {
       spool.close_batch(id_of(2), 0, 100, [](const auto&) { return std::vector<std::size_t>{}; })
           .thresholded,
       1U);
+  spool_ptr.reset();  // one process (and one open) per store
   SqliteSpool reopened(dir.file("spool.db"));
   EXPECT_EQ(reopened.insert({a, b}).duplicates, 2U);
 }
@@ -232,8 +242,79 @@ TEST(ShufflerSpool, RefusesAFileThatIsNotASpool) {
     std::fwrite(junk.data(), 1, junk.size(), f);
     std::fclose(f);
   }
-  EXPECT_THROW(SqliteSpool spool(path), p2b::shuffler::SpoolError);
+  // Damage is a refusal (exit 4); a path that cannot be opened is not.
+  EXPECT_THROW(SqliteSpool spool(path), p2b::common::StoreRefused);
   EXPECT_THROW(SqliteSpool spool(dir.file("no/such/dir/spool.db")), p2b::shuffler::SpoolError);
+}
+
+// Delivered records give their pages back (auto_vacuum=INCREMENTAL): across
+// fill and drain cycles the file grows only by the replay digests it must
+// keep (two 32-byte digests a record), not by the records themselves.
+TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  SqliteSpool spool(path);
+  constexpr uint32_t kPerCycle = 3000;
+  std::vector<std::uintmax_t> drained;
+  std::uintmax_t full = 0;
+  for (uint8_t cycle = 0; cycle < 4; ++cycle) {
+    std::vector<SpoolRecord> rs;
+    for (uint32_t i = 0; i < kPerCycle; ++i) rs.push_back(record(1, cycle * kPerCycle + i));
+    ASSERT_EQ(spool.insert(rs).accepted, kPerCycle);
+    full = std::max(full, std::filesystem::file_size(path));
+    ASSERT_EQ(spool.close_batch(id_of(cycle + 1), 0, kPerCycle, keep_all).kept, kPerCycle);
+    ASSERT_EQ(spool.acknowledge(id_of(cycle + 1)), kPerCycle);
+    drained.push_back(std::filesystem::file_size(path));
+    EXPECT_EQ(std::filesystem::file_size(path + "-wal"), 0U);
+  }
+  std::printf("spool file: %ju bytes full, drained %ju -> %ju after 4 cycles of %u records\n", full,
+              drained.front(), drained.back(), kPerCycle);
+  for (std::size_t i = 1; i < drained.size(); ++i) {
+    // The digests of one cycle: under 200 bytes a record with b-tree slack.
+    EXPECT_LE(drained[i] - drained[i - 1], 200U * kPerCycle) << "cycle " << i;
+  }
+  EXPECT_LT(drained.front() + 100U * kPerCycle, full) << "the records' pages were given back";
+}
+
+// A spool of schema 2, from before application_id and auto_vacuum, is
+// upgraded in place and keeps its records and replay digests.
+TEST(ShufflerSpool, ASpoolOfSchema2IsUpgradedInPlace) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  const SpoolRecord a = record(3, 1);
+  {
+    p2b::common::Database raw(path);
+    raw.exec(R"sql(
+CREATE TABLE seen (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE seen_inner (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE records (id INTEGER PRIMARY KEY, crowd_id INTEGER NOT NULL, inner BLOB NOT NULL,
+  batch_id BLOB, position INTEGER);
+CREATE INDEX records_by_batch ON records (batch_id, position);
+CREATE TABLE batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE,
+  partition_id INTEGER NOT NULL DEFAULT 0);
+PRAGMA user_version=2;
+)sql");
+    p2b::common::Statement put(raw, "INSERT INTO seen (digest) VALUES (?1)");
+    put.bind_blob(1, a.digest.data(), a.digest.size());
+    put.run();
+    p2b::common::Statement rec(raw, "INSERT INTO records (id, crowd_id, inner) VALUES (7, 3, ?1)");
+    rec.bind_blob(1, a.inner.data(), a.inner.size());
+    rec.run();
+  }
+  {
+    SqliteSpool spool(path);
+    EXPECT_EQ(spool.depth(), 1U);
+    EXPECT_EQ(spool.insert({a}).duplicates, 1U) << "its replay digests are kept";
+  }
+  p2b::common::Database raw(path);
+  for (const auto& [pragma, want] :
+       std::vector<std::pair<std::string, int64_t>>{{"PRAGMA auto_vacuum", 2},
+                                                    {"PRAGMA user_version", 3},
+                                                    {"PRAGMA application_id", 0x50324253}}) {
+    p2b::common::Statement q(raw, pragma);
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.column_int(0), want) << pragma;
+  }
 }
 
 }  // namespace
