@@ -77,9 +77,10 @@ int main(int argc, char** argv) {
   std::ofstream log_file(tmp.file("analyzer.log"));
   an::Logger log(&log_file);
   an::Metrics metrics;
-  an::SqliteModelStore store(tmp.file("analyzer.db"));
-  an::Analyzer analyzer(analyzer_test::settings(kActions), dep.codebook, dep.key_ring(), &store,
-                        &metrics, &log);
+  const std::unique_ptr<an::SqliteModelStore> store =
+      analyzer_test::open_store(tmp.file("analyzer.db"));
+  an::Analyzer analyzer(analyzer_test::settings(kActions), dep.codebook, dep.key_ring(),
+                        store.get(), &metrics, &log);
 
   // Sealed up front: the timed loop is the analyzer's work only.
   std::mt19937_64 rng(1);
