@@ -1,6 +1,9 @@
 #include "ledger.hpp"
 
+#include <gtest/gtest.h>
 #include <sqlite3.h>
+
+#include <cstdio>
 
 #include <memory>
 #include <set>
@@ -86,6 +89,36 @@ int Ledger::post(int port, const std::vector<Envelope>& all, std::size_t from, s
     for (std::size_t i = from; i < end; ++i) acknowledge(all[i]);
   }
   return res->status;
+}
+
+std::size_t Ledger::post_range(int port, const std::vector<Envelope>& all, std::size_t from,
+                               std::size_t n, std::size_t per_request,
+                               uint32_t (*action_of)(std::size_t)) {
+  std::size_t acknowledged = 0;
+  const std::size_t end = std::min(all.size(), from + n);
+  for (std::size_t i = from; i < end; i += per_request) {
+    const std::size_t k = std::min(per_request, end - i);
+    if (post(port, all, i, k, action_of) == 202) acknowledged += k;
+  }
+  return acknowledged;
+}
+
+void post_expecting_202(Ledger& ledger, int port, const std::vector<Envelope>& all,
+                        std::size_t per_request, uint32_t (*action_of)(std::size_t)) {
+  EXPECT_EQ(ledger.post_all(port, all, per_request, action_of), all.size())
+      << "envelopes in requests that got no 202";
+}
+
+LedgerTally expect_nothing_lost(const Ledger& ledger, const std::filesystem::path& store,
+                                std::size_t applied, std::size_t quarantined) {
+  const LedgerTally t = ledger.reconcile(store);
+  EXPECT_EQ(t.lost, 0U) << t.summary();
+  EXPECT_EQ(t.duplicated, 0U) << t.summary();
+  EXPECT_EQ(t.uncounted, 0U) << t.summary();
+  EXPECT_EQ(t.applied, applied == kAllAcknowledged ? t.acknowledged : applied) << t.summary();
+  EXPECT_EQ(t.quarantined, quarantined) << t.summary();
+  std::printf("[ figure ] ledger: %s\n", t.summary().c_str());
+  return t;
 }
 
 LedgerTally Ledger::reconcile(const std::filesystem::path& analyzer_db) const {

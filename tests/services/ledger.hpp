@@ -41,6 +41,15 @@ class Ledger {
   // status (-1: no answer). `action_of(i)` gives the action of all[i].
   int post(int port, const std::vector<Envelope>& all, std::size_t from, std::size_t n,
            uint32_t (*action_of)(std::size_t) = action_of_index);
+  // Posts all[from, from + n) in requests of `per_request` envelopes;
+  // returns how many envelopes got a 202.
+  std::size_t post_range(int port, const std::vector<Envelope>& all, std::size_t from,
+                         std::size_t n, std::size_t per_request,
+                         uint32_t (*action_of)(std::size_t) = action_of_index);
+  std::size_t post_all(int port, const std::vector<Envelope>& all, std::size_t per_request,
+                       uint32_t (*action_of)(std::size_t) = action_of_index) {
+    return post_range(port, all, 0, all.size(), per_request, action_of);
+  }
 
   // Reads the analyzer's store (SQLite, read-only; stop the analyzer first
   // for a settled view) and counts. Throws std::runtime_error if it cannot.
@@ -53,5 +62,20 @@ class Ledger {
   };
   std::map<p2b::server::InnerDigest, Entry> entries_;
 };
+
+// Posts all of `all` in requests of `per_request` and expects a 202 for each.
+void post_expecting_202(Ledger& ledger, int port, const std::vector<Envelope>& all,
+                        std::size_t per_request,
+                        uint32_t (*action_of)(std::size_t) = action_of_index);
+
+// `applied` for expect_nothing_lost: every acknowledged report.
+constexpr std::size_t kAllAcknowledged = static_cast<std::size_t>(-1);
+
+// Reconciles with the analyzer's store (stop the analyzer first) and expects
+// what every fault test must show: lost 0, duplicated 0, uncounted 0, and
+// the given numbers applied and quarantined. Prints the tally as a figure.
+LedgerTally expect_nothing_lost(const Ledger& ledger, const std::filesystem::path& store,
+                                std::size_t applied = kAllAcknowledged,
+                                std::size_t quarantined = 0);
 
 }  // namespace p2b_services

@@ -130,6 +130,22 @@ double metric(int port, const std::string& name) {
   return res && res->status == 200 ? p2b::proc::metric_value(res->body, name) : -1.0;
 }
 
+bool applied_at_least(int analyzer_port, std::size_t n) {
+  return metric(analyzer_port, "p2b_analyzer_records_applied_total") >= static_cast<double>(n);
+}
+
+std::vector<double> model_statistics(const std::vector<uint8_t>& bundle) {
+  std::vector<float> codebook = p2b_test::random_codebook(kCodes, kDim, 3);
+  p2b_config cfg = p2b_test::base_config(kDim, kActions, kCodes, 1);
+  cfg.centroids = codebook.data();
+  auto agent = p2b_test::make_agent(cfg);
+  EXPECT_EQ(p2b_agent_apply_model(agent.agent, bundle.data(), bundle.size()), P2B_OK);
+  std::vector<double> a(kActions * kDim * kDim), b(kActions * kDim);
+  EXPECT_EQ(p2b_agent_export(agent.agent, a.data(), b.data(), kActions, kDim), P2B_OK);
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 std::vector<uint8_t> fetch_model(int port) {
   httplib::Client cli("127.0.0.1", port);
   const auto res = cli.Get("/v1/model");

@@ -79,6 +79,11 @@ p2b::server::InnerCiphertext inner_of(const Envelope& e);
 
 // A metric from GET /metrics, or -1 without an answer.
 double metric(int port, const std::string& name);
+// Whether the analyzer at `port` has applied at least n records.
+bool applied_at_least(int analyzer_port, std::size_t n);
+// The statistics a model bundle carries (the Gram matrices, then the reward
+// vectors), read back through a device agent with the deployment's codebook.
+std::vector<double> model_statistics(const std::vector<uint8_t>& bundle);
 // The bytes of GET /v1/model, or empty.
 std::vector<uint8_t> fetch_model(int port);
 

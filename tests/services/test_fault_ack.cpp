@@ -85,27 +85,9 @@ struct Placeholder {
       [](const httplib::Request&, httplib::Response& res) { res.status = 503; }};
 };
 
-void post_all(Ledger* ledger, int port, const std::vector<Envelope>& all,
-              uint32_t (*action_of)(std::size_t) = action_of_index) {
-  for (std::size_t from = 0; from < all.size(); from += 100) {
-    ASSERT_EQ(ledger->post(port, all, from, 100, action_of), 202) << "request at " << from;
-  }
-}
-
 bool drained(Deployment& d) {
   return eventually(60,
                     [&] { return metric(d.shuffler().port(), "p2b_shuffler_spool_depth") == 0.0; });
-}
-
-void expect_nothing_lost(const Ledger& ledger, const Deployment& d, std::size_t applied,
-                         std::size_t quarantined) {
-  const LedgerTally t = ledger.reconcile(d.store_path());
-  EXPECT_EQ(t.lost, 0U) << t.summary();
-  EXPECT_EQ(t.duplicated, 0U) << t.summary();
-  EXPECT_EQ(t.uncounted, 0U) << t.summary();
-  EXPECT_EQ(t.applied, applied) << t.summary();
-  EXPECT_EQ(t.quarantined, quarantined) << t.summary();
-  std::printf("[ figure ] ledger: %s\n", t.summary().c_str());
 }
 
 TEST(FaultAck, AnythingButAMatchingAckDeletesNothing) {
@@ -137,7 +119,7 @@ TEST(FaultAck, AnythingButAMatchingAckDeletesNothing) {
   d.start_shuffler(1, fake.url());
   const std::vector<Envelope> all = envelopes(500);
   Ledger ledger;
-  post_all(&ledger, d.shuffler().port(), all);
+  post_expecting_202(ledger, d.shuffler().port(), all, 100);
   // Retries back off from 200 ms: six answers take about 6 s.
   ASSERT_TRUE(eventually(60, [&] { return calls.load() >= 6; })) << "two rounds of the three";
   EXPECT_TRUE(eventually(
@@ -157,7 +139,7 @@ TEST(FaultAck, AnythingButAMatchingAckDeletesNothing) {
   EXPECT_EQ(metric(d.analyzer().port(), "p2b_analyzer_records_applied_total"), 500.0);
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
-  expect_nothing_lost(ledger, d, all.size(), 0);
+  expect_nothing_lost(ledger, d.store_path(), all.size(), 0);
 }
 
 TEST(FaultAck, ARotationThatKeepsTheOldKeyLosesNothing) {
@@ -170,7 +152,7 @@ TEST(FaultAck, ARotationThatKeepsTheOldKeyLosesNothing) {
     const Placeholder down;
     port = down.stand_in.port();
     d.start_shuffler(1, down.stand_in.url());
-    post_all(&ledger, d.shuffler().port(), envelopes(1000));
+    post_expecting_202(ledger, d.shuffler().port(), envelopes(1000), 100);
   }
   // Rotated as docs/keys.md says: the new key added, the old one kept.
   d.analyzer().start(P2B_ANALYZER_BIN,
@@ -180,7 +162,7 @@ TEST(FaultAck, ARotationThatKeepsTheOldKeyLosesNothing) {
   for (std::size_t i = 0; i < 1000; ++i) {
     new_sealed.push_back(fresh.seal(static_cast<uint32_t>(i % kCodes), action_of_index(i), 1.0F));
   }
-  post_all(&ledger, d.shuffler().port(), new_sealed);
+  post_expecting_202(ledger, d.shuffler().port(), new_sealed, 100);
   ASSERT_TRUE(eventually(60, [&] {
     return metric(d.analyzer().port(), "p2b_analyzer_records_applied_total") >= 2000.0;
   }));
@@ -188,7 +170,7 @@ TEST(FaultAck, ARotationThatKeepsTheOldKeyLosesNothing) {
   EXPECT_EQ(metric(d.analyzer().port(), "p2b_analyzer_quarantine_records"), 0.0);
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
-  expect_nothing_lost(ledger, d, 2000, 0);
+  expect_nothing_lost(ledger, d.store_path(), 2000, 0);
 }
 
 TEST(FaultAck, ARotationThatDroppedTheOldKeyQuarantinesAndARestartWithItApplies) {
@@ -201,7 +183,7 @@ TEST(FaultAck, ARotationThatDroppedTheOldKeyQuarantinesAndARestartWithItApplies)
     const Placeholder down;
     port = down.stand_in.port();
     d.start_shuffler(1, down.stand_in.url());
-    post_all(&ledger, d.shuffler().port(), old_sealed);
+    post_expecting_202(ledger, d.shuffler().port(), old_sealed, 100);
   }
   // The operator forgot the old key.
   d.analyzer().start(P2B_ANALYZER_BIN, analyzer_args_with_keys(d, {fresh.dir}, port),
@@ -217,7 +199,7 @@ TEST(FaultAck, ARotationThatDroppedTheOldKeyQuarantinesAndARestartWithItApplies)
       << log.substr(0, 2000);
   EXPECT_NE(log.find("\"quarantined_unknown_key\""), std::string::npos);
   EXPECT_NE(file_text(d.dir() / "shuffler.log").find("\"quarantined\":"), std::string::npos);
-  expect_nothing_lost(ledger, d, 0, 2000);
+  expect_nothing_lost(ledger, d.store_path(), 0, 2000);
 
   // The old key added back: the start applies the quarantine, once.
   d.analyzer().start(P2B_ANALYZER_BIN,
@@ -228,13 +210,13 @@ TEST(FaultAck, ARotationThatDroppedTheOldKeyQuarantinesAndARestartWithItApplies)
   EXPECT_GT(fetch_model(d.analyzer().port()).size(), 0U);
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
-  expect_nothing_lost(ledger, d, 2000, 0);
+  expect_nothing_lost(ledger, d.store_path(), 2000, 0);
   d.analyzer().start(P2B_ANALYZER_BIN,
                      analyzer_args_with_keys(d, {d.dir() / "keys", fresh.dir}, port),
                      (d.dir() / "analyzer.log").string());
   EXPECT_EQ(metric(d.analyzer().port(), "p2b_analyzer_records_released_total"), 0.0);
   EXPECT_EQ(d.analyzer().stop(), 0);
-  expect_nothing_lost(ledger, d, 2000, 0);
+  expect_nothing_lost(ledger, d.store_path(), 2000, 0);
 }
 
 TEST(FaultAck, ASmallerActionsQuarantinesWhatItCannotHoldWithAnErrorLog) {
@@ -243,7 +225,7 @@ TEST(FaultAck, ASmallerActionsQuarantinesWhatItCannotHoldWithAnErrorLog) {
   d.start_shuffler(1, d.analyzer().url());
   const std::vector<Envelope> all = envelopes(1000);  // actions 0..9
   Ledger ledger;
-  post_all(&ledger, d.shuffler().port(), all);
+  post_expecting_202(ledger, d.shuffler().port(), all, 100);
   ASSERT_TRUE(drained(d));
   const int a = d.analyzer().port();
   EXPECT_EQ(metric(a, "p2b_analyzer_records_applied_total"), 500.0);
@@ -258,7 +240,7 @@ TEST(FaultAck, ASmallerActionsQuarantinesWhatItCannotHoldWithAnErrorLog) {
   const std::string log = file_text(d.dir() / "analyzer.log");
   EXPECT_NE(log.find("\"level\":\"error\",\"event\":\"records_quarantined\""), std::string::npos);
   EXPECT_NE(log.find("\"quarantined_action_out_of_range\""), std::string::npos);
-  expect_nothing_lost(ledger, d, 500, 500);
+  expect_nothing_lost(ledger, d.store_path(), 500, 500);
 }
 
 }  // namespace

@@ -25,10 +25,12 @@
 namespace {
 
 namespace fs = std::filesystem;
+using p2b_services::applied_at_least;
 using p2b_services::Deployment;
 using p2b_services::Envelope;
 using p2b_services::envelopes;
 using p2b_services::eventually;
+using p2b_services::expect_nothing_lost;
 using p2b_services::Ledger;
 using p2b_services::LedgerTally;
 using p2b_services::metric;
@@ -45,17 +47,6 @@ void start_shuffler(Deployment& d, const std::string& url, const std::string& ba
   *(at + 1) = batch_size;
   args.insert(args.end(), extra.begin(), extra.end());
   d.shuffler().start(P2B_SHUFFLER_BIN, args, (d.dir() / "shuffler.log").string());
-}
-
-// Posts all[0, n) in requests of `per_post`; returns how many got 202.
-std::size_t post_all(Ledger& ledger, int port, const std::vector<Envelope>& all,
-                     std::size_t per_post = 500) {
-  std::size_t acked = 0;
-  for (std::size_t from = 0; from < all.size(); from += per_post) {
-    const std::size_t n = std::min(per_post, all.size() - from);
-    if (ledger.post(port, all, from, n) == 202) acked += n;
-  }
-  return acked;
 }
 
 // The record count (applied + rejected) of every batch the analyzer's store
@@ -80,32 +71,18 @@ std::vector<int64_t> applied_batch_sizes(const fs::path& db) {
   return sizes;
 }
 
-void expect_nothing_lost(const Ledger& ledger, Deployment& d, std::size_t acknowledged) {
-  const LedgerTally t = ledger.reconcile(d.store_path());
-  EXPECT_EQ(t.acknowledged, acknowledged) << t.summary();
-  EXPECT_EQ(t.lost, 0U) << t.summary();
-  EXPECT_EQ(t.duplicated, 0U) << t.summary();
-  EXPECT_EQ(t.applied, acknowledged) << t.summary();
-  std::printf("[ figure ] ledger: %s\n", t.summary().c_str());
-}
-
-bool applied_at_least(Deployment& d, std::size_t n) {
-  return metric(d.analyzer().port(), "p2b_analyzer_records_applied_total") >=
-         static_cast<double>(n);
-}
-
 TEST(FaultBounded, ABacklogLeavesInBatchesOfAtMostBatchSize) {
   Deployment d("bounded-backlog");
   const std::vector<Envelope> all = envelopes(20000);
   Ledger ledger;
   // A backlog of 20,000 unbatched records: no size trigger and no analyzer.
   start_shuffler(d, kNowhere, "1000000", {"--batch-seconds", "3600"});
-  ASSERT_EQ(post_all(ledger, d.shuffler().port(), all), all.size());
+  ASSERT_EQ(ledger.post_all(d.shuffler().port(), all, 500), all.size());
   ASSERT_EQ(d.shuffler().stop(), 0);
 
   d.start_analyzer();
   start_shuffler(d, d.analyzer().url(), "1000");
-  ASSERT_TRUE(eventually(120, [&] { return applied_at_least(d, all.size()); }));
+  ASSERT_TRUE(eventually(120, [&] { return applied_at_least(d.analyzer().port(), all.size()); }));
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
   const std::vector<int64_t> sizes = applied_batch_sizes(d.store_path());
@@ -113,7 +90,7 @@ TEST(FaultBounded, ABacklogLeavesInBatchesOfAtMostBatchSize) {
   EXPECT_LE(*std::max_element(sizes.begin(), sizes.end()), 1000);
   std::printf("[ figure ] a 20,000-record backlog left in %zu batches, the largest %lld records\n",
               sizes.size(), static_cast<long long>(*std::max_element(sizes.begin(), sizes.end())));
-  expect_nothing_lost(ledger, d, all.size());
+  EXPECT_EQ(expect_nothing_lost(ledger, d.store_path()).acknowledged, all.size());
 }
 
 TEST(FaultBounded, ABatchOverTheAnalyzersLimitIsRefusedAndKeptUntilTheLimitIsRaised) {
@@ -122,7 +99,7 @@ TEST(FaultBounded, ABatchOverTheAnalyzersLimitIsRefusedAndKeptUntilTheLimitIsRai
   Ledger ledger;
   d.start_analyzer(1, 0, {"--max-batch-records", "1000"});
   start_shuffler(d, d.analyzer().url(), "2000");
-  ASSERT_EQ(post_all(ledger, d.shuffler().port(), all), all.size());
+  ASSERT_EQ(ledger.post_all(d.shuffler().port(), all, 500), all.size());
   const int s = d.shuffler().port();
   ASSERT_TRUE(eventually(30, [&] { return metric(s, "p2b_shuffler_delivery_failing") == 1.0; }));
   EXPECT_GE(metric(d.analyzer().port(), "p2b_analyzer_batches_refused_total{reason=\"too_large\"}"),
@@ -140,10 +117,10 @@ TEST(FaultBounded, ABatchOverTheAnalyzersLimitIsRefusedAndKeptUntilTheLimitIsRai
   d.start_analyzer();  // the default limit, 65,536
   ASSERT_EQ(d.shuffler().stop(), 0);
   start_shuffler(d, d.analyzer().url(), "2000");
-  ASSERT_TRUE(eventually(60, [&] { return applied_at_least(d, all.size()); }));
+  ASSERT_TRUE(eventually(60, [&] { return applied_at_least(d.analyzer().port(), all.size()); }));
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
-  expect_nothing_lost(ledger, d, all.size());
+  EXPECT_EQ(expect_nothing_lost(ledger, d.store_path()).acknowledged, all.size());
 }
 
 TEST(FaultBounded, SigtermDuringABacklogWithAHungAnalyzerExitsWithinSeconds) {
@@ -152,7 +129,7 @@ TEST(FaultBounded, SigtermDuringABacklogWithAHungAnalyzerExitsWithinSeconds) {
   Ledger ledger;
   // 50 closed batches waiting in the spool.
   start_shuffler(d, kNowhere, "100");
-  ASSERT_EQ(post_all(ledger, d.shuffler().port(), all), all.size());
+  ASSERT_EQ(ledger.post_all(d.shuffler().port(), all, 500), all.size());
   ASSERT_TRUE(eventually(30, [&] {
     return metric(d.shuffler().port(), "p2b_shuffler_unacknowledged_batches") == 50.0;
   }));
@@ -182,11 +159,11 @@ TEST(FaultBounded, SigtermDuringABacklogWithAHungAnalyzerExitsWithinSeconds) {
   // The next start with the real analyzer delivers everything, once.
   d.start_analyzer();
   start_shuffler(d, d.analyzer().url(), "100");
-  ASSERT_TRUE(eventually(60, [&] { return applied_at_least(d, all.size()); }));
+  ASSERT_TRUE(eventually(60, [&] { return applied_at_least(d.analyzer().port(), all.size()); }));
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
   EXPECT_GE(applied_batch_sizes(d.store_path()).size(), 50U);
-  expect_nothing_lost(ledger, d, all.size());
+  EXPECT_EQ(expect_nothing_lost(ledger, d.store_path()).acknowledged, all.size());
 }
 
 TEST(FaultBounded, ALowDiskRefusesNewReportsWhileTheBacklogDrains) {
@@ -196,7 +173,7 @@ TEST(FaultBounded, ALowDiskRefusesNewReportsWhileTheBacklogDrains) {
   const std::vector<Envelope> first(all.begin(), all.begin() + 2000);
   Ledger ledger;
   start_shuffler(d, kNowhere, "500");
-  ASSERT_EQ(post_all(ledger, d.shuffler().port(), first), first.size());
+  ASSERT_EQ(ledger.post_all(d.shuffler().port(), first, 500), first.size());
   ASSERT_EQ(d.shuffler().stop(), 0);
 
   // More free space than any disk has: the shuffler sees a full disk.
@@ -206,11 +183,11 @@ TEST(FaultBounded, ALowDiskRefusesNewReportsWhileTheBacklogDrains) {
   EXPECT_EQ(ledger.post(s, later, 0, later.size()), 507);
   EXPECT_EQ(metric(s, "p2b_shuffler_disk_low"), 1.0);
   EXPECT_GE(metric(s, "p2b_shuffler_rejected_total{reason=\"insufficient_storage\"}"), 1.0);
-  ASSERT_TRUE(eventually(60, [&] { return applied_at_least(d, first.size()); }));
+  ASSERT_TRUE(eventually(60, [&] { return applied_at_least(d.analyzer().port(), first.size()); }));
   ASSERT_TRUE(eventually(10, [&] { return metric(s, "p2b_shuffler_spool_depth") == 0.0; }));
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
-  expect_nothing_lost(ledger, d, first.size());
+  EXPECT_EQ(expect_nothing_lost(ledger, d.store_path()).acknowledged, first.size());
 }
 
 // Not a test: the analyzer's peak RSS for one batch of the default
@@ -223,7 +200,7 @@ TEST(FaultBounded, DISABLED_AnalyzerPeakRssForAMaxSizeBatch) {
   const std::vector<Envelope> all = envelopes(n);
   Ledger ledger;
   start_shuffler(d, kNowhere, "1000000", {"--batch-seconds", "3600"});
-  ASSERT_EQ(post_all(ledger, d.shuffler().port(), all, 1000), n);
+  ASSERT_EQ(ledger.post_all(d.shuffler().port(), all, 1000), n);
   ASSERT_EQ(d.shuffler().stop(), 0);
   d.start_analyzer();
   const auto rss = [&](const char* field) {
@@ -236,14 +213,14 @@ TEST(FaultBounded, DISABLED_AnalyzerPeakRssForAMaxSizeBatch) {
   };
   const long before = rss("VmHWM:");
   start_shuffler(d, d.analyzer().url(), std::to_string(n));
-  ASSERT_TRUE(eventually(300, [&] { return applied_at_least(d, n); }));
+  ASSERT_TRUE(eventually(300, [&] { return applied_at_least(d.analyzer().port(), n); }));
   const long peak = rss("VmHWM:");
   std::printf(
       "[ figure ] analyzer peak RSS: %ld KiB at start, %ld KiB after one %zu-record batch\n",
       before, peak, n);
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
-  expect_nothing_lost(ledger, d, n);
+  EXPECT_EQ(expect_nothing_lost(ledger, d.store_path()).acknowledged, n);
 }
 
 }  // namespace

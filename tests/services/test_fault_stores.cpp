@@ -114,36 +114,12 @@ void overwrite(const fs::path& p, std::uintmax_t from, std::uintmax_t to) {
   std::fclose(f);
 }
 
-// Posts all[0, n) in requests of `per`, each through the ledger.
-void post_all(Ledger* ledger, int port, const std::vector<Envelope>& all, std::size_t per) {
-  for (std::size_t from = 0; from < all.size(); from += per) {
-    ASSERT_EQ(ledger->post(port, all, from, std::min(per, all.size() - from)), 202) << from;
-  }
-}
-
-bool applied_at_least(int analyzer_port, std::size_t n) {
-  return metric(analyzer_port, "p2b_analyzer_records_applied_total") >= static_cast<double>(n);
-}
-
-// The statistics a model carries, read back through a device agent.
-std::vector<double> model_statistics(const std::vector<uint8_t>& bundle) {
-  std::vector<float> codebook = p2b_test::random_codebook(kCodes, kDim, 3);
-  p2b_config cfg = p2b_test::base_config(kDim, kActions, kCodes, 1);
-  cfg.centroids = codebook.data();
-  auto agent = p2b_test::make_agent(cfg);
-  EXPECT_EQ(p2b_agent_apply_model(agent.agent, bundle.data(), bundle.size()), P2B_OK);
-  std::vector<double> a(kActions * kDim * kDim), b(kActions * kDim);
-  EXPECT_EQ(p2b_agent_export(agent.agent, a.data(), b.data(), kActions, kDim), P2B_OK);
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 TEST(ServicesFaultStores, ForeignStoresAreRefusedWithExit4) {
   Deployment d("stores-foreign");
   d.start_analyzer();
   d.start_shuffler(1, d.analyzer().url());
   Ledger ledger;
-  post_all(&ledger, d.shuffler().port(), envelopes(200), 50);
+  post_expecting_202(ledger, d.shuffler().port(), envelopes(200), 50);
   ASSERT_TRUE(eventually(30, [&] { return applied_at_least(d.analyzer().port(), 200); }));
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
@@ -199,7 +175,7 @@ TEST(ServicesFaultStores, ASecondInstanceOnTheSameStoreIsRefused) {
   EXPECT_NE(log.find("is in use by another process"), std::string::npos) << log;
   // The first ones were not disturbed.
   Ledger ledger;
-  post_all(&ledger, d.shuffler().port(), envelopes(100), 50);
+  post_expecting_202(ledger, d.shuffler().port(), envelopes(100), 50);
   ASSERT_TRUE(eventually(30, [&] { return applied_at_least(d.analyzer().port(), 100); }));
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
@@ -220,7 +196,7 @@ TEST(ServicesFaultStores, FlippedBytesInStoredStatisticsAreNeverSigned) {
   d.start_analyzer();
   d.start_shuffler(1, d.analyzer().url());
   Ledger ledger;
-  post_all(&ledger, d.shuffler().port(), envelopes(300), 50);
+  post_expecting_202(ledger, d.shuffler().port(), envelopes(300), 50);
   ASSERT_TRUE(eventually(30, [&] { return applied_at_least(d.analyzer().port(), 300); }));
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
@@ -247,7 +223,7 @@ TEST(ServicesFaultStores, DamageFoundWhileRunningStopsThe202sAndShows) {
   Ledger ledger;
   // Well past SQLite's 2 MiB page cache, so reads go to the file.
   const std::vector<Envelope> all = envelopes(30000);
-  post_all(&ledger, d.shuffler().port(), all, 500);
+  post_expecting_202(ledger, d.shuffler().port(), all, 500);
   ASSERT_TRUE(eventually(
       30, [&] { return metric(d.shuffler().port(), "p2b_shuffler_forward_failures_total") >= 1; }));
   const std::uintmax_t size = fs::file_size(d.spool_path());
@@ -334,7 +310,7 @@ TEST(ServicesFaultStores, ABackupTakenWhileRunningRestoresToTheSameModel) {
   const std::vector<Envelope> all = envelopes(2000);
   const std::vector<Envelope> first(all.begin(), all.begin() + 1000);
   const std::vector<Envelope> second(all.begin() + 1000, all.end());
-  post_all(&ledger_a, a.shuffler().port(), first, 50);
+  post_expecting_202(ledger_a, a.shuffler().port(), first, 50);
   ASSERT_TRUE(eventually(30, [&] { return applied_at_least(a.analyzer().port(), 1000); }));
   // Keep the shuffler sending while the backup runs: the copy is one commit.
   std::thread more([&] {
@@ -378,10 +354,10 @@ TEST(ServicesFaultStores, ABackupTakenWhileRunningRestoresToTheSameModel) {
   // dropped), and the rest of `second`, give both the same statistics.
   b.start_shuffler(1, b.analyzer().url(), "0.2");
   Ledger ledger_b;
-  post_all(&ledger_b, b.shuffler().port(), first, 50);
-  post_all(&ledger_b, b.shuffler().port(), second, 50);
-  post_all(&ledger_a, a.shuffler().port(),
-           std::vector<Envelope>(second.begin() + 300, second.end()), 50);
+  post_expecting_202(ledger_b, b.shuffler().port(), first, 50);
+  post_expecting_202(ledger_b, b.shuffler().port(), second, 50);
+  post_expecting_202(ledger_a, a.shuffler().port(),
+                     std::vector<Envelope>(second.begin() + 300, second.end()), 50);
   ASSERT_TRUE(eventually(60, [&] { return applied_at_least(a.analyzer().port(), 2000); }));
   ASSERT_TRUE(eventually(60, [&] {
     const std::vector<uint8_t> m = fetch_model(b.analyzer().port());

@@ -52,19 +52,6 @@ std::string forged_body(const p2b_test::OuterEnvelope& env) {
   return std::string(reinterpret_cast<const char*>(env.data()), env.size());
 }
 
-// The statistics a model carries, read back through a device agent.
-std::vector<double> model_statistics(const std::vector<uint8_t>& bundle, const Deployment& d) {
-  std::vector<float> codebook = p2b_test::random_codebook(kCodes, kDim, 3);
-  p2b_config cfg = p2b_test::base_config(kDim, kActions, kCodes, 1);
-  cfg.centroids = codebook.data();
-  auto agent = p2b_test::make_agent(cfg);
-  EXPECT_EQ(p2b_agent_apply_model(agent.agent, bundle.data(), bundle.size()), P2B_OK) << d.dir();
-  std::vector<double> a(kActions * kDim * kDim), b(kActions * kDim);
-  EXPECT_EQ(p2b_agent_export(agent.agent, a.data(), b.data(), kActions, kDim), P2B_OK);
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 TEST(Services, ShufflerKilledMidStreamLosesAndDuplicatesNothing) {
   Deployment d("crash-shuffler");
   d.start_analyzer();
@@ -164,7 +151,7 @@ TEST(Services, AnalyzerKilledDuringABatchEndsWithTheSameModel) {
                                     etag == "\"" + std::to_string(static_cast<int>(batches)) + "\"";
                            }))
         << name << ": " << etag << " after " << batches << " batches";
-    std::vector<double> stats = model_statistics(model, d);
+    std::vector<double> stats = model_statistics(model);
     d.shuffler().stop();
     d.analyzer().stop();
     return stats;
@@ -198,7 +185,7 @@ TEST(Services, BelowThresholdNeverReachesTheAnalyzerAndReplaysCountOnce) {
   EXPECT_EQ(metric(d.analyzer().port(), "p2b_analyzer_records_applied_total"), 5.0);
   EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_thresholded_total"), 4.0);
   // Only crowd 7 reached the model: arm 1 (crowd 3's action) is still the prior.
-  const std::vector<double> stats = model_statistics(fetch_model(d.analyzer().port()), d);
+  const std::vector<double> stats = model_statistics(fetch_model(d.analyzer().port()));
   EXPECT_DOUBLE_EQ(stats[1 * kDim * kDim], 1.0) << "arm 1 learned from a thresholded crowd";
   EXPECT_GT(stats[2 * kDim * kDim], 1.0);
 }
@@ -393,7 +380,7 @@ TEST(Services, OnlyTheShufflersSignedBatchesCountAndOnlyAValidAckDeletesThem) {
   EXPECT_EQ(metric(d.analyzer().port(), "p2b_analyzer_model_version"), 1.0);
   EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_forwarded_total"), 4.0);
   const std::vector<uint8_t> model = fetch_model(d.analyzer().port());
-  const std::vector<double> stats = model_statistics(model, d);
+  const std::vector<double> stats = model_statistics(model);
   EXPECT_DOUBLE_EQ(stats[7 * kDim * kDim], 1.0) << "arm 7 learned from the forged batch";
   EXPECT_GT(stats[3 * kDim * kDim], 1.0);
 
@@ -463,7 +450,7 @@ TEST(Services, GarbageAndReplaysCannotFillAVictimsCrowd) {
                            "p2b_analyzer_records_rejected_total{reason=\"below_threshold\"} 1"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
-  const std::vector<double> stats = model_statistics(fetch_model(a), d);
+  const std::vector<double> stats = model_statistics(fetch_model(a));
   EXPECT_DOUBLE_EQ(stats[1 * kDim * kDim], 1.0) << "the victim's lone report was applied";
   EXPECT_GT(stats[2 * kDim * kDim], 1.0);
 
@@ -480,7 +467,7 @@ TEST(Services, GarbageAndReplaysCannotFillAVictimsCrowd) {
   EXPECT_NE(after.find("p2b_analyzer_records_rejected_total{reason=\"replayed\"} 3"),
             std::string::npos)
       << after;
-  EXPECT_DOUBLE_EQ(model_statistics(fetch_model(a), d)[1 * kDim * kDim], 1.0);
+  EXPECT_DOUBLE_EQ(model_statistics(fetch_model(a))[1 * kDim * kDim], 1.0);
   EXPECT_EQ(d.shuffler().stop(), 0);
   EXPECT_EQ(d.analyzer().stop(), 0);
 }
