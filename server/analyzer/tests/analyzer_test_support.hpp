@@ -4,18 +4,22 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <sodium.h>
 #include <stdlib.h>
 
 #include <array>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analyzer.hpp"
 #include "batch_opener.hpp"
+#include "http_api.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
 #include "sqlite_store.hpp"
@@ -205,5 +209,37 @@ inline std::vector<double> centroid(const Deployment& dep, uint32_t code) {
     x[i] = dep.centroids[static_cast<size_t>(code) * dep.dim + i];
   return x;
 }
+
+// A harness's analyzer served on 127.0.0.1:<free port> by a background thread.
+class Served {
+ public:
+  explicit Served(Harness* h,
+                  std::size_t max_body =
+                      p2b::analyzer::batch_request_bytes(p2b::analyzer::kDefaultMaxBatchRecords),
+                  std::size_t max_records = p2b::analyzer::kDefaultMaxBatchRecords) {
+    p2b::analyzer::install_routes(&server_, h->analyzer.get(), &h->metrics, &h->log, max_body,
+                                  max_records);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    if (port_ <= 0) std::abort();
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~Served() {
+    server_.stop();
+    thread_.join();
+  }
+  Served(const Served&) = delete;
+  Served& operator=(const Served&) = delete;
+  httplib::Client client() const { return httplib::Client("127.0.0.1", port_); }
+  httplib::Result post(const std::vector<uint8_t>& body) const {
+    return client().Post("/v1/batches", std::string(body.begin(), body.end()),
+                         "application/octet-stream");
+  }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+};
 
 }  // namespace analyzer_test

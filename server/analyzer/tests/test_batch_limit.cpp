@@ -18,36 +18,11 @@ namespace {
 
 using analyzer_test::Deployment;
 using analyzer_test::Harness;
+using analyzer_test::Served;
 using analyzer_test::TempDir;
 namespace an = p2b::analyzer;
 
 constexpr std::size_t kLimit = 4;
-
-class Served {
- public:
-  Served(Harness* h, std::size_t max_body, std::size_t max_records) {
-    an::install_routes(&server_, h->analyzer.get(), &h->metrics, &h->log, max_body, max_records);
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    if (port_ <= 0) std::abort();
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~Served() {
-    server_.stop();
-    thread_.join();
-  }
-  Served(const Served&) = delete;
-  Served& operator=(const Served&) = delete;
-  httplib::Result post(const std::vector<uint8_t>& body) const {
-    httplib::Client c("127.0.0.1", port_);
-    return c.Post("/v1/batches", std::string(body.begin(), body.end()), "application/octet-stream");
-  }
-
- private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
-};
 
 std::vector<uint8_t> batch_of(const Deployment& dep, std::size_t n) {
   std::vector<analyzer_test::Tuple> tuples;

@@ -19,32 +19,9 @@ namespace {
 
 using analyzer_test::Deployment;
 using analyzer_test::Harness;
+using analyzer_test::Served;
 using analyzer_test::TempDir;
 namespace an = p2b::analyzer;
-
-// The routes served on 127.0.0.1:<free port> by a background thread.
-class Served {
- public:
-  explicit Served(Harness* h) {
-    an::install_routes(&server_, h->analyzer.get(), &h->metrics, &h->log);
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    if (port_ <= 0) std::abort();
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~Served() {
-    server_.stop();
-    thread_.join();
-  }
-  Served(const Served&) = delete;
-  Served& operator=(const Served&) = delete;
-  httplib::Client client() const { return httplib::Client("127.0.0.1", port_); }
-
- private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
-};
 
 std::string body_of(const std::vector<uint8_t>& v) {
   return std::string(v.begin(), v.end());

@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "p2b/envelope.hpp"
@@ -80,6 +82,24 @@ inline p2b::shuffler::SpoolRecord record(uint32_t crowd, uint32_t serial) {
   crypto_generichash(r.digest.data(), r.digest.size(), r.inner.data(), r.inner.size(), nullptr, 0);
   r.inner_digest = p2b::server::inner_digest(r.inner);
   return r;
+}
+
+// Stores n records of `crowd` (serials 0..n-1) in `spool`.
+inline void fill(p2b::shuffler::Spool* spool, uint32_t crowd, uint32_t n) {
+  std::vector<p2b::shuffler::SpoolRecord> records;
+  for (uint32_t i = 0; i < n; ++i) records.push_back(record(crowd, i));
+  ASSERT_EQ(spool->insert(records).accepted, n);
+}
+
+// Polls `done` every millisecond for at most `seconds`.
+template <class F>
+bool eventually(F done, int seconds = 10) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return done();
 }
 
 inline uint32_t crowd_of(const p2b::server::InnerCiphertext& inner) {

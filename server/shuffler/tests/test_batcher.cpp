@@ -14,6 +14,9 @@
 
 namespace {
 
+using shuffler_test::eventually;
+using shuffler_test::fill;
+
 using p2b::shuffler::Batcher;
 using p2b::shuffler::BatchingPolicy;
 using p2b::shuffler::SqliteSpool;
@@ -32,22 +35,6 @@ BatchingPolicy policy(std::size_t threshold, std::size_t batch_size = 1000) {
   p.min_retry = std::chrono::milliseconds(10);
   p.max_retry = std::chrono::milliseconds(50);
   return p;
-}
-
-void fill(SqliteSpool* spool, uint32_t crowd, uint32_t n) {
-  std::vector<p2b::shuffler::SpoolRecord> records;
-  for (uint32_t i = 0; i < n; ++i) records.push_back(record(crowd, i));
-  ASSERT_EQ(spool->insert(records).accepted, n);
-}
-
-// Polls for up to five seconds.
-template <class F>
-bool eventually(F done) {
-  for (int i = 0; i < 500; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
 }
 
 TEST(ShufflerBatcher, DeletesOnlyOnAcknowledgementAndResendsWithTheSameId) {

@@ -21,6 +21,9 @@
 
 namespace {
 
+using shuffler_test::eventually;
+using shuffler_test::fill;
+
 using p2b::shuffler::Batcher;
 using p2b::shuffler::BatchingPolicy;
 using p2b::shuffler::SqliteSpool;
@@ -35,22 +38,6 @@ BatchingPolicy policy(std::size_t batch_size) {
   p.min_retry = std::chrono::milliseconds(10);
   p.max_retry = std::chrono::milliseconds(80);
   return p;
-}
-
-void fill(SqliteSpool* spool, uint32_t crowd, uint32_t n) {
-  std::vector<p2b::shuffler::SpoolRecord> records;
-  for (uint32_t i = 0; i < n; ++i) records.push_back(record(crowd, i));
-  ASSERT_EQ(spool->insert(records).accepted, n);
-}
-
-// Polls for up to ten seconds.
-template <class F>
-bool eventually(F done) {
-  for (int i = 0; i < 1000; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
 }
 
 std::size_t count_of(const std::string& text, const std::string& what) {

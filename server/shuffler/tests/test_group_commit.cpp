@@ -21,16 +21,8 @@ namespace {
 
 using p2b::shuffler::InsertCounts;
 using p2b::shuffler::SpoolRecord;
+using shuffler_test::eventually;
 using shuffler_test::record;
-
-// Polls `done` every millisecond for at most 10 s.
-bool eventually(const std::function<bool()>& done) {
-  for (int i = 0; i < 10000; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return done();
-}
 
 // A real spool whose next insert_all can be held at the gate, so that the
 // test knows which requests queue up behind it; records each group's size.
