@@ -193,6 +193,21 @@ void adopt_rotated_key(common::Database& db, ModelKind kind, const StatsMacKeys&
   }
 }
 
+// A store bound by an older p2b (meta schema 2) has no batch counts, so it
+// could not answer a re-sent batch with a format-2 ack: it is refused before
+// anything in it changes.
+void refuse_older_meta_schema(common::Database& db, const std::string& path) {
+  Statement has_meta(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
+  if (!has_meta.step()) return;
+  Statement schema(db, "SELECT value FROM meta WHERE key = 'schema'");
+  if (!schema.step()) return;
+  const std::string have = schema.column_text(0);
+  if (have == identity_fields(StoreIdentity{}).at("schema")) return;
+  throw common::StoreRefused(path + " was created by an older p2b (store schema " + have +
+                             "); let the shuffler drain into it with that version, then start "
+                             "this one on a new store");
+}
+
 }  // namespace
 
 SqliteModelStore::SqliteModelStore(const std::string& path, StatsMacKeys keys)
@@ -202,6 +217,7 @@ SqliteModelStore::SqliteModelStore(const std::string& path, StatsMacKeys keys)
     lock_ = std::make_unique<common::StoreLock>(path);
     db_ = common::open_store(path, common::kAnalyzerStore);
     const int64_t have = common::schema_version(*db_, kSchemaVersion, common::kAnalyzerStore);
+    refuse_older_meta_schema(*db_, path);
     Transaction tx(*db_);
     db_->exec(kSchema);
     db_->exec(quarantine_table::kSchema);

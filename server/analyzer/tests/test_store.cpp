@@ -315,3 +315,35 @@ TEST(AnalyzerStore, AStoreFromBeforeTheMacIsUpgradedInPlace) {
 }
 
 }  // namespace
+
+namespace {
+
+// A store an older p2b bound (meta schema 2) has no batch counts for format-2
+// acks: it is refused, and refused before the MAC upgrade touches it.
+TEST(AnalyzerStore, AStoreOfAnOlderSchemaIsRefusedUntouched) {
+  const Deployment dep(4, 8);
+  const TempDir tmp;
+  const std::string db = tmp.file("s.db");
+  { Harness h(dep, db, 2); }
+  {
+    p2b::common::Database raw(db);
+    for (const char* t : {"private_arms", "private_model", "raw_arms", "raw_model"}) {
+      raw.exec(std::string("ALTER TABLE ") + t + " DROP COLUMN mac");
+    }
+    raw.exec("UPDATE meta SET value = '2' WHERE key = 'schema'");
+    raw.exec("PRAGMA user_version=0; PRAGMA application_id=0");
+  }
+  try {
+    Harness h(dep, db, 2);
+    ADD_FAILURE() << "an older store was opened";
+  } catch (const p2b::common::StoreRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("older p2b (store schema 2)"), std::string::npos)
+        << e.what();
+  }
+  p2b::common::Database raw(db);
+  p2b::common::Statement mac(raw,
+                             "SELECT 1 FROM pragma_table_info('private_arms') WHERE name = 'mac'");
+  EXPECT_FALSE(mac.step()) << "the refused store was altered";
+}
+
+}  // namespace
