@@ -271,9 +271,10 @@ TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
               drained.front(), drained.back(), kPerCycle);
   for (std::size_t i = 1; i < drained.size(); ++i) {
     // The digests of one cycle: under 200 bytes a record with b-tree slack.
-    EXPECT_LE(drained[i] - drained[i - 1], 200U * kPerCycle) << "cycle " << i;
+    EXPECT_LE(drained[i] - drained[i - 1], uintmax_t{200} * kPerCycle) << "cycle " << i;
   }
-  EXPECT_LT(drained.front() + 100U * kPerCycle, full) << "the records' pages were given back";
+  EXPECT_LT(drained.front() + uintmax_t{100} * kPerCycle, full)
+      << "the records' pages were given back";
 }
 
 // A spool of schema 2, from before application_id and auto_vacuum, is
