@@ -44,8 +44,8 @@ std::string redact_password(const std::string& url) {
   if (scheme_end != std::string::npos) {
     const std::size_t user_from = scheme_end + 3;
     const std::size_t authority_end = out.find_first_of("/?#", user_from);
-    const std::size_t at = out.rfind('@', authority_end == std::string::npos ? out.size()
-                                                                              : authority_end);
+    const std::size_t at =
+        out.rfind('@', authority_end == std::string::npos ? out.size() : authority_end);
     if (at != std::string::npos && at >= user_from) {
       const std::size_t colon = out.find(':', user_from);
       if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
