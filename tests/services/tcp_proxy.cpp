@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace p2b_services {
@@ -54,8 +55,8 @@ int connect_to(int port) {
 }
 
 struct Link {
-  int client = -1;
-  int server = -1;  // -1: accepted during a blackhole, never forwarded
+  int client = -1;  // -1: closed by the client during a blackhole
+  int server = -1;  // -1: accepted during a blackhole, or closed by the server in one
   std::string to_server, to_client;
   bool lost_bytes = false;  // its stream is broken: closed when back to pass
   bool closed = false;
@@ -178,24 +179,35 @@ void TcpProxy::serve() {
       if (link.closed) continue;
       const short client_events = fds[2 + 2 * i].revents;
       const short server_events = fds[3 + 2 * i].revents;
-      const bool forward = now == Mode::pass && link.server >= 0;
-      bool ok = true;
+      const bool forward = now == Mode::pass && link.client >= 0 && link.server >= 0;
+      bool client_ok = true;
+      bool server_ok = true;
       if ((client_events & (POLLIN | POLLHUP | POLLERR)) != 0) {
-        ok = pump_in(link.client, &link.to_server, forward, &link.lost_bytes);
+        client_ok = pump_in(link.client, &link.to_server, forward, &link.lost_bytes);
       }
-      if (ok && link.server >= 0 && (server_events & (POLLIN | POLLHUP | POLLERR)) != 0) {
-        ok = pump_in(link.server, &link.to_client, forward, &link.lost_bytes);
+      if ((server_events & (POLLIN | POLLHUP | POLLERR)) != 0) {
+        server_ok = pump_in(link.server, &link.to_client, forward, &link.lost_bytes);
       }
-      if (ok && (client_events & POLLOUT) != 0) ok = pump_out(link.client, &link.to_client);
-      if (ok && link.server >= 0 && (server_events & POLLOUT) != 0) {
-        ok = pump_out(link.server, &link.to_server);
+      if (client_ok && (client_events & POLLOUT) != 0) {
+        client_ok = pump_out(link.client, &link.to_client);
       }
-      if (!ok) {
-        // One side ended: hand the other what is pending, then end it too.
-        pump_out(link.client, &link.to_client);
-        if (link.server >= 0) pump_out(link.server, &link.to_server);
-        close_link(link, false);
+      if (server_ok && (server_events & POLLOUT) != 0) {
+        server_ok = pump_out(link.server, &link.to_server);
       }
+      if (client_ok && server_ok) continue;
+      if (now == Mode::blackhole) {
+        // A partition hides one end's close from the other: the server
+        // keeps a partitioned client's session (and its locks) open.
+        if (!client_ok) close(std::exchange(link.client, -1));
+        if (!server_ok) close(std::exchange(link.server, -1));
+        link.lost_bytes = true;
+        link.closed = link.client < 0 && link.server < 0;
+        continue;
+      }
+      // One side ended: hand the other what is pending, then end it too.
+      if (link.client >= 0) pump_out(link.client, &link.to_client);
+      if (link.server >= 0) pump_out(link.server, &link.to_server);
+      close_link(link, false);
     }
 
     if ((fds[1].revents & POLLIN) != 0) {
@@ -225,7 +237,9 @@ void TcpProxy::serve() {
       if (!link.closed) open.push_back(std::move(link));
     }
     links.swap(open);
-    connections_ = links.size();
+    std::size_t clients = 0;
+    for (const Link& link : links) clients += link.client >= 0 ? 1 : 0;
+    connections_ = clients;
   }
   for (Link& link : links) close_link(link, true);
   connections_ = 0;

@@ -3,7 +3,8 @@
 //   pass       forwards bytes both ways;
 //   blackhole  keeps every connection open, accepts new ones, and silently
 //              drops every byte both ways, as a partition looks to both ends
-//              (nothing arrives, nothing is refused);
+//              (nothing arrives, nothing is refused, and one end's close is
+//              not passed to the other: the server keeps the session);
 //   reset      closes every connection (RST) and refuses new ones the same way.
 // Back to pass, the connections that lost bytes in a blackhole are closed (their
 // streams are broken) and new ones are forwarded again. One thread serves

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "common/pg/pg.hpp"
@@ -117,7 +118,14 @@ TEST(PgCluster, AProxyBlackholeTimesOutAndPassRecovers) {
       "postgresql://p2b@127.0.0.1:" + std::to_string(proxy.port()) + "/p2b";
   const auto statement_timeout = milliseconds(500);
 
-  Connection conn(via_proxy, seconds(2), statement_timeout);
+  Connection direct(primary->url());
+  const auto sessions = [&] {
+    return direct
+        .query("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'")
+        .int8(0, 0);
+  };
+  std::optional<Connection> proxied(std::in_place, via_proxy, seconds(2), statement_timeout);
+  Connection& conn = *proxied;
   EXPECT_EQ(conn.query("SELECT 41::int4 + 1").int4(0, 0), 42);
   EXPECT_EQ(proxy.connections(), 1U);
 
@@ -137,6 +145,13 @@ TEST(PgCluster, AProxyBlackholeTimesOutAndPassRecovers) {
   EXPECT_FALSE(conn.healthy());
   EXPECT_THROW(conn.query("SELECT 1::int4"), Error);  // given up for good
 
+  // The client closing its end is not seen through a partition: the
+  // server keeps the session until the partition heals.
+  const int64_t open_sessions = sessions();
+  proxied.reset();
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(sessions(), open_sessions);
+
   // A connect into the blackhole ends at its connect timeout.
   start = Clock::now();
   EXPECT_THROW(Connection(via_proxy, milliseconds(700)), Error);
@@ -148,6 +163,9 @@ TEST(PgCluster, AProxyBlackholeTimesOutAndPassRecovers) {
   proxy.set_mode(TcpProxy::Mode::pass);
   Connection healed(via_proxy, seconds(2), statement_timeout);
   EXPECT_EQ(healed.query("SELECT 7::int4").int4(0, 0), 7);
+  // The partitioned session ended with the partition (an RST); the
+  // connect attempt's was never forwarded.
+  EXPECT_TRUE(within(seconds(5), [&] { return sessions() == open_sessions; }));
 
   // A reset ends open connections at once and refuses new ones.
   proxy.set_mode(TcpProxy::Mode::reset);
