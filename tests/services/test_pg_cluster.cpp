@@ -147,6 +147,15 @@ TEST(PgCluster, AStandbyFollowsAndTakesWritesOncePromoted) {
 
   auto standby = primary->start_standby();
   ASSERT_NE(standby->port(), primary->port());
+  // What a service given both hosts connects to: the one taking writes.
+  const std::string either = "postgresql://p2b@127.0.0.1:" + std::to_string(primary->port()) +
+                             ",127.0.0.1:" + std::to_string(standby->port()) +
+                             "/p2b?target_session_attrs=read-write";
+  const auto writable_port = [&] {
+    Connection conn(either, seconds(5));
+    return conn.query("SELECT inet_server_port()").int4(0, 0);
+  };
+  EXPECT_EQ(writable_port(), primary->port());
   Connection reader(standby->url());
   EXPECT_TRUE(reader.query("SELECT pg_is_in_recovery()").boolean(0, 0));
   writer.query("INSERT INTO followed VALUES ($1)", Params().int8(2));
@@ -167,6 +176,7 @@ TEST(PgCluster, AStandbyFollowsAndTakesWritesOncePromoted) {
   EXPECT_FALSE(promoted.query("SELECT pg_is_in_recovery()").boolean(0, 0));
   promoted.query("INSERT INTO followed VALUES ($1)", Params().int8(3));
   EXPECT_EQ(count(promoted, "followed"), 3);
+  EXPECT_EQ(writable_port(), standby->port());
 }
 
 TEST(PgCluster, AProxyBlackholeTimesOutAndPassRecovers) {
