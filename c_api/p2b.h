@@ -958,11 +958,12 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save_size(const p2b_agent* agent, siz
  * \brief Serialises the learned state, keyed to the device.
  *
  * Protobuf (proto/p2b_state.proto) with a keyed BLAKE2b-256 MAC under a
- * subkey of `key`; includes the applied model versions and the privacy
- * ledger. Without the key, the state cannot be edited (say, to fewer
- * reports) and made valid again. What the MAC cannot stop: deleting the
- * state, or restoring an OLDER state saved under the same key, resets the
- * privacy ledger to that point. Only storage with rollback protection
+ * subkey of `key`; includes the applied model versions, the applied
+ * shuffler-key list and the privacy ledger. Without the key, the state
+ * cannot be edited (say, to fewer reports) and made valid again. What the
+ * MAC cannot stop: deleting the state, or restoring an OLDER state saved
+ * under the same key, resets the privacy ledger (and the applied versions)
+ * to that point. Only storage with rollback protection
  * prevents that, which is the app's job. The bytes are not secret: use
  * p2b_agent_save_encrypted() to hide them.
  * \param agent The agent.
@@ -989,7 +990,8 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save(const p2b_agent* agent,
  *
  * A wrong key and any edit both give #P2B_ERR_CORRUPT_STATE. An intact state
  * of an older format (with the unkeyed hash of p2b 0.1) gives
- * #P2B_ERR_UNSUPPORTED_VERSION.
+ * #P2B_ERR_UNSUPPORTED_VERSION; one saved before key lists existed restores
+ * as "no key list applied", keeping the configured shuffler key.
  * \param agent The agent.
  * \param key The key the state was saved under.
  * \param buf The saved bytes.

@@ -17,8 +17,8 @@ struct ListOptions {
   uint32_t current = 0;
   uint64_t created_unix = 1795000000;
   uint64_t not_after_unix = 0;
-  const uint8_t* sign_sk = nullptr;      // default: the test deployment's analyzer key
-  const uint8_t* signer_pk = nullptr;    // whose fingerprint the list names; default: sign_sk's
+  const uint8_t* sign_sk = nullptr;    // default: the test deployment's analyzer key
+  const uint8_t* signer_pk = nullptr;  // whose fingerprint the list names; default: sign_sk's
 };
 
 inline std::vector<uint8_t> signed_list(const ListOptions& opt) {

@@ -41,12 +41,13 @@ int main(int argc, char** argv) {
   size_t bytes = 0;
   if (p2b_agent_footprint(&cfg, &bytes) != P2B_OK) return 2;
   std::vector<uint8_t> raw(bytes + P2B_ARENA_ALIGN);
-  void* mem = raw.data() + (P2B_ARENA_ALIGN - reinterpret_cast<uintptr_t>(raw.data()) %
-                                                   P2B_ARENA_ALIGN) % P2B_ARENA_ALIGN;
+  void* mem =
+      raw.data() + (P2B_ARENA_ALIGN - reinterpret_cast<uintptr_t>(raw.data()) % P2B_ARENA_ALIGN) %
+                       P2B_ARENA_ALIGN;
   p2b_agent* agent = nullptr;
   if (p2b_agent_init(mem, bytes, &cfg, &agent) != P2B_OK) return 2;
-  const p2b_status s = p2b_agent_apply_key_list(agent, list, sizeof list,
-                                                std::strtoull(argv[3], nullptr, 10));
+  const p2b_status s =
+      p2b_agent_apply_key_list(agent, list, sizeof list, std::strtoull(argv[3], nullptr, 10));
   std::printf("%s\n", p2b_status_str(s));
   if (s != P2B_OK) return 1;
   uint64_t version = 0;

@@ -326,8 +326,9 @@ TEST(KeyList, AntiRollbackAndTheCurrentKeySurviveSaveAndRestore) {
   // The still-accepted key came back too.
   std::array<uint8_t, P2B_ENVELOPE_BYTES> sealed_to_k2{};
   std::memcpy(sealed_to_k2.data(), fingerprint(k2.pk).data(), P2B_FINGERPRINT_BYTES);
-  EXPECT_EQ(p2b_agent_envelope_key_accepted(restored.agent, sealed_to_k2.data(), P2B_ENVELOPE_BYTES),
-            P2B_OK);
+  EXPECT_EQ(
+      p2b_agent_envelope_key_accepted(restored.agent, sealed_to_k2.data(), P2B_ENVELOPE_BYTES),
+      P2B_OK);
   EXPECT_EQ(p2b_test::saved(restored.agent).size(), blob.size()) << "state size is fixed";
 }
 
@@ -404,9 +405,10 @@ TEST(KeyList, SavedKeysThatDoNotAgreeAreRefused) {
     uint8_t value;
   };
   const uint8_t first_key_byte = header[key_at];
-  const Edit edits[] = {{"another current key", key_at, static_cast<uint8_t>(first_key_byte ^ 1)},
-                        {"another first fingerprint", fps_at, static_cast<uint8_t>(header[fps_at] ^ 1)},
-                        {"a second key before any list", fps_at + 16, 1}};
+  const Edit edits[] = {
+      {"another current key", key_at, static_cast<uint8_t>(first_key_byte ^ 1)},
+      {"another first fingerprint", fps_at, static_cast<uint8_t>(header[fps_at] ^ 1)},
+      {"a second key before any list", fps_at + 16, 1}};
   for (const Edit& e : edits) {
     std::vector<uint8_t> h = header;
     h[e.at] = e.value;

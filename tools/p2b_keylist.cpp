@@ -60,7 +60,8 @@ ParseOutcome parse_args(int argc, char** argv, Options* o, std::string* message)
   p2b::common::CommandLine cli("p2b-keylist", kSynopsis, kDescription, false);
   std::string version, created, not_after;
   cli.add_value("--sign-key", &o->sign_key, "the analyzer's Ed25519 secret key (analyzer.sign.sk)");
-  cli.add_value("--list-version", &version, "the list's version, 1 or more, above every earlier one");
+  cli.add_value("--list-version", &version,
+                "the list's version, 1 or more, above every earlier one");
   cli.add_value("--current", &o->current, "the shuffler X25519 public key new envelopes use");
   cli.app()
       .add_option("--accept", o->accept, "an older shuffler public key still accepted (repeatable)")
@@ -96,8 +97,8 @@ ParseOutcome parse_args(int argc, char** argv, Options* o, std::string* message)
     return usage_error(message, "--not-after is before the creation time");
   }
   if (o->accept.size() + 1 > p2b::kKeyListMaxKeys) {
-    return usage_error(message, "at most " + std::to_string(p2b::kKeyListMaxKeys - 1) +
-                                    " --accept keys");
+    return usage_error(message,
+                       "at most " + std::to_string(p2b::kKeyListMaxKeys - 1) + " --accept keys");
   }
   return ParseOutcome::ok;
 }
@@ -220,8 +221,8 @@ int show(const Options& o) {
       !kf::read_key_file(o.verify_key, pk, sizeof pk, &message)) {
     return fail(message);
   }
-  if (crypto_sign_verify_detached(list + p2b::kKeyListSignedBytes, list,
-                                  p2b::kKeyListSignedBytes, pk) != 0) {
+  if (crypto_sign_verify_detached(list + p2b::kKeyListSignedBytes, list, p2b::kKeyListSignedBytes,
+                                  pk) != 0) {
     return fail(o.show + ": the signature does not verify with " + o.verify_key);
   }
   p2b::KeyList l{};

@@ -39,8 +39,8 @@ enum class Status : int32_t {
   codebook_mismatch = -26,
   model_rollback = -27,
   numeric_range = -28,
-  model_kind = -29,     // a raw-baseline model (not accepted) or an unknown kind
-  model_expired = -30,  // the model's not-after time is before the time given
+  model_kind = -29,         // a raw-baseline model (not accepted) or an unknown kind
+  model_expired = -30,      // the model's not-after time is before the time given
   key_list_rollback = -31,  // key list version not above the one applied
   key_list_expired = -32,   // the key list's not-after time is before the time given
   key_retired = -33,        // envelope sealed to a shuffler key the applied list dropped

@@ -26,7 +26,8 @@ ServedKeyList load_key_list_file(const std::string& path, const uint8_t* sign_sk
                              ": not signed by this analyzer's signing key (analyzer.sign.sk)");
   }
   KeyList list{};
-  if (const Status st = parse_key_list(out.bytes.data(), out.bytes.size(), &list); st != Status::ok) {
+  if (const Status st = parse_key_list(out.bytes.data(), out.bytes.size(), &list);
+      st != Status::ok) {
     throw std::runtime_error("--key-list " + path + ": " + status_str(st));
   }
   uint8_t signer_fp[kFingerprintBytes];

@@ -66,9 +66,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                         p2b_key_fingerprint(l.keys[l.current], current_fp) == P2B_OK &&
                         std::memcmp(fp.shuffler, current_fp, sizeof current_fp) == 0,
                     "the current key is not the one envelopes name");
-  p2b_fuzz::require(p2b_agent_apply_key_list(ag, list.data(), list.size(), kNow) ==
-                        P2B_ERR_KEY_LIST_ROLLBACK,
-                    "the same key list applied twice");
+  p2b_fuzz::require(
+      p2b_agent_apply_key_list(ag, list.data(), list.size(), kNow) == P2B_ERR_KEY_LIST_ROLLBACK,
+      "the same key list applied twice");
   p2b_fuzz::require_restorable(ag, spare, "an applied key list gives a state restore refuses");
   return 0;
 }

@@ -21,7 +21,8 @@ std::string write_file(const p2b_test::TempDir& dir, const std::string& name,
                        const std::vector<uint8_t>& bytes) {
   const std::string path = dir.file(name);
   std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   return path;
 }
 
@@ -82,8 +83,8 @@ TEST(AnalyzerKeyList, ServedWithAnETagAnd304) {
   EXPECT_EQ(res->status, 200);
 
   // Another list, another tag.
-  const an::ServedKeyList next = an::load_key_list_file(write_file(tmp, "next.bin", list_v(4)),
-                                                         p2b_test::test_keys().sign_sk);
+  const an::ServedKeyList next =
+      an::load_key_list_file(write_file(tmp, "next.bin", list_v(4)), p2b_test::test_keys().sign_sk);
   EXPECT_NE(next.etag, list.etag);
 }
 
