@@ -19,7 +19,7 @@ namespace an = p2b::analyzer;
 
 std::string write_file(const p2b_test::TempDir& dir, const std::string& name,
                        const std::vector<uint8_t>& bytes) {
-  const std::string path = dir.file(name);
+  std::string path = dir.file(name);
   std::ofstream(path, std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()),
              static_cast<std::streamsize>(bytes.size()));
