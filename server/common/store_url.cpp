@@ -59,7 +59,7 @@ StoreUrl parse_store_url(const std::string& value) {
   if (value.empty()) throw std::invalid_argument("--store is empty");
   StoreUrl url;
   if (starts_with(value, "postgresql://") || starts_with(value, "postgres://")) {
-    url.kind = StoreKind::postgresql;
+    url.backend = StoreBackend::postgresql;
     url.target = value;
     return url;
   }
@@ -77,7 +77,7 @@ StoreUrl parse_store_url(const std::string& value) {
 }
 
 std::string StoreUrl::describe() const {
-  return kind == StoreKind::postgresql ? redact_password(target) : "sqlite:" + target;
+  return backend == StoreBackend::postgresql ? redact_password(target) : "sqlite:" + target;
 }
 
 }  // namespace p2b::common

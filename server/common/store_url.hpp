@@ -10,14 +10,14 @@
 
 namespace p2b::common {
 
-enum class StoreKind { sqlite, postgresql };
+enum class StoreBackend { sqlite, postgresql };
 
 struct StoreUrl {
-  StoreKind kind = StoreKind::sqlite;
+  StoreBackend backend = StoreBackend::sqlite;
   // The SQLite file path, or the libpq connection URL as given.
   std::string target;
 
-  bool is_postgresql() const { return kind == StoreKind::postgresql; }
+  bool is_postgresql() const { return backend == StoreBackend::postgresql; }
   // For logs and errors: the kind and target with any password replaced by
   // "***" (secrets never go to logs).
   std::string describe() const;

@@ -8,18 +8,18 @@ namespace {
 
 using p2b::common::parse_store_url;
 using p2b::common::redact_password;
-using p2b::common::StoreKind;
+using p2b::common::StoreBackend;
 
 TEST(StoreUrl, ABarePathIsSqliteAsBefore) {
   const auto url = parse_store_url("/var/lib/p2b/spool.db");
-  EXPECT_EQ(url.kind, StoreKind::sqlite);
+  EXPECT_EQ(url.backend, StoreBackend::sqlite);
   EXPECT_EQ(url.target, "/var/lib/p2b/spool.db");
   EXPECT_EQ(parse_store_url("spool.db").target, "spool.db");
 }
 
 TEST(StoreUrl, TheSqliteSchemeNamesAFile) {
   const auto url = parse_store_url("sqlite:data/spool.db");
-  EXPECT_EQ(url.kind, StoreKind::sqlite);
+  EXPECT_EQ(url.backend, StoreBackend::sqlite);
   EXPECT_EQ(url.target, "data/spool.db");
   EXPECT_EQ(url.describe(), "sqlite:data/spool.db");
 }
@@ -27,7 +27,7 @@ TEST(StoreUrl, TheSqliteSchemeNamesAFile) {
 TEST(StoreUrl, PostgresqlUrlsAreKeptWhole) {
   for (const char* v : {"postgresql://p2b@127.0.0.1:5432/p2b", "postgres://db.internal/p2b"}) {
     const auto url = parse_store_url(v);
-    EXPECT_EQ(url.kind, StoreKind::postgresql) << v;
+    EXPECT_EQ(url.backend, StoreBackend::postgresql) << v;
     EXPECT_EQ(url.target, v);
   }
 }
