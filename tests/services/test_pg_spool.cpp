@@ -309,6 +309,46 @@ TEST_F(PgSpoolTest, LeasesExpireByTheDatabaseClockAndFenceStaleCloses) {
   EXPECT_GT(again->token, taken->token);
 }
 
+TEST_F(PgSpoolTest, ACloseStalledMidTransactionIsEndedByTheServerAndCannotCommit) {
+  // A ttl of 1 s: the sessions' idle_in_transaction_session_timeout is
+  // 500 ms. The first close stalls inside its transaction (as a SIGSTOPped
+  // process would) while holding the lease row; the server ends that
+  // session, the second holder takes the expired lease, and the stalled
+  // close, retried on a new connection, finds its lease gone.
+  const auto ttl = std::chrono::milliseconds(1000);
+  auto first = open(1, ttl);
+  auto second = open(1, ttl);
+  const EpochId a = epoch_of(1);
+  first->open_epoch(a);
+  ASSERT_EQ(first->insert({record(*first, 1, a), record(*first, 2, a)}).accepted, 2U);
+  const auto lease = first->acquire_lease(0, "first", ttl);
+  ASSERT_TRUE(lease);
+  std::optional<Lease> taken;
+  std::thread rival([&] {
+    for (int i = 0; i < 50 && !taken; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      try {
+        taken = second->acquire_lease(0, "second", std::chrono::seconds(30));
+      } catch (const p2b::shuffler::SpoolError&) {
+        // Waited on the locked lease row past its statement timeout.
+      }
+    }
+  });
+  int calls = 0;
+  EXPECT_THROW(first->close_batch(batch_id(1), *lease, 100,
+                                  [&](const std::vector<uint32_t>& crowds) {
+                                    if (calls++ == 0) std::this_thread::sleep_for(ttl * 3);
+                                    return keep_all(crowds);
+                                  }),
+               p2b::shuffler::LeaseLost);
+  rival.join();
+  ASSERT_TRUE(taken);
+  EXPECT_GT(taken->token, lease->token);
+  EXPECT_EQ(first->unacknowledged_batches(), 0U);
+  EXPECT_EQ(first->unbatched(), 2U);
+  EXPECT_EQ(second->close_batch(batch_id(2), *taken, 100, keep_all).kept, 2U);
+}
+
 TEST_F(PgSpoolTest, NothingRecordsArrivalTimeOrOrder) {
   // Columns of the spool's own tables: no timestamp but the lease's expiry,
   // no serial or identity on records, seen or batches.
