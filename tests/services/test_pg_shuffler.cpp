@@ -22,6 +22,7 @@
 #include "ledger.hpp"
 #include "pg_cluster.hpp"
 #include "service_fixture.hpp"
+#include "tcp_proxy.hpp"
 #include "test_support.hpp"
 
 namespace p2b_services {
@@ -261,6 +262,86 @@ TEST_F(PgShuffler, ARetiredKeyIsRefusedOnEveryNodeAndANodeWithItCannotStart) {
   const LedgerTally t = settle(ledger);
   expect_exact(t);
   EXPECT_EQ(t.applied, all.size()) << t.summary();
+}
+
+TEST_F(PgShuffler, KillNineOfThePrimaryWithTheStandbyPromotedLosesNothingAcknowledged) {
+  // A primary with a synchronous standby: a commit, and so a 202, waits
+  // for the standby to have the WAL. The nodes name both hosts and want
+  // the writable one, as a deployment would.
+  const std::unique_ptr<PgCluster> primary = PgCluster::start_primary();
+  const std::unique_ptr<PgCluster> standby = primary->start_standby();
+  {
+    p2b::pg::Connection admin(primary->url("postgres"));
+    admin.exec("ALTER SYSTEM SET synchronous_standby_names = '*'");
+    admin.exec("SELECT pg_reload_conf()");
+    ASSERT_TRUE(eventually(30, [&] {
+      return admin.query("SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'")
+                 .int8(0, 0) == 1;
+    }));
+  }
+  url_ = "postgresql://p2b@127.0.0.1:" + std::to_string(primary->port()) + ",127.0.0.1:" +
+         std::to_string(standby->port()) + "/p2b?target_session_attrs=read-write";
+  ServiceProcess& in1 = start_node(1, "none");
+  ServiceProcess& in2 = start_node(1, "all", {"--lease-seconds", "3"});
+  const std::vector<Envelope> all = envelopes(1200);
+  Ledger ledger;
+  EXPECT_EQ(ledger.post_range(in1.port(), all, 0, 400, 20), 400U);
+  EXPECT_EQ(ledger.post_range(in2.port(), all, 400, 200, 20), 200U);
+  const auto killed = std::chrono::steady_clock::now();
+  primary->kill9();
+  std::thread failover([&] {
+    standby->promote();
+    // The new primary has no standby of its own yet: commit locally.
+    p2b::pg::Connection admin(standby->url("postgres"));
+    admin.exec("ALTER SYSTEM SET synchronous_standby_names = ''");
+    admin.exec("SELECT pg_reload_conf()");
+  });
+  // Requests during the failover may fail (503, not acknowledged); the
+  // nodes reconnect to the promoted standby on their own.
+  const std::vector<Envelope> probes = envelopes(300);
+  std::size_t probe = 0;
+  while (probe < probes.size() && ledger.post(in1.port(), probes, probe, 1) != 202) ++probe;
+  const auto first_202 = std::chrono::steady_clock::now();
+  failover.join();
+  ASSERT_LT(probe, probes.size()) << "no 202 after the failover";
+  std::printf("[ figure ] failover: kill -9 of the primary to the first 202 on the standby: "
+              "%lld ms (%zu requests refused meanwhile)\n",
+              static_cast<long long>(
+                  std::chrono::duration_cast<std::chrono::milliseconds>(first_202 - killed).count()),
+              probe);
+  EXPECT_EQ(ledger.post_range(in1.port(), all, 600, 300, 20), 300U);
+  EXPECT_EQ(ledger.post_range(in2.port(), all, 900, 300, 20), 300U);
+  const LedgerTally t = settle(ledger);
+  expect_exact(t);
+  EXPECT_GE(t.acknowledged, 600U) << t.summary();
+}
+
+TEST_F(PgShuffler, ANodeBlackholedFromTheDatabaseRefusesAndRecoversOthersCarryOn) {
+  TcpProxy proxy(cluster_->port());
+  const std::string direct = url_;
+  url_ = "postgresql://p2b@127.0.0.1:" + std::to_string(proxy.port()) + direct.substr(direct.rfind('/'));
+  // Short session timeouts, so a blackholed call ends in about 2 s.
+  ServiceProcess& cut = start_node(1, "none", {"--lease-seconds", "2"});
+  url_ = direct;
+  ServiceProcess& other = start_node(1, "all", {"--lease-seconds", "3"});
+  const std::vector<Envelope> all = envelopes(600);
+  Ledger ledger;
+  post_expecting_202(ledger, cut.port(), std::vector<Envelope>(all.begin(), all.begin() + 200), 20);
+  proxy.set_mode(TcpProxy::Mode::blackhole);
+  const int status = ledger.post(cut.port(), all, 200, 20);
+  EXPECT_NE(status, 202) << "a 202 without a database";
+  httplib::Client probe("127.0.0.1", cut.port());
+  probe.set_read_timeout(30);
+  const auto ready = probe.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 503) << ready->body;
+  EXPECT_EQ(ledger.post_range(other.port(), all, 220, 180, 20), 180U);  // the rest carry on
+  proxy.set_mode(TcpProxy::Mode::pass);
+  EXPECT_TRUE(eventually(60, [&] { return ledger.post(cut.port(), all, 400, 20) == 202; }));
+  EXPECT_EQ(ledger.post_range(cut.port(), all, 420, 180, 20), 180U);
+  const LedgerTally t = settle(ledger);
+  expect_exact(t);
+  EXPECT_GE(t.acknowledged, 580U) << t.summary();
 }
 
 }  // namespace
