@@ -157,13 +157,12 @@ void store_records(pg::Connection& c, const std::vector<const SpoolRecord*>& rec
 }
 
 bool lease_live(pg::Connection& c, const Lease& lease, bool lock) {
-  return c
-             .query(std::string("SELECT 1 FROM shuffler_leases WHERE part = $1 AND token = $2 "
-                                "AND expires_at > clock_timestamp()") +
-                        (lock ? " FOR UPDATE" : ""),
-                    pg::Params()
-                        .int4(static_cast<int32_t>(lease.partition))
-                        .int8(static_cast<int64_t>(lease.token)))
+  return c.query(std::string("SELECT 1 FROM shuffler_leases WHERE part = $1 AND token = $2 "
+                             "AND expires_at > clock_timestamp()") +
+                     (lock ? " FOR UPDATE" : ""),
+                 pg::Params()
+                     .int4(static_cast<int32_t>(lease.partition))
+                     .int8(static_cast<int64_t>(lease.token)))
              .rows() == 1;
 }
 
@@ -225,9 +224,10 @@ PgSpool::PgSpool(const std::string& conninfo, PgSpoolOptions options)
     pg::migrate(c, "shuffler", kMigrations);
     pg::Transaction tx(c);
     const int64_t wanted = options_.partitions == 0 ? 1 : options_.partitions;
-    c.query("INSERT INTO shuffler_config (name, value) VALUES ('partitions', $1) "
-            "ON CONFLICT (name) DO NOTHING",
-            pg::Params().int8(wanted));
+    c.query(
+        "INSERT INTO shuffler_config (name, value) VALUES ('partitions', $1) "
+        "ON CONFLICT (name) DO NOTHING",
+        pg::Params().int8(wanted));
     const int64_t have =
         c.query("SELECT value FROM shuffler_config WHERE name = 'partitions'").int8(0, 0);
     if (options_.partitions != 0 && have != options_.partitions) {
@@ -237,9 +237,10 @@ PgSpool::PgSpool(const std::string& conninfo, PgSpoolOptions options)
     }
     if (have < 1 || have > INT32_MAX) throw common::StoreRefused("spool: bad partition count");
     partitions_ = static_cast<uint32_t>(have);
-    c.query("INSERT INTO shuffler_leases (part) SELECT generate_series(0, $1 - 1) "
-            "ON CONFLICT (part) DO NOTHING",
-            pg::Params().int4(static_cast<int32_t>(partitions_)));
+    c.query(
+        "INSERT INTO shuffler_leases (part) SELECT generate_series(0, $1 - 1) "
+        "ON CONFLICT (part) DO NOTHING",
+        pg::Params().int4(static_cast<int32_t>(partitions_)));
     tx.commit();
     return 0;
   });
@@ -249,8 +250,8 @@ PgSpool::PgSpool(const std::string& conninfo, PgSpoolOptions options)
 PgSpool::~PgSpool() = default;
 
 std::unique_ptr<pg::Connection> PgSpool::connect() {
-  auto c = std::make_unique<pg::Connection>(conninfo_, options_.connect_timeout,
-                                            statement_timeout_);
+  auto c =
+      std::make_unique<pg::Connection>(conninfo_, options_.connect_timeout, statement_timeout_);
   // Durable on return whatever the server's default; a transaction left
   // open (a paused process) is ended by the server.
   c->exec("SET synchronous_commit = on; SET idle_in_transaction_session_timeout = " +
@@ -392,11 +393,12 @@ std::optional<Lease> PgSpool::acquire_lease(uint32_t partition, const std::strin
 
 void PgSpool::release_lease(const Lease& lease) {
   run("lease release", [&](pg::Connection& c) {
-    c.query("UPDATE shuffler_leases SET holder = '', expires_at = '-infinity' "
-            "WHERE part = $1 AND token = $2",
-            pg::Params()
-                .int4(static_cast<int32_t>(lease.partition))
-                .int8(static_cast<int64_t>(lease.token)));
+    c.query(
+        "UPDATE shuffler_leases SET holder = '', expires_at = '-infinity' "
+        "WHERE part = $1 AND token = $2",
+        pg::Params()
+            .int4(static_cast<int32_t>(lease.partition))
+            .int8(static_cast<int64_t>(lease.token)));
     return 0;
   });
 }
@@ -435,8 +437,7 @@ std::size_t PgSpool::retire_epoch(const EpochId& epoch) {
     for (const char* table : {"shuffler_seen", "shuffler_seen_inner"}) {
       const std::string child = child_name(table, id);
       if (c.query("SELECT to_regclass($1) IS NOT NULL", pg::Params().text(child)).boolean(0, 0)) {
-        dropped += static_cast<std::size_t>(
-            c.query("SELECT count(*) FROM " + child).int8(0, 0));
+        dropped += static_cast<std::size_t>(c.query("SELECT count(*) FROM " + child).int8(0, 0));
         c.exec("DROP TABLE " + child);
       }
     }
@@ -493,12 +494,14 @@ ClosedBatch PgSpool::close_batch(const server::BatchId& id, const Lease& lease,
               pg::Params().int8_array(dropped_ids));
     }
     if (!kept_ids.empty()) {
-      c.query("UPDATE shuffler_records r SET batch_id = $1, pos = u.pos "
-              "FROM unnest($2::int8[], $3::int4[]) AS u(id, pos) WHERE r.id = u.id",
-              pg::Params().bytes(id.data(), id.size()).int8_array(kept_ids).int4_array(positions));
-      c.query("INSERT INTO shuffler_batches (id, part, seq) SELECT $1, $2, closes + 1 "
-              "FROM shuffler_leases WHERE part = $2",
-              pg::Params().bytes(id.data(), id.size()).int4(part));
+      c.query(
+          "UPDATE shuffler_records r SET batch_id = $1, pos = u.pos "
+          "FROM unnest($2::int8[], $3::int4[]) AS u(id, pos) WHERE r.id = u.id",
+          pg::Params().bytes(id.data(), id.size()).int8_array(kept_ids).int4_array(positions));
+      c.query(
+          "INSERT INTO shuffler_batches (id, part, seq) SELECT $1, $2, closes + 1 "
+          "FROM shuffler_leases WHERE part = $2",
+          pg::Params().bytes(id.data(), id.size()).int4(part));
       c.query("UPDATE shuffler_leases SET closes = closes + 1 WHERE part = $1",
               pg::Params().int4(part));
     }
@@ -524,9 +527,9 @@ std::optional<server::Batch> PgSpool::oldest_unacknowledged(uint32_t partition) 
     const std::vector<uint8_t> id = oldest.bytes(0, 0);
     if (id.size() != batch.id.size()) throw SpoolError("spool: a malformed batch id");
     std::memcpy(batch.id.data(), id.data(), id.size());
-    const pg::Result records = c.query(
-        "SELECT crowd_id, inner_ct FROM shuffler_records WHERE batch_id = $1 ORDER BY pos",
-        pg::Params().bytes(batch.id.data(), batch.id.size()));
+    const pg::Result records =
+        c.query("SELECT crowd_id, inner_ct FROM shuffler_records WHERE batch_id = $1 ORDER BY pos",
+                pg::Params().bytes(batch.id.data(), batch.id.size()));
     for (int i = 0; i < records.rows(); ++i) {
       server::BatchRecord& r = batch.records.emplace_back();
       r.crowd_id = static_cast<uint32_t>(records.int4(i, 0));
@@ -551,9 +554,8 @@ std::size_t PgSpool::acknowledge(const server::BatchId& id) {
 }
 
 std::size_t PgSpool::count(const char* sql) {
-  return run("count", [&](pg::Connection& c) {
-    return static_cast<std::size_t>(c.query(sql).int8(0, 0));
-  });
+  return run("count",
+             [&](pg::Connection& c) { return static_cast<std::size_t>(c.query(sql).int8(0, 0)); });
 }
 
 std::size_t PgSpool::depth() {

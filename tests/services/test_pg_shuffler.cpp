@@ -76,7 +76,8 @@ class PgShuffler : public ::testing::Test {
     args.insert(args.end(), {"--partitions", "4", "--batch-partitions", batch});
     args.insert(args.end(), extra.begin(), extra.end());
     nodes_.push_back(std::make_unique<ServiceProcess>());
-    const std::string log = (d_->dir() / ("node" + std::to_string(nodes_.size()) + ".log")).string();
+    const std::string log =
+        (d_->dir() / ("node" + std::to_string(nodes_.size()) + ".log")).string();
     nodes_.back()->start(P2B_SHUFFLER_BIN, args, log);
     return *nodes_.back();
   }
@@ -279,8 +280,8 @@ TEST_F(PgShuffler, KillNineOfThePrimaryWithTheStandbyPromotedLosesNothingAcknowl
                  .int8(0, 0) == 1;
     }));
   }
-  url_ = "postgresql://p2b@127.0.0.1:" + std::to_string(primary->port()) + ",127.0.0.1:" +
-         std::to_string(standby->port()) + "/p2b?target_session_attrs=read-write";
+  url_ = "postgresql://p2b@127.0.0.1:" + std::to_string(primary->port()) +
+         ",127.0.0.1:" + std::to_string(standby->port()) + "/p2b?target_session_attrs=read-write";
   ServiceProcess& in1 = start_node(1, "none");
   ServiceProcess& in2 = start_node(1, "all", {"--lease-seconds", "3"});
   const std::vector<Envelope> all = envelopes(1200);
@@ -304,11 +305,12 @@ TEST_F(PgShuffler, KillNineOfThePrimaryWithTheStandbyPromotedLosesNothingAcknowl
   const auto first_202 = std::chrono::steady_clock::now();
   failover.join();
   ASSERT_LT(probe, probes.size()) << "no 202 after the failover";
-  std::printf("[ figure ] failover: kill -9 of the primary to the first 202 on the standby: "
-              "%lld ms (%zu requests refused meanwhile)\n",
-              static_cast<long long>(
-                  std::chrono::duration_cast<std::chrono::milliseconds>(first_202 - killed).count()),
-              probe);
+  std::printf(
+      "[ figure ] failover: kill -9 of the primary to the first 202 on the standby: "
+      "%lld ms (%zu requests refused meanwhile)\n",
+      static_cast<long long>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(first_202 - killed).count()),
+      probe);
   EXPECT_EQ(ledger.post_range(in1.port(), all, 600, 300, 20), 300U);
   EXPECT_EQ(ledger.post_range(in2.port(), all, 900, 300, 20), 300U);
   const LedgerTally t = settle(ledger);
@@ -319,7 +321,8 @@ TEST_F(PgShuffler, KillNineOfThePrimaryWithTheStandbyPromotedLosesNothingAcknowl
 TEST_F(PgShuffler, ANodeBlackholedFromTheDatabaseRefusesAndRecoversOthersCarryOn) {
   TcpProxy proxy(cluster_->port());
   const std::string direct = url_;
-  url_ = "postgresql://p2b@127.0.0.1:" + std::to_string(proxy.port()) + direct.substr(direct.rfind('/'));
+  url_ = "postgresql://p2b@127.0.0.1:" + std::to_string(proxy.port()) +
+         direct.substr(direct.rfind('/'));
   // Short session timeouts, so a blackholed call ends in about 2 s.
   ServiceProcess& cut = start_node(1, "none", {"--lease-seconds", "2"});
   url_ = direct;

@@ -212,10 +212,9 @@ TEST_F(PgSpoolTest, PartitionOfIsAFixedHashEveryReleaseAgreesOn) {
   // BLAKE2b-256 of the crowd id's 4 little-endian bytes, first 4 bytes
   // little-endian, mod P. These values must never change: nodes of
   // different releases share one store.
-  const std::vector<uint32_t> expected = {p2b::shuffler::partition_hash(0, 4),
-                                          p2b::shuffler::partition_hash(1, 4),
-                                          p2b::shuffler::partition_hash(2, 4),
-                                          p2b::shuffler::partition_hash(3, 4)};
+  const std::vector<uint32_t> expected = {
+      p2b::shuffler::partition_hash(0, 4), p2b::shuffler::partition_hash(1, 4),
+      p2b::shuffler::partition_hash(2, 4), p2b::shuffler::partition_hash(3, 4)};
   uint8_t in[4] = {1, 0, 0, 0}, out[32];
   crypto_generichash(out, sizeof out, in, sizeof in, nullptr, 0);
   const uint32_t h1 = uint32_t{out[0]} | (uint32_t{out[1]} << 8) | (uint32_t{out[2]} << 16) |
@@ -383,11 +382,13 @@ TEST_F(PgSpoolTest, StorageCostPerEnvelopeAndPerEpoch) {
   const auto size = [&](const char* table) {
     return c.query(std::string("SELECT pg_total_relation_size('") + table + "')").int8(0, 0);
   };
-  const double seen = static_cast<double>(size("shuffler_seen_e1") + size("shuffler_seen_inner_e1"));
+  const double seen =
+      static_cast<double>(size("shuffler_seen_e1") + size("shuffler_seen_inner_e1"));
   const double records = static_cast<double>(size("shuffler_records"));
-  std::printf("storage per envelope: replay state %.1f B (kept for the epoch), record %.1f B "
-              "(until its batch is acknowledged)\n",
-              seen / kEnvelopes, records / kEnvelopes);
+  std::printf(
+      "storage per envelope: replay state %.1f B (kept for the epoch), record %.1f B "
+      "(until its batch is acknowledged)\n",
+      seen / kEnvelopes, records / kEnvelopes);
   RecordProperty("replay_bytes_per_envelope", std::to_string(seen / kEnvelopes));
   RecordProperty("record_bytes_per_envelope", std::to_string(records / kEnvelopes));
   EXPECT_GT(seen, 2.0 * 32 * kEnvelopes);  // two 32-byte digests each, at least

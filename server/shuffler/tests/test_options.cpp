@@ -50,8 +50,8 @@ TEST(ShufflerOptions, TheStoreNamesItsBackendAndTheScaleOutFlagsParse) {
 
   std::vector<std::string> args = kRequired;
   args[3] = "postgresql://p2b:secret@db/p2b";
-  for (const char* a : {"--partitions", "8", "--batch-partitions", "0,3,5", "--lease-seconds",
-                        "2.5"}) {
+  for (const char* a :
+       {"--partitions", "8", "--batch-partitions", "0,3,5", "--lease-seconds", "2.5"}) {
     args.emplace_back(a);
   }
   ASSERT_EQ(parse(args, &o), ParseOutcome::ok);
