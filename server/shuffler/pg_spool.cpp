@@ -83,6 +83,7 @@ struct EpochRow {
 
 std::map<EpochId, EpochRow> lock_epochs(pg::Connection& c, const std::set<EpochId>& epochs) {
   std::vector<std::pair<const uint8_t*, std::size_t>> fps;
+  fps.reserve(epochs.size());
   for (const EpochId& e : epochs) fps.push_back(span(e));
   const pg::Result rows = c.query(
       "SELECT fp, id, retired FROM shuffler_epochs WHERE fp = ANY($1::bytea[]) ORDER BY fp "
@@ -221,6 +222,10 @@ PgSpool::PgSpool(const std::string& conninfo, PgSpoolOptions options)
                                   std::chrono::milliseconds(30000));
   health_ = std::make_unique<common::StoreHealth>(pg::redact_conninfo(conninfo));
   run("start", [&](pg::Connection& c) {
+    if (options_.must_exist &&
+        c.query("SELECT to_regclass('shuffler_config') IS NULL").boolean(0, 0)) {
+      throw SpoolError("spool: no shuffler store in this database");
+    }
     pg::migrate(c, "shuffler", kMigrations);
     pg::Transaction tx(c);
     const int64_t wanted = options_.partitions == 0 ? 1 : options_.partitions;
@@ -324,6 +329,7 @@ std::vector<InsertCounts> PgSpool::insert_all(
       }
     }
     std::vector<std::pair<int32_t, const EnvelopeDigest*>> outer_keys;
+    outer_keys.reserve(outer.size());
     for (const Ref& ref : outer) outer_keys.emplace_back(ref.epoch, &ref.record->digest);
     const std::vector<bool> outer_new = mark_seen(c, "shuffler_seen", outer_keys);
 
@@ -340,6 +346,7 @@ std::vector<InsertCounts> PgSpool::insert_all(
       }
     }
     std::vector<std::pair<int32_t, const server::InnerDigest*>> inner_keys;
+    inner_keys.reserve(inner.size());
     for (const Ref& ref : inner) inner_keys.emplace_back(ref.epoch, &ref.record->inner_digest);
     const std::vector<bool> inner_new = mark_seen(c, "shuffler_seen_inner", inner_keys);
 

@@ -21,6 +21,7 @@ struct SpoolOptions {
   uint32_t sqlite_partition = 0;  // SQLite: the one partition's label (--partition)
   uint32_t partitions = 0;        // PostgreSQL: --partitions (0: what the store has)
   std::chrono::milliseconds lease_ttl{30000};
+  bool must_exist = false;  // refuse to create a store (SpoolError)
 };
 
 struct OpenedSpool {

@@ -151,6 +151,7 @@ std::string test_key_fingerprint() {
 TEST_F(PgShuffler, ACrowdOfExactlyLSpreadOverFourIngestNodesIsReleasedOneOfLMinus1IsNot) {
   constexpr uint32_t kL = 8;
   std::vector<ServiceProcess*> ingest;
+  ingest.reserve(4);
   for (int i = 0; i < 4; ++i) ingest.push_back(&start_node(kL, "none"));
   const std::vector<Envelope> released = crowd(3, kL);
   const std::vector<Envelope> withheld = crowd(5, kL - 1);

@@ -200,6 +200,15 @@ TEST_F(PgSpoolTest, RetirementWaitsForInsertsInFlightAndNeverLetsOneThroughUnche
   EXPECT_EQ(scalar("SELECT count(*) FROM shuffler_seen"), 0);
 }
 
+TEST_F(PgSpoolTest, ACommandOnAnExistingStoreDoesNotCreateOne) {
+  PgSpoolOptions options;
+  options.must_exist = true;
+  EXPECT_THROW(PgSpool(url_, options), p2b::shuffler::SpoolError);
+  EXPECT_EQ(scalar("SELECT count(*) FROM pg_class WHERE relname LIKE 'shuffler%'"), 0);
+  open(2);
+  EXPECT_EQ(PgSpool(url_, options).partition_count(), 2U);
+}
+
 TEST_F(PgSpoolTest, ThePartitionCountIsFixedWhenTheStoreIsCreated) {
   auto spool = open(4);
   EXPECT_EQ(spool->partitions(), (std::vector<uint32_t>{0, 1, 2, 3}));
