@@ -383,6 +383,7 @@ TEST_F(PgSpoolTest, StorageCostPerEnvelopeAndPerEpoch) {
   constexpr int kEnvelopes = 20000;
   for (int i = 0; i < kEnvelopes / 500; ++i) {
     std::vector<SpoolRecord> group;
+    group.reserve(500);
     for (int j = 0; j < 500; ++j) group.push_back(record(*spool, static_cast<uint32_t>(j), a));
     ASSERT_EQ(spool->insert(group).accepted, 500U);
   }
