@@ -220,6 +220,7 @@ PgSpool::PgSpool(const std::string& conninfo, PgSpoolOptions options)
   // transaction (and its lock on the lease row) before another takes over.
   statement_timeout_ = std::clamp(options_.lease_ttl / 2, std::chrono::milliseconds(500),
                                   std::chrono::milliseconds(30000));
+  if (options_.statement_timeout.count() > 0) statement_timeout_ = options_.statement_timeout;
   health_ = std::make_unique<common::StoreHealth>(pg::redact_conninfo(conninfo));
   run("start", [&](pg::Connection& c) {
     if (options_.must_exist &&

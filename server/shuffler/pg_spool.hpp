@@ -48,6 +48,9 @@ struct PgSpoolOptions {
   // Refuse (SpoolError) a database without a shuffler store rather than
   // create one: for commands that only act on an existing store.
   bool must_exist = false;
+  // Overrides the session timeouts derived from lease_ttl (0: derived), for
+  // commands whose statements may run long (retire-key counts an epoch).
+  std::chrono::milliseconds statement_timeout{0};
 };
 
 // The partition of a crowd among `partitions`: the first 4 bytes (little

@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
@@ -62,6 +63,8 @@ int retire_key_main(int argc, const char* const* argv) {
     options.postgresql = url.is_postgresql();
     options.target = url.target;
     options.must_exist = true;
+    // Counting and dropping a day's epoch takes longer than a request may.
+    options.statement_timeout = std::chrono::hours(1);
     const OpenedSpool opened = open_spool(options);
     const bool already = opened.spool->epoch_retired(epoch);
     const std::size_t dropped = opened.spool->retire_epoch(epoch);

@@ -14,6 +14,7 @@ OpenedSpool open_spool(const SpoolOptions& options) {
     pg.partitions = options.partitions;
     pg.lease_ttl = options.lease_ttl;
     pg.must_exist = options.must_exist;
+    pg.statement_timeout = options.statement_timeout;
     auto spool = std::make_unique<PgSpool>(options.target, pg);
     PgSpool* raw = spool.get();
     opened.storage_check = [raw] { return raw->storage_check(); };

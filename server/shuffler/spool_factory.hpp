@@ -22,6 +22,8 @@ struct SpoolOptions {
   uint32_t partitions = 0;        // PostgreSQL: --partitions (0: what the store has)
   std::chrono::milliseconds lease_ttl{30000};
   bool must_exist = false;  // refuse to create a store (SpoolError)
+  // PostgreSQL: session timeouts, if not derived from lease_ttl (0).
+  std::chrono::milliseconds statement_timeout{0};
 };
 
 struct OpenedSpool {
