@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -190,6 +191,7 @@ class Analyzer {
   ModelState raw_;
   std::unique_ptr<CentralDp> dp_;
   uint64_t quarantine_size_ = 0;  // guarded by mu_
+  std::set<Epoch> retired_;       // read at start: retiring needs the store to itself
   std::atomic<bool> publish_ok_{true};
 };
 
