@@ -18,6 +18,7 @@ using Clock = std::chrono::steady_clock;
 // Waits until the socket is readable (or writable too, when asked) or the
 // deadline passes; false on the deadline.
 bool wait_socket(int fd, bool for_write, Clock::time_point deadline) {
+  if (fd < 0) return true;  // no socket: libpq reports why on the next call
   for (;;) {
     int timeout_ms = -1;
     if (deadline != Clock::time_point::max()) {

@@ -4,7 +4,8 @@
 // same timeout plus kClientGrace, so a partitioned network that drops
 // every byte still ends a call. A call that ran out of time on the client
 // leaves the connection broken (healthy() is false; the next call throws):
-// the caller opens a new one. The socket is non-blocking throughout.
+// the caller opens a new one. The socket is non-blocking throughout. One
+// thread at a time per connection.
 #pragma once
 
 #include <chrono>
