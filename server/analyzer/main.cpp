@@ -2,8 +2,8 @@
 // docs/operations.md for exit codes, signals and logs.
 #include <httplib.h>
 
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <filesystem>

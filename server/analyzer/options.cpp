@@ -105,9 +105,9 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "--role", &role,
       "all (default: one process), worker (applies batches) or publisher (signs models); "
       "worker and publisher need a postgresql:// store");
-  CLI::Option* publish_seconds_opt = line.add_value(
-      "--publish-seconds", &publish_seconds,
-      "PostgreSQL: publish a model at most SECONDS after new reports (default 10)");
+  CLI::Option* publish_seconds_opt =
+      line.add_value("--publish-seconds", &publish_seconds,
+                     "PostgreSQL: publish a model at most SECONDS after new reports (default 10)");
   CLI::Option* publish_reports_opt =
       line.add_value("--publish-reports", &publish_reports,
                      "PostgreSQL: publish as soon as M new reports are applied (0: off)");
@@ -203,7 +203,8 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
     if (o.central_epsilon > 0) return refuse("--central-epsilon needs a SQLite store");
     if (o.raw_enabled) return refuse("--enable-raw-baseline needs a SQLite store");
   } else {
-    if (o.role != Role::all) return refuse("--role worker and publisher need a postgresql:// store");
+    if (o.role != Role::all)
+      return refuse("--role worker and publisher need a postgresql:// store");
     if (given(publish_seconds_opt) || given(publish_reports_opt)) {
       return refuse("--publish-seconds and --publish-reports need a postgresql:// store");
     }

@@ -48,9 +48,9 @@ struct Options : common::ServiceOptions {
   std::size_t max_batch_records = kDefaultMaxBatchRecords;
   // --store parsed: SQLite (a path) or PostgreSQL (a libpq URL).
   StoreChoice store_url;
-  Role role = Role::all;          // worker and publisher need PostgreSQL
-  double publish_seconds = 10;    // PostgreSQL: publish this long after new reports
-  uint64_t publish_reports = 0;   // or after this many (0: by time only)
+  Role role = Role::all;         // worker and publisher need PostgreSQL
+  double publish_seconds = 10;   // PostgreSQL: publish this long after new reports
+  uint64_t publish_reports = 0;  // or after this many (0: by time only)
 };
 
 using common::ParseOutcome;

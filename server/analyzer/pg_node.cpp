@@ -51,8 +51,7 @@ PgNode::PgNode(PgNodeSettings settings, const Codebook& codebook, KeyRing worker
     std::vector<Epoch> epochs;
     for (std::size_t i = 0; i < worker_keys_.n_box_keys(); ++i) {
       Epoch e{};
-      std::copy(worker_keys_.box_keys()[i].fp, worker_keys_.box_keys()[i].fp + e.size(),
-                e.begin());
+      std::copy(worker_keys_.box_keys()[i].fp, worker_keys_.box_keys()[i].fp + e.size(), e.begin());
       epochs.push_back(e);
     }
     store_->open_epochs(epochs);
@@ -257,8 +256,8 @@ BatchOutcome PgNode::apply_verified(const server::VerifiedBatch& verified) {
     const std::lock_guard<std::mutex> lock(retired_mu_);
     retired = retired_;
   }
-  const std::vector<OpenedRecord> records = open_records(
-      batch, worker_keys_, features_.n_codes(), settings_.analyzer.n_actions, &retired);
+  const std::vector<OpenedRecord> records = open_records(batch, worker_keys_, features_.n_codes(),
+                                                         settings_.analyzer.n_actions, &retired);
   const common::ThresholdPolicy policy{settings_.analyzer.threshold,
                                        settings_.analyzer.threshold_noise};
   const auto screen = [&](const std::function<bool(const OpenedRecord&)>& seen) {
@@ -285,9 +284,9 @@ BatchOutcome PgNode::apply_verified(const server::VerifiedBatch& verified) {
     }
     return c;
   };
-  const PgApplied done = store_->apply_batch(verified, records, screen, sums, counts,
-                                             settings_.analyzer.max_quarantine,
-                                             settings_.analyzer.clock());
+  const PgApplied done =
+      store_->apply_batch(verified, records, screen, sums, counts,
+                          settings_.analyzer.max_quarantine, settings_.analyzer.clock());
   BatchOutcome out;
   switch (done.status) {
     case PgApplied::Status::known:

@@ -38,7 +38,7 @@ struct PgNodeSettings {
   // threshold, threshold_noise, max_quarantine; no raw baseline, no
   // central DP (refused on PostgreSQL).
   AnalyzerSettings analyzer;
-  double publish_seconds = 10;  // publish at most this long after a new report
+  double publish_seconds = 10;   // publish at most this long after a new report
   uint64_t publish_reports = 0;  // or as soon as this many new reports (0: off)
   std::chrono::milliseconds refresh{500};
 };

@@ -47,12 +47,18 @@ constexpr int64_t kEpochLock = 0x7032624570636847LL;      // "p2bEpchG"
 constexpr int kModelsKept = 8;
 constexpr int kAttempts = 5;
 
-int32_t kind_id(ModelKind kind) { return kind == ModelKind::raw_baseline ? 1 : 0; }
+int32_t kind_id(ModelKind kind) {
+  return kind == ModelKind::raw_baseline ? 1 : 0;
+}
 
-std::string hex(const uint8_t* p, std::size_t n) { return server::hex_of(p, n); }
+std::string hex(const uint8_t* p, std::size_t n) {
+  return server::hex_of(p, n);
+}
 
 // Fingerprints are ours, never input: the hex is safe in DDL.
-std::string partition_name(const Epoch& e) { return "seen_inner_" + hex(e.data(), e.size()); }
+std::string partition_name(const Epoch& e) {
+  return "seen_inner_" + hex(e.data(), e.size());
+}
 
 std::map<std::string, std::string> identity_fields(const StoreIdentity& id) {
   return {{"dim", std::to_string(id.dim)},
@@ -150,8 +156,8 @@ PgAnalyzerStore::PgAnalyzerStore(const std::string& conninfo, const StoreIdentit
     const auto it = have.find(key);
     const std::string stored = it == have.end() ? "(none)" : it->second;
     if (stored != value) {
-      throw common::StoreRefused("the database was created for " + key + " = " + stored +
-                                 ", not " + value);
+      throw common::StoreRefused("the database was created for " + key + " = " + stored + ", not " +
+                                 value);
     }
   }
   tx.commit();
@@ -199,9 +205,8 @@ std::optional<AppliedBatch> PgAnalyzerStore::find_batch(const server::BatchId& i
 
 PgApplied PgAnalyzerStore::apply_batch(const server::VerifiedBatch& verified,
                                        const std::vector<OpenedRecord>& records,
-                                       const Screen& screen, const Sums& sums,
-                                       const Counts& counts, uint64_t max_quarantine,
-                                       uint64_t now_unix) {
+                                       const Screen& screen, const Sums& sums, const Counts& counts,
+                                       uint64_t max_quarantine, uint64_t now_unix) {
   const server::Batch& batch = verified.batch;
   return retried(&pool_, [&](pg::Connection& conn) -> PgApplied {
     PgApplied out;
@@ -341,8 +346,8 @@ PgApplied PgAnalyzerStore::apply_batch(const server::VerifiedBatch& verified,
                 .int4(shard));
       }
     }
-    const pg::Result v = conn.query(
-        "SELECT coalesce(max(version), 0)::int8 FROM models WHERE kind = 0");
+    const pg::Result v =
+        conn.query("SELECT coalesce(max(version), 0)::int8 FROM models WHERE kind = 0");
     out.version = static_cast<uint64_t>(v.int8(0, 0));
     const server::BatchAck ack = counts(out.opened);
     conn.query(
@@ -404,24 +409,24 @@ void PgAnalyzerStore::store_model(ModelKind kind, const SignedModel& model, uint
   const std::lock_guard<std::mutex> lock(lead_mu_);
   if (!lead_) throw StoreError("not the publisher");
   pg::Transaction tx(*lead_);
-  const pg::Result v = lead_->query(
-      "SELECT coalesce(max(version), 0)::int8 FROM models WHERE kind = $1",
-      pg::Params().int4(kind_id(kind)));
+  const pg::Result v =
+      lead_->query("SELECT coalesce(max(version), 0)::int8 FROM models WHERE kind = $1",
+                   pg::Params().int4(kind_id(kind)));
   if (static_cast<uint64_t>(v.int8(0, 0)) + 1 != model.version) {
     throw StoreError("model version moved underneath this publisher");
   }
   lead_->query(
-      "INSERT INTO models(kind, version, created_unix, reports, bundle) VALUES ($1, $2, $3, $4, $5)",
+      "INSERT INTO models(kind, version, created_unix, reports, bundle) VALUES ($1, $2, $3, $4, "
+      "$5)",
       pg::Params()
           .int4(kind_id(kind))
           .int8(static_cast<int64_t>(model.version))
           .int8(static_cast<int64_t>(model.created_unix))
           .int8(static_cast<int64_t>(reports))
           .bytes(model.bundle.data(), model.bundle.size()));
-  lead_->query("DELETE FROM models WHERE kind = $1 AND version <= $2",
-               pg::Params()
-                   .int4(kind_id(kind))
-                   .int8(static_cast<int64_t>(model.version) - kModelsKept));
+  lead_->query(
+      "DELETE FROM models WHERE kind = $1 AND version <= $2",
+      pg::Params().int4(kind_id(kind)).int8(static_cast<int64_t>(model.version) - kModelsKept));
   tx.commit();
 }
 

@@ -65,10 +65,10 @@ class PgPool {
 // What a worker's transaction did with one verified batch.
 struct PgApplied {
   enum class Status { applied, known, quarantine_full } status = Status::applied;
-  AppliedBatch known;        // status known: the batch as first applied
-  OpenedBatch opened;        // status applied: the screening
-  uint64_t version = 0;      // the latest published model version at commit
-  uint64_t quarantine = 0;   // quarantine_full: the records it holds
+  AppliedBatch known;       // status known: the batch as first applied
+  OpenedBatch opened;       // status applied: the screening
+  uint64_t version = 0;     // the latest published model version at commit
+  uint64_t quarantine = 0;  // quarantine_full: the records it holds
 };
 
 // The latest stored model of a kind, as served.

@@ -108,8 +108,8 @@ class BatchLedger {
     }
     for (const auto& [id, ack] : acked_) t.acknowledged += ack.applied;
     t.lost = t.acknowledged > t.applied ? t.acknowledged - t.applied : 0;
-    const p2b::pg::Result arms = conn.query(
-        "SELECT arm, sum(count)::int8 FROM accumulators WHERE kind = 0 GROUP BY arm");
+    const p2b::pg::Result arms =
+        conn.query("SELECT arm, sum(count)::int8 FROM accumulators WHERE kind = 0 GROUP BY arm");
     for (int i = 0; i < arms.rows(); ++i) {
       const auto arm = static_cast<uint32_t>(arms.int4(i, 0));
       const auto count = static_cast<uint64_t>(arms.int8(i, 1));
@@ -292,7 +292,8 @@ TEST(PgAnalyzer, KillNineOfAWorkerAndOfThePublisherLosesNothingAndVersionsKeepCo
   ServiceProcess p1, p2, w1, w2;
   pg.start_publisher(&p1, "p1");
   ASSERT_TRUE(eventually(5, [&] {
-    return query_int(pg.url(), "SELECT count(*)::int8 FROM pg_locks WHERE locktype = 'advisory'") >= 1;
+    return query_int(pg.url(), "SELECT count(*)::int8 FROM pg_locks WHERE locktype = 'advisory'") >=
+           1;
   })) << "the first publisher leads";
   pg.start_publisher(&p2, "p2");  // a hot standby
   pg.start_worker(&w1, "w1");
@@ -315,8 +316,8 @@ TEST(PgAnalyzer, KillNineOfAWorkerAndOfThePublisherLosesNothingAndVersionsKeepCo
     ledger.acknowledged(*a.ack);
   }
   ASSERT_TRUE(eventually(10, [&] { return served_version(w2.port()) >= 1; }));
-  const uint64_t before = static_cast<uint64_t>(
-      query_int(pg.url(), "SELECT max(version)::int8 FROM models"));
+  const uint64_t before =
+      static_cast<uint64_t>(query_int(pg.url(), "SELECT max(version)::int8 FROM models"));
   p1.kill_hard();  // the standby takes over
   pg.start_worker(&w1, "w1-again");
   ports = {w1.port(), w2.port()};
@@ -327,7 +328,8 @@ TEST(PgAnalyzer, KillNineOfAWorkerAndOfThePublisherLosesNothingAndVersionsKeepCo
     ledger.acknowledged(*a.ack);
   }
   ASSERT_TRUE(eventually(15, [&] {
-    return query_int(pg.url(), "SELECT max(version)::int8 FROM models") > static_cast<int64_t>(before) &&
+    return query_int(pg.url(), "SELECT max(version)::int8 FROM models") >
+               static_cast<int64_t>(before) &&
            query_int(pg.url(), "SELECT max(reports)::int8 FROM models") ==
                static_cast<int64_t>(ledger.acked_records());
   })) << "the standby publisher took over and published everything";
@@ -386,9 +388,9 @@ TEST(PgAnalyzer, RetiringTheBoxKeyDropsItsReplayStateAndRefusesItsReports) {
   w2.start(P2B_ANALYZER_BIN, pg.args("worker", next), (pg.deployment().dir() / "w2.log").string());
   p2b::server::Batch replay = applied;
   randombytes_buf(replay.id.data(), replay.id.size());
-  const Answer r = post(w2.port(),
-                        p2b::server::encode_signed_batch(replay, p2b_test::test_keys().shuffler_sign_sk),
-                        pg.ack_pk());
+  const Answer r = post(
+      w2.port(), p2b::server::encode_signed_batch(replay, p2b_test::test_keys().shuffler_sign_sk),
+      pg.ack_pk());
   ASSERT_TRUE(r.ack) << r.status << " " << r.body;
   EXPECT_EQ(r.ack->applied, 0U);
   EXPECT_EQ(r.ack->quarantined, 0U);
