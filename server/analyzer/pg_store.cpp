@@ -156,8 +156,9 @@ PgAnalyzerStore::PgAnalyzerStore(const std::string& conninfo, const StoreIdentit
     const auto it = have.find(key);
     const std::string stored = it == have.end() ? "(none)" : it->second;
     if (stored != value) {
-      throw common::StoreRefused("the database was created for " + key + " = " + stored + ", not " +
-                                 value);
+      std::string why = "the database was created for ";
+      why.append(key).append(" = ").append(stored).append(", not ").append(value);
+      throw common::StoreRefused(why);
     }
   }
   tx.commit();
