@@ -18,13 +18,17 @@
 #include <thread>
 #include <vector>
 
+#include "batch_opener.hpp"
 #include "common/pg/pg.hpp"
+#include "common/store_open.hpp"
 #include "pg_cluster.hpp"
+#include "pg_store.hpp"
 #include "proc/run_command.hpp"
 #include "service_fixture.hpp"
 #include "test_support.hpp"
 #include "wire/batch_ack.hpp"
 #include "wire/batch_format.hpp"
+#include "wire/envelope_open.hpp"
 
 namespace p2b_services {
 namespace {
@@ -398,6 +402,133 @@ TEST(PgAnalyzer, RetiringTheBoxKeyDropsItsReplayStateAndRefusesItsReports) {
   EXPECT_EQ(query_int(pg.url(), "SELECT count(*)::int8 FROM quarantine"), 0);
   // The digests are gone on purpose; the statistics still count each once.
   EXPECT_EQ(query_int(pg.url(), "SELECT sum(count)::int8 FROM accumulators"), 16);
+}
+
+// The store itself, against the cluster (no processes).
+namespace an = p2b::analyzer;
+
+an::StoreIdentity identity(uint32_t dim = 4) {
+  return an::StoreIdentity{dim, dim, kActions, "default", std::string(32, 'a')};
+}
+
+// Verifies, opens and applies `b` as a worker would (x = e_0 for every
+// report, so each arm's count is what matters).
+an::PgApplied apply(an::PgAnalyzerStore* store, const p2b::server::Batch& b) {
+  const auto& k = p2b_test::test_keys();
+  const std::vector<uint8_t> bytes = p2b::server::encode_signed_batch(b, k.shuffler_sign_sk);
+  p2b::server::VerifyKey vk{};
+  EXPECT_TRUE(p2b::server::make_verify_key(k.shuffler_verify_pk, &vk));
+  p2b::server::VerifiedBatch v;
+  std::string err;
+  EXPECT_EQ(p2b::server::verify_batch(bytes.data(), bytes.size(), &vk, 1, &v, &err),
+            p2b::server::BatchCheck::ok)
+      << err;
+  p2b::server::BoxKey box{};
+  p2b::server::make_box_key(k.analyzer_pk, k.analyzer_sk, &box);
+  const an::KeyRing ring = an::KeyRing::from_keys({box}, k.sign_sk);
+  const std::vector<an::OpenedRecord> records = an::open_records(v.batch, ring, kCodes, kActions);
+  const auto screen = [&](const std::function<bool(const an::OpenedRecord&)>& seen) {
+    return an::screen_opened(records, seen, p2b::common::ThresholdPolicy{1, 0});
+  };
+  const auto sums = [](const std::vector<an::ValidReport>& reports) {
+    an::Statistics s(4, kActions);
+    const double x[4] = {1, 0, 0, 0};
+    for (const an::ValidReport& r : reports) s.add(r.action, x, r.reward);
+    return s;
+  };
+  const auto counts = [&](const an::OpenedBatch& opened) {
+    p2b::server::BatchAck c;
+    c.records = static_cast<uint32_t>(b.records.size());
+    c.applied = static_cast<uint32_t>(opened.valid.size());
+    return c;
+  };
+  return store->apply_batch(v, records, screen, sums, counts, 1000, 1);
+}
+
+p2b::server::Batch batch_of(std::size_t n, std::size_t from) {
+  p2b::server::Batch b;
+  randombytes_buf(b.id.data(), b.id.size());
+  for (std::size_t i = from; i < from + n; ++i) {
+    const auto code = static_cast<uint32_t>(i % kCodes);
+    p2b::server::BatchRecord r;
+    r.crowd_id = code;
+    r.inner = inner_of(seal(code, static_cast<uint32_t>(i % kActions), 1.0F));
+    b.records.push_back(r);
+  }
+  return b;
+}
+
+an::Epoch test_epoch() {
+  an::Epoch e{};
+  crypto_generichash(e.data(), e.size(), p2b_test::test_keys().analyzer_pk, 32, nullptr, 0);
+  return e;
+}
+
+TEST(PgStore, BindsItsIdentityOnceAndRefusesAnother) {
+  const auto cluster = PgCluster::start_primary(PgCluster::Options{false});
+  an::PgAnalyzerStore first(cluster->url(), identity());
+  EXPECT_NO_THROW(an::PgAnalyzerStore(cluster->url(), identity())) << "migrations are idempotent";
+  EXPECT_THROW(an::PgAnalyzerStore(cluster->url(), identity(5)), p2b::common::StoreRefused);
+}
+
+TEST(PgStore, ConcurrentWorkersApplyABatchOnceAndRefuseItsReportsUnderAnotherId) {
+  const auto cluster = PgCluster::start_primary(PgCluster::Options{false});
+  an::PgAnalyzerStore a(cluster->url(), identity());
+  an::PgAnalyzerStore b(cluster->url(), identity());
+  a.open_epochs({test_epoch()});
+  const p2b::server::Batch batch = batch_of(40, 0);
+  std::vector<an::PgApplied> done(4);
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 4; ++i) {
+    workers.emplace_back([&, i] { done[i] = apply(i % 2 == 0 ? &a : &b, batch); });
+  }
+  for (std::thread& t : workers) t.join();
+  int applied = 0;
+  for (const an::PgApplied& d : done) {
+    if (d.status == an::PgApplied::Status::applied) {
+      ++applied;
+      EXPECT_EQ(d.opened.valid.size(), 40U);
+    } else {
+      EXPECT_EQ(d.status, an::PgApplied::Status::known);
+      EXPECT_EQ(d.known.counts.applied, 40U) << "the first application's counts";
+    }
+  }
+  EXPECT_EQ(applied, 1);
+  p2b::server::Batch replay = batch;
+  randombytes_buf(replay.id.data(), replay.id.size());
+  const an::PgApplied again = apply(&b, replay);
+  ASSERT_EQ(again.status, an::PgApplied::Status::applied);
+  EXPECT_TRUE(again.opened.valid.empty());
+  EXPECT_EQ(again.opened.rejected[static_cast<int>(an::RejectReason::replayed)], 40U);
+  EXPECT_EQ(a.sum_shards(an::ModelKind::private_reports, 4, kActions).total_count(), 40U);
+  EXPECT_EQ(a.accumulated_reports(an::ModelKind::private_reports), 40U);
+}
+
+TEST(PgStore, OnePublisherLeadsAndVersionsFollowOneAnother) {
+  const auto cluster = PgCluster::start_primary(PgCluster::Options{false});
+  auto first = std::make_unique<an::PgAnalyzerStore>(cluster->url(), identity());
+  an::PgAnalyzerStore second(cluster->url(), identity());
+  ASSERT_TRUE(first->try_lead());
+  EXPECT_FALSE(second.try_lead());
+  an::SignedModel m;
+  m.version = 1;
+  m.bundle = {1, 2, 3};
+  first->store_model(an::ModelKind::private_reports, m, 7);
+  EXPECT_THROW(first->store_model(an::ModelKind::private_reports, m, 7), std::exception)
+      << "version 1 again";
+  m.version = 3;
+  EXPECT_THROW(first->store_model(an::ModelKind::private_reports, m, 7), std::exception)
+      << "a skipped version";
+  first.reset();  // its session ends, and the lock with it
+  EXPECT_TRUE(eventually(5, [&] { return second.try_lead(); }));
+  m.version = 2;
+  EXPECT_NO_THROW(second.store_model(an::ModelKind::private_reports, m, 9));
+  const std::optional<an::StoredModel> latest =
+      second.latest_model(an::ModelKind::private_reports, 0, nullptr);
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->model.version, 2U);
+  EXPECT_EQ(latest->reports, 9U);
+  EXPECT_EQ(latest->model.bundle, m.bundle);
 }
 
 }  // namespace
