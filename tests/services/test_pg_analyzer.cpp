@@ -479,6 +479,7 @@ TEST(PgStore, ConcurrentWorkersApplyABatchOnceAndRefuseItsReportsUnderAnotherId)
   const p2b::server::Batch batch = batch_of(40, 0);
   std::vector<an::PgApplied> done(4);
   std::vector<std::thread> workers;
+  workers.reserve(4);
   for (int i = 0; i < 4; ++i) {
     workers.emplace_back([&, i] { done[i] = apply(i % 2 == 0 ? &a : &b, batch); });
   }
