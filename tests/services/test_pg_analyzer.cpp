@@ -404,6 +404,51 @@ TEST(PgAnalyzer, RetiringTheBoxKeyDropsItsReplayStateAndRefusesItsReports) {
   EXPECT_EQ(query_int(pg.url(), "SELECT sum(count)::int8 FROM accumulators"), 16);
 }
 
+TEST(PgAnalyzer, ARealShufflerDeliversToAWorkerAndAcceptsItsAcks) {
+  PgDeployment pg("pg_shuffler");
+  ServiceProcess publisher, worker;
+  pg.start_publisher(&publisher, "publisher");
+  pg.start_worker(&worker, "worker");
+  Deployment& d = pg.deployment();
+  // The shuffler pins the workers' ack key, not the model key.
+  std::vector<std::string> args = d.shuffler_args(1, worker.url(), "0.2");
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--analyzer-key")
+      args[i + 1] = (d.dir() / "worker-keys/analyzer.ack.pk").string();
+  }
+  d.shuffler().start(P2B_SHUFFLER_BIN, args, (d.dir() / "shuffler.log").string());
+  const std::vector<Envelope> all = envelopes(300);
+  std::size_t acked = 0;
+  for (std::size_t from = 0; from < all.size(); from += 30) {
+    httplib::Client cli("127.0.0.1", d.shuffler().port());
+    const auto r = cli.Post("/v1/reports", body_of(all, from, 30), "application/octet-stream");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 202) << r->body;
+    acked += 30;
+  }
+  ASSERT_TRUE(eventually(20, [&] {
+    return metric(d.shuffler().port(), "p2b_shuffler_spool_depth") == 0.0 &&
+           query_int(pg.url(), "SELECT coalesce(sum(count), 0)::int8 FROM accumulators") ==
+               static_cast<int64_t>(acked);
+  })) << "every acknowledged envelope applied, and the shuffler deleted its batches on the acks";
+  // lost 0, duplicated 0: each envelope's inner digest is stored once, and
+  // the arms count exactly those.
+  std::set<p2b::server::InnerDigest> sent;
+  for (const Envelope& e : all) sent.insert(p2b::server::inner_digest(inner_of(e)));
+  p2b::pg::Connection conn(pg.url());
+  const p2b::pg::Result seen = conn.query("SELECT digest FROM seen_inner");
+  std::size_t found = 0;
+  for (int i = 0; i < seen.rows(); ++i) {
+    p2b::server::InnerDigest dg{};
+    const std::vector<uint8_t> b = seen.bytes(i, 0);
+    std::copy(b.begin(), b.end(), dg.begin());
+    found += sent.count(dg);
+  }
+  EXPECT_EQ(found, acked) << "lost = " << acked - found;
+  EXPECT_EQ(static_cast<std::size_t>(seen.rows()), acked) << "duplicated";
+  EXPECT_TRUE(eventually(10, [&] { return served_version(worker.port()) >= 1; }));
+}
+
 // The store itself, against the cluster (no processes).
 namespace an = p2b::analyzer;
 
