@@ -72,7 +72,11 @@ class PgNode : public AnalyzerApi {
 
  private:
   BatchOutcome apply_verified(const server::VerifiedBatch& verified);
+  Statistics sums_of(const std::vector<ValidReport>& reports) const;
   BatchOutcome answer_known(const server::VerifiedBatch& verified, const AppliedBatch& known);
+  // A worker's start: applies what of the quarantine opens valid now, one
+  // original batch at a time (as Analyzer::release_quarantine on SQLite).
+  void release_quarantine();
   void refresh();
   void refresh_loop();
   void publisher_loop();

@@ -107,6 +107,20 @@ class PgAnalyzerStore {
                         const Sums& sums, const Counts& counts, uint64_t max_quarantine,
                         uint64_t now_unix);
 
+  // The quarantine (kept by apply_batch), for a worker's start: the batches
+  // with quarantined records, oldest first, and one batch's records.
+  std::vector<server::BatchId> quarantined_batches();
+  std::vector<QuarantinedRecord> quarantined(const server::BatchId& id);
+  // One transaction, serialised with other workers' releases: takes
+  // `now_valid` (quarantined records that open valid now) out of the
+  // quarantine, skipping any another worker took meanwhile, inserts their
+  // digests (a replay is refused), screens them as a batch of their own and
+  // adds the valid ones' sums. Returns the screening.
+  using ScreenRecords = std::function<OpenedBatch(const std::vector<OpenedRecord>&,
+                                                  const std::function<bool(const OpenedRecord&)>&)>;
+  OpenedBatch release(const std::vector<OpenedRecord>& now_valid, const ScreenRecords& screen,
+                      const Sums& sums);
+
   // The publisher. try_lead() takes the session advisory lock that makes
   // one publisher (false: another holds it); it is held until this store's
   // publisher connection ends. The sum of every shard of `kind`.

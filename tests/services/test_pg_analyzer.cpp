@@ -168,6 +168,18 @@ class PgDeployment {
     a.insert(a.end(), {"--publish-seconds", seconds});
     p->start(P2B_ANALYZER_BIN, a, (d_.dir() / (name + ".log")).string());
   }
+  // A worker key directory with a new box key (and the same ack key).
+  fs::path new_worker_keys(const std::string& name) {
+    const fs::path next = d_.dir() / name;
+    fs::create_directories(next);
+    uint8_t pk[32], sk[32];
+    crypto_box_keypair(pk, sk);
+    Deployment::write_file(next / "analyzer.box.pk", pk, sizeof pk, 0644);
+    Deployment::write_file(next / "analyzer.box.sk", sk, sizeof sk, 0600);
+    Deployment::write_file(next / "analyzer.ack.pk", ack_.pk, sizeof ack_.pk, 0644);
+    Deployment::write_file(next / "analyzer.ack.sk", ack_.sk, sizeof ack_.sk, 0600);
+    return next;
+  }
   std::string url() const { return cluster_->url(); }
   const uint8_t* ack_pk() const { return ack_.pk; }
   Deployment& deployment() { return d_; }
@@ -380,14 +392,7 @@ TEST(PgAnalyzer, RetiringTheBoxKeyDropsItsReplayStateAndRefusesItsReports) {
 
   // A worker on a new key refuses the retired key's reports as replays: not
   // applied, not quarantined.
-  const fs::path next = pg.deployment().dir() / "next-keys";
-  fs::create_directories(next);
-  uint8_t pk[32], sk[32];
-  crypto_box_keypair(pk, sk);
-  Deployment::write_file(next / "analyzer.box.pk", pk, sizeof pk, 0644);
-  Deployment::write_file(next / "analyzer.box.sk", sk, sizeof sk, 0600);
-  fs::copy_file(pg.deployment().dir() / "worker-keys/analyzer.ack.sk", next / "analyzer.ack.sk");
-  fs::copy_file(pg.deployment().dir() / "worker-keys/analyzer.ack.pk", next / "analyzer.ack.pk");
+  const fs::path next = pg.new_worker_keys("next-keys");
   ServiceProcess w2;
   w2.start(P2B_ANALYZER_BIN, pg.args("worker", next), (pg.deployment().dir() / "w2.log").string());
   p2b::server::Batch replay = applied;
@@ -447,6 +452,29 @@ TEST(PgAnalyzer, ARealShufflerDeliversToAWorkerAndAcceptsItsAcks) {
   EXPECT_EQ(found, acked) << "lost = " << acked - found;
   EXPECT_EQ(static_cast<std::size_t>(seen.rows()), acked) << "duplicated";
   EXPECT_TRUE(eventually(10, [&] { return served_version(worker.port()) >= 1; }));
+}
+
+TEST(PgAnalyzer, RecordsAWorkerCannotOpenAreKeptAndAppliedByAWorkerThatCan) {
+  PgDeployment pg("pg_quarantine");
+  ServiceProcess other;
+  other.start(P2B_ANALYZER_BIN, pg.args("worker", pg.new_worker_keys("other-keys")),
+              (pg.deployment().dir() / "other.log").string());
+  BatchLedger ledger;
+  const Answer a = send({other.port()}, 0, ledger.make(16), pg.ack_pk());
+  ASSERT_TRUE(a.ack) << a.status << " " << a.body;
+  EXPECT_EQ(a.ack->applied, 0U);
+  EXPECT_EQ(a.ack->quarantined, 16U) << "sealed to a key this worker lacks: kept";
+  EXPECT_EQ(query_int(pg.url(), "SELECT count(*)::int8 FROM quarantine"), 16);
+  EXPECT_EQ(other.stop(), 0);
+
+  ServiceProcess w1;
+  pg.start_worker(&w1, "w1");  // holds the key: releases the quarantine at start
+  EXPECT_EQ(query_int(pg.url(), "SELECT count(*)::int8 FROM quarantine"), 0);
+  EXPECT_EQ(query_int(pg.url(), "SELECT coalesce(sum(count), 0)::int8 FROM accumulators"), 16);
+  const BatchLedger::Tally t = ledger.reconcile(pg.url());
+  EXPECT_EQ(t.applied, 16U);
+  EXPECT_EQ(t.lost, 0U);
+  EXPECT_EQ(t.duplicated, 0U);
 }
 
 // The store itself, against the cluster (no processes).
