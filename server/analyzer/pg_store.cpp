@@ -428,6 +428,7 @@ OpenedBatch PgAnalyzerStore::release(const std::vector<OpenedRecord>& now_valid,
     pg::Transaction tx(conn);
     conn.query("SELECT pg_advisory_xact_lock($1)", pg::Params().int8(kQuarantineLock));
     std::vector<std::pair<const uint8_t*, std::size_t>> all;
+    all.reserve(now_valid.size());
     for (const OpenedRecord& r : now_valid) all.emplace_back(r.digest.data(), r.digest.size());
     const pg::Result taken =
         conn.query("DELETE FROM quarantine WHERE digest = ANY($1::bytea[]) RETURNING digest",

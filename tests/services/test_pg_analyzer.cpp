@@ -170,7 +170,7 @@ class PgDeployment {
   }
   // A worker key directory with a new box key (and the same ack key).
   fs::path new_worker_keys(const std::string& name) {
-    const fs::path next = d_.dir() / name;
+    fs::path next = d_.dir() / name;
     fs::create_directories(next);
     uint8_t pk[32], sk[32];
     crypto_box_keypair(pk, sk);
