@@ -50,6 +50,14 @@ server::BatchId random_batch_id() {
   return id;
 }
 
+std::string random_holder() {
+  uint8_t bytes[8];
+  randombytes_buf(bytes, sizeof bytes);
+  char hex[2 * sizeof bytes + 1];
+  sodium_bin2hex(hex, sizeof hex, bytes, sizeof bytes);
+  return hex;
+}
+
 }  // namespace
 
 Batcher::Batcher(Spool& spool, AnalyzerSink& sink, Metrics& metrics, BatchingPolicy policy,
@@ -59,6 +67,7 @@ Batcher::Batcher(Spool& spool, AnalyzerSink& sink, Metrics& metrics, BatchingPol
       metrics_(metrics),
       policy_(policy),
       keys_(keys),
+      holder_(random_holder()),
       closing_("batch_close", policy.min_retry, policy.max_retry),
       delivery_("batch_delivery", policy.min_retry, policy.max_retry) {}
 
@@ -94,6 +103,15 @@ void Batcher::stop() {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (thread_.joinable()) thread_.join();
+  // A clean stop hands the partition over at once rather than after the ttl.
+  // Once only: the destructor's stop() may come after the spool is gone.
+  if (lease_released_) return;
+  lease_released_ = true;
+  try {
+    if (const std::optional<Lease> lease = hold_lease()) spool_.release_lease(*lease);
+  } catch (const SpoolError&) {
+    // The lease simply expires.
+  }
 }
 
 bool Batcher::stop_requested() {
@@ -115,13 +133,19 @@ void Batcher::note_backlog() {
   metrics_.unacknowledged_batches = spool_.unacknowledged_batches();
 }
 
+std::optional<Lease> Batcher::hold_lease() {
+  return spool_.acquire_lease(policy_.partition, holder_, policy_.lease_ttl);
+}
+
 ClosedBatch Batcher::close_batch() {
   const ThresholdPolicy threshold = policy_.threshold;
   const server::BatchId id = random_batch_id();
-  const ClosedBatch closed = spool_.close_batch(id, policy_.partition, policy_.batch_size,
-                                                [&](const std::vector<uint32_t>& crowds) {
-                                                  return shuffle_and_threshold(crowds, threshold);
-                                                });
+  const std::optional<Lease> lease = hold_lease();
+  if (!lease) return ClosedBatch{};  // another batcher has the partition
+  const ClosedBatch closed =
+      spool_.close_batch(id, *lease, policy_.batch_size, [&](const std::vector<uint32_t>& crowds) {
+        return shuffle_and_threshold(crowds, threshold);
+      });
   // Fewer than asked for: the estimate ran ahead of the spool; recount so
   // that it cannot keep asking for closes that find nothing.
   const int64_t left =
@@ -150,11 +174,19 @@ void Batcher::delivery_failed(const std::string& reason) {
 }
 
 bool Batcher::deliver_pending() {
+  // Only the partition's lease holder sends its batches: a second sender
+  // would be harmless (the analyzer deduplicates) but doubles the work.
+  try {
+    if (!hold_lease()) return true;
+  } catch (const SpoolError& e) {
+    delivery_failed(e.what());
+    return false;
+  }
   for (;;) {
     if (stop_requested()) return false;
     std::optional<server::Batch> batch;
     try {
-      batch = spool_.oldest_unacknowledged();
+      batch = spool_.oldest_unacknowledged(policy_.partition);
     } catch (const SpoolError& e) {
       delivery_failed(e.what());
       return false;

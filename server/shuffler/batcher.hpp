@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "shuffler/analyzer_sink.hpp"
@@ -36,7 +38,12 @@ struct BatchingPolicy {
   ThresholdPolicy threshold;
   std::chrono::milliseconds min_retry{200};
   std::chrono::milliseconds max_retry{5000};
-  uint32_t partition = 0;  // written into every batch closed from now on
+  // The spool partition this batcher closes and delivers (its lease); the
+  // number every batch carries.
+  uint32_t partition = 0;
+  // How long a lease outlives its last renewal: a batcher that stops renewing
+  // (killed, paused) loses its partition to another after this.
+  std::chrono::milliseconds lease_ttl{30000};
 };
 
 // What a batch is signed with and its ack verified against. Both pointers
@@ -88,6 +95,8 @@ class Batcher {
  private:
   void run();
   bool stop_requested();
+  // The partition's lease, renewed; nullopt while another batcher holds it.
+  std::optional<Lease> hold_lease();
   // Records a failed delivery (not one cut short by stop()).
   void delivery_failed(const std::string& reason);
   void note_backlog();
@@ -97,6 +106,7 @@ class Batcher {
   Metrics& metrics_;
   BatchingPolicy policy_;
   BatchKeys keys_;
+  const std::string holder_;  // random: this batcher's name in lease rows
 
   std::mutex mu_;
   std::condition_variable wake_;
@@ -106,6 +116,7 @@ class Batcher {
   int64_t pending_ = 0;
   std::thread thread_;
   std::atomic<bool> running_{false};
+  bool lease_released_ = false;  // by stop()
 
   FailureState closing_;
   FailureState delivery_;

@@ -21,8 +21,9 @@ int http_status(Rejection r) {
     case Rejection::too_large:
       return 413;
     case Rejection::unknown_key:
-      // Misdirected: the envelope was sealed for another shuffler (or a
-      // retired key), so sending it here again will never work.
+    case Rejection::key_retired:
+      // Misdirected: the envelope was sealed for another shuffler or a
+      // retired key, so sending it here again will never work.
       return 421;
     case Rejection::decrypt_failed:
     case Rejection::malformed:
@@ -47,6 +48,8 @@ const char* detail(Rejection r) {
       return "an envelope decrypts to an invalid report";
     case Rejection::insufficient_storage:
       return "the shuffler's disk is nearly full; nothing was stored, retry later";
+    case Rejection::key_retired:
+      return "an envelope is sealed to a retired key; nothing was stored";
   }
   return "an envelope decrypts to an invalid report";
 }
@@ -62,7 +65,14 @@ ReportIntake::ReportIntake(common::BoxKeys keys, Spool& spool, Metrics& metrics,
       max_body_(max_body),
       on_stored_(std::move(on_stored)),
       disk_(disk),
-      store_health_(spool.health()) {}
+      store_health_(spool.health()),
+      spool_(spool) {
+  for (std::size_t i = 0; i < keys_.size(); ++i) {
+    EpochId epoch{};
+    std::copy(keys_[i].fp, keys_[i].fp + epoch.size(), epoch.begin());
+    spool_.open_epoch(epoch);
+  }
+}
 
 IntakeReply ReportIntake::refuse(Rejection why) {
   metrics_.reject(why);
@@ -96,6 +106,9 @@ IntakeReply ReportIntake::handle(const std::string& body) {
     SpoolRecord& r = records[i];
     crypto_generichash(r.digest.data(), r.digest.size(), env, kEnvelopeBytes, nullptr, 0);
     r.crowd_id = opened.crowd_id;
+    r.partition = spool_.partition_of(opened.crowd_id);
+    // The key it opened with: the cleartext fingerprint it starts with.
+    std::copy(env, env + kFingerprintBytes, r.epoch.begin());
     std::copy(opened.inner, opened.inner + kInnerBytes, r.inner.begin());
     r.inner_digest = server::inner_digest(r.inner);
   }
@@ -113,6 +126,9 @@ IntakeReply ReportIntake::handle(const std::string& body) {
     return {503, common::error_body("spool_unavailable",
                                     "the spool could not store the reports; nothing was stored")};
   }
+  // Retired by an operator, here or on another node, since this node
+  // loaded its keys: refused whole, like an envelope for an unknown key.
+  if (counts.retired > 0) return refuse(Rejection::key_retired);
   metrics_.received.fetch_add(counts.accepted);
   metrics_.duplicates.fetch_add(counts.duplicates);
   metrics_.inner_duplicates.fetch_add(counts.inner_duplicates);

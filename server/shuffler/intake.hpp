@@ -29,8 +29,10 @@ struct IntakeReply {
 
 class ReportIntake {
  public:
-  // `on_stored` is told how many new records were committed (the batcher
-  // counts towards its size trigger with it). While `disk` (if any) is low,
+  // Opens the epoch of every key in `keys` (throws EpochRetired if one was
+  // retired, SpoolError if the spool fails). `on_stored` is told how many new
+  // records were committed (the batcher counts towards its size trigger with
+  // it). While `disk` (if any) is low,
   // every request gets 507 before anything is opened.
   ReportIntake(common::BoxKeys keys, Spool& spool, Metrics& metrics, std::size_t max_body,
                std::function<void(std::size_t)> on_stored = {}, DiskGuard* disk = nullptr);
@@ -52,6 +54,7 @@ class ReportIntake {
   std::function<void(std::size_t)> on_stored_;
   DiskGuard* disk_;
   const common::StoreHealth* store_health_;  // the spool's, if it keeps one
+  Spool& spool_;                             // for partition_of
 };
 
 }  // namespace p2b::shuffler

@@ -57,7 +57,7 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
 
   std::unique_ptr<sh::SqliteSpool> spool;
   try {
-    spool = std::make_unique<sh::SqliteSpool>(opt.store);
+    spool = std::make_unique<sh::SqliteSpool>(opt.store, opt.partition);
   } catch (const p2b::common::StoreRefused& e) {
     log.error("store_refused", {{"error", e.what()}});
     return p2b::common::kExitStoreRefused;
@@ -77,9 +77,18 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   policy.partition = opt.partition;
   sh::Batcher batcher(*spool, *sink, metrics, policy, sh::BatchKeys{sign_sk.data(), analyzer_pk});
   sh::DiskGuard disk(opt.store, opt.min_free_disk, metrics);
-  sh::ReportIntake intake(
-      std::move(keys.keys), *spool, metrics, opt.max_body,
-      [&batcher](std::size_t n) { batcher.notify_stored(n); }, &disk);
+  // Each key held is an epoch of replay state; a retired one must never
+  // come back into service (its replays could no longer be recognised).
+  std::unique_ptr<sh::ReportIntake> intake;
+  try {
+    intake = std::make_unique<sh::ReportIntake>(
+        std::move(keys.keys), *spool, metrics, opt.max_body,
+        [&batcher](std::size_t n) { batcher.notify_stored(n); }, &disk);
+  } catch (const sh::EpochRetired& e) {
+    return fail(log, "key_retired", e.what());
+  } catch (const sh::SpoolError& e) {
+    return fail(log, "store_unusable", e.what());
+  }
   readiness.add("keys", [fps = nlohmann::json(keys.fingerprints).dump()] {
     return p2b::common::check_ok("box " + fps);
   });
@@ -90,7 +99,7 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   readiness.add("disk", [&disk] { return sh::disk_check(disk); });
 
   p2b::common::BoundedServer server(opt.http, metrics.http);
-  sh::install_routes(server, intake, metrics, *spool, opt.max_body, &readiness, opt.access_log);
+  sh::install_routes(server, *intake, metrics, *spool, opt.max_body, &readiness, opt.access_log);
   if (opt.access_log == p2b::common::AccessLog::all) {
     log.warn("access_log_all", {{"note", "every report post is logged with its time"}});
   }

@@ -22,6 +22,8 @@ const char* rejection_label(Rejection r) {
       return "malformed";
     case Rejection::insufficient_storage:
       return "insufficient_storage";
+    case Rejection::key_retired:
+      return "key_retired";
   }
   return "malformed";
 }

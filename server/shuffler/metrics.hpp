@@ -22,8 +22,9 @@ enum class Rejection {
   decrypt_failed,
   malformed,
   insufficient_storage,  // the spool's disk is below --min-free-disk
+  key_retired,           // sealed to a key whose epoch was retired
 };
-constexpr int kRejections = 6;
+constexpr int kRejections = 7;
 
 const char* rejection_label(Rejection r);
 // The rejection for a failed open_outer (which must not be ok).

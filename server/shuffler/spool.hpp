@@ -1,10 +1,20 @@
-// The shuffler's storage, behind an interface so that another backend (for
-// example PostgreSQL) can be added without touching the protocol code. The
-// protocol decides what to shuffle, drop and send; a backend only promises
-// that each call is one atomic, durable transaction.
+// The shuffler's storage, behind an interface with two backends: SQLite (one
+// process, the embedded default) and PostgreSQL (any number of ingest and
+// batching processes around one database). The protocol decides what to
+// shuffle, drop and send; a backend only promises that each call is one
+// atomic, durable transaction.
+//
+// Three ideas make a shared backend safe (docs/scaling.md):
+// - partitions: a crowd lives in exactly one partition (partition_of), so a
+//   batch closed from one partition counts every report of its crowds;
+// - leases: one batcher per partition at a time, and close_batch is fenced by
+//   the lease's token, so a paused batcher that lost its lease cannot commit;
+// - epochs: replay state is kept per outer key (its fingerprint); retiring a
+//   key drops that state, and from then on its envelopes are refused.
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -14,12 +24,17 @@
 #include <vector>
 
 #include "common/store_health.hpp"
+#include "p2b/crypto.hpp"
 #include "wire/batch_format.hpp"
 
 namespace p2b::shuffler {
 
 // BLAKE2b-256 of a whole envelope: what outer replays are recognised by.
 using EnvelopeDigest = std::array<uint8_t, 32>;
+
+// The fingerprint of the shuffler box key an envelope was sealed to: its
+// epoch. Replay state lives and dies with it.
+using EpochId = std::array<uint8_t, kFingerprintBytes>;
 
 // What the shuffler keeps of a report. There is deliberately no room for
 // sender metadata (address, headers, arrival time).
@@ -30,12 +45,25 @@ struct SpoolRecord {
   server::InnerDigest inner_digest{};
   uint32_t crowd_id = 0;
   server::InnerCiphertext inner{};
+  EpochId epoch{};         // the outer key's fingerprint
+  uint32_t partition = 0;  // Spool::partition_of(crowd_id)
 };
 
 struct InsertCounts {
   std::size_t accepted = 0;
   std::size_t duplicates = 0;        // the envelope itself was seen
   std::size_t inner_duplicates = 0;  // a new envelope around an inner that was seen
+  // Records sealed to a retired epoch. A request with any stores nothing
+  // (its other counts are 0): it is refused whole, like a bad envelope.
+  std::size_t retired = 0;
+};
+
+// The right to close batches of one partition for the lease's time to live.
+// The token grows with every new holder; a store refuses a close whose token is not the
+// partition's current one or whose lease ran out (LeaseLost).
+struct Lease {
+  uint32_t partition = 0;
+  uint64_t token = 0;
 };
 
 // Given the crowd ids of the records taken for a batch, returns the indices
@@ -54,6 +82,18 @@ class SpoolError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// close_batch under a lease that is no longer held: nothing changed.
+class LeaseLost : public SpoolError {
+ public:
+  using SpoolError::SpoolError;
+};
+
+// open_epoch of a retired key: a service must not start with it.
+class EpochRetired : public SpoolError {
+ public:
+  using SpoolError::SpoolError;
+};
+
 class Spool {
  public:
   virtual ~Spool() = default;
@@ -61,10 +101,12 @@ class Spool {
   Spool(const Spool&) = delete;
   Spool& operator=(const Spool&) = delete;
 
-  // One transaction: a record whose digest or inner digest was ever seen
-  // before (even in an earlier request whose batch is long gone, or earlier
-  // in `records`) counts as a duplicate; the others are stored. Committed durably before
-  // it returns; on error nothing is stored.
+  // One transaction: a record whose digest or inner digest was seen before in
+  // its epoch (even in an earlier request whose batch is long gone, or earlier
+  // in `records`) counts as a duplicate; the others are stored. A request
+  // with a record of a retired epoch stores nothing (InsertCounts::retired).
+  // Every epoch must have been opened. Committed durably before it returns;
+  // on error nothing is stored.
   virtual InsertCounts insert(const std::vector<SpoolRecord>& records) = 0;
 
   // Several requests' records in one transaction, as if each had been
@@ -75,17 +117,40 @@ class Spool {
   virtual std::vector<InsertCounts> insert_all(
       const std::vector<const std::vector<SpoolRecord>*>& requests) = 0;
 
-  // One transaction: takes up to `max_records` unbatched records, lets
-  // `select` choose and order the survivors, deletes the rest and assigns
-  // the survivors to batch `id` (of `partition`) at positions 0..kept-1. No
-  // batch is created when nothing survives.
-  virtual ClosedBatch close_batch(const server::BatchId& id, uint32_t partition,
+  // The partitions this store has, and the one a crowd lives in. Every
+  // process on one store computes the same answer.
+  virtual std::vector<uint32_t> partitions() const = 0;
+  virtual uint32_t partition_of(uint32_t crowd_id) const = 0;
+
+  // Takes the partition's lease for `ttl` if it is free or expired (a new,
+  // larger token) or renews it if `holder` has it (same token); nullopt if
+  // another holder's lease is live.
+  virtual std::optional<Lease> acquire_lease(uint32_t partition, const std::string& holder,
+                                             std::chrono::milliseconds ttl) = 0;
+  // Gives the lease up (a clean stop), if it is still this one.
+  virtual void release_lease(const Lease& lease) = 0;
+
+  // Makes the epoch known (at start, for each key held); throws EpochRetired
+  // if it was retired.
+  virtual void open_epoch(const EpochId& epoch) = 0;
+  // Drops the epoch's replay state and refuses its envelopes from now on.
+  // Records already stored stay: they were acknowledged. Returns how many
+  // replay entries went.
+  virtual std::size_t retire_epoch(const EpochId& epoch) = 0;
+  virtual bool epoch_retired(const EpochId& epoch) = 0;
+
+  // One fenced transaction: throws LeaseLost (nothing changes) unless `lease`
+  // is still the partition's; takes up to `max_records` of the partition's
+  // unbatched records, lets `select` choose and order the survivors, deletes
+  // the rest and assigns the survivors to batch `id` (of lease.partition) at
+  // positions 0..kept-1. No batch is created when nothing survives.
+  virtual ClosedBatch close_batch(const server::BatchId& id, const Lease& lease,
                                   std::size_t max_records, const BatchSelector& select) = 0;
 
-  // The oldest batch that was assigned but not acknowledged, records (crowd
-  // id and inner) in their assigned order, with the partition it closed in:
-  // a re-sent batch is the same batch, byte for byte.
-  virtual std::optional<server::Batch> oldest_unacknowledged() = 0;
+  // The partition's oldest batch that was assigned but not acknowledged,
+  // records (crowd id and inner) in their assigned order: a re-sent batch is
+  // the same batch, byte for byte.
+  virtual std::optional<server::Batch> oldest_unacknowledged(uint32_t partition) = 0;
 
   // Deletes the batch and its records; returns how many records went.
   virtual std::size_t acknowledge(const server::BatchId& id) = 0;

@@ -12,15 +12,21 @@ namespace p2b::shuffler {
 namespace {
 
 // 2: seen_inner, and the partition of each batch. 3: auto_vacuum=INCREMENTAL
-// and application_id (common/store_open.hpp).
-constexpr int kSchemaVersion = 3;
+// and application_id (common/store_open.hpp). 4: replay state per epoch (the
+// outer key's fingerprint) and the epochs table.
+constexpr int kSchemaVersion = 4;
 
 // `seen` (outer digests) and `seen_inner` (inner digests) are WITHOUT ROWID,
-// so they are ordered by digest and keep no arrival order. Records get random ids for the same
-// reason: an integer key that counted up would keep the order in which reports came in on disk.
+// so they are ordered by (epoch, digest) and keep no arrival order. Records get
+// random ids for the same reason: an integer key that counted up would keep
+// the order in which reports came in on disk.
 constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS seen (digest BLOB PRIMARY KEY) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS seen_inner (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS epochs (fp BLOB PRIMARY KEY, retired INTEGER NOT NULL DEFAULT 0)
+  WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS seen (epoch BLOB NOT NULL, digest BLOB NOT NULL,
+  PRIMARY KEY (epoch, digest)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS seen_inner (epoch BLOB NOT NULL, digest BLOB NOT NULL,
+  PRIMARY KEY (epoch, digest)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS records (
   id INTEGER PRIMARY KEY,
   crowd_id INTEGER NOT NULL,
@@ -32,6 +38,26 @@ CREATE INDEX IF NOT EXISTS records_by_batch ON records (batch_id, position);
 CREATE TABLE IF NOT EXISTS batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE,
   partition_id INTEGER NOT NULL DEFAULT 0);
 )sql";
+
+// Schema 3 kept one replay set for every key. Its digests cannot be given
+// back to the key they came under, so they move to the legacy epoch (all
+// zeros), which every insert also consults until an operator retires it:
+// an old envelope stays a replay under any key (fail closed).
+constexpr const char* kEpochMigration = R"sql(
+ALTER TABLE seen RENAME TO seen_v3;
+ALTER TABLE seen_inner RENAME TO seen_inner_v3;
+CREATE TABLE seen (epoch BLOB NOT NULL, digest BLOB NOT NULL,
+  PRIMARY KEY (epoch, digest)) WITHOUT ROWID;
+CREATE TABLE seen_inner (epoch BLOB NOT NULL, digest BLOB NOT NULL,
+  PRIMARY KEY (epoch, digest)) WITHOUT ROWID;
+INSERT INTO seen SELECT zeroblob(16), digest FROM seen_v3;
+INSERT INTO seen_inner SELECT zeroblob(16), digest FROM seen_inner_v3;
+DROP TABLE seen_v3;
+DROP TABLE seen_inner_v3;
+INSERT OR IGNORE INTO epochs (fp) VALUES (zeroblob(16));
+)sql";
+
+constexpr EpochId kLegacyEpoch{};
 
 using common::Statement;
 using common::Transaction;
@@ -50,7 +76,7 @@ int64_t random_record_id() {
 
 }  // namespace
 
-SqliteSpool::SqliteSpool(const std::string& path) {
+SqliteSpool::SqliteSpool(const std::string& path, uint32_t partition) : partition_(partition) {
   if (sodium_init() < 0) throw SpoolError("spool: libsodium cannot start");
   spool_call([&] {
     lock_ = std::make_unique<common::StoreLock>(path);
@@ -70,11 +96,28 @@ SqliteSpool::SqliteSpool(const std::string& path) {
     if (have == 1) {
       db_->exec("ALTER TABLE batches ADD COLUMN partition_id INTEGER NOT NULL DEFAULT 0");
     }
+    if (have >= 1 && have <= 3) db_->exec(kEpochMigration);
     db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     tx.commit();
     // A WAL left by a crash may still hold forwarded or thresholded records.
     db_->checkpoint_truncate();
+    load_epochs();
   });
+}
+
+void SqliteSpool::load_epochs() {
+  retired_.clear();
+  has_legacy_ = false;
+  Statement all(*db_, "SELECT fp, retired FROM epochs");
+  while (all.step()) {
+    EpochId fp{};
+    all.column_blob_exact(0, fp.data(), fp.size());
+    if (all.column_int(1) != 0) {
+      retired_.insert(fp);
+    } else if (fp == kLegacyEpoch) {
+      has_legacy_ = true;
+    }
+  }
 }
 
 void SqliteSpool::reclaim() {
@@ -90,27 +133,56 @@ InsertCounts SqliteSpool::insert(const std::vector<SpoolRecord>& records) {
   return insert_all({&records}).front();
 }
 
+bool SqliteSpool::request_retired(const std::vector<SpoolRecord>& records, InsertCounts* counts) {
+  for (const SpoolRecord& r : records) {
+    if (retired_.count(r.epoch) != 0) ++counts->retired;
+    if (r.epoch != kLegacyEpoch && retired_.count(r.epoch) == 0 && open_.count(r.epoch) == 0) {
+      throw SpoolError("spool: a record of an epoch that was never opened");
+    }
+  }
+  return counts->retired > 0;
+}
+
+// Whether (epoch, digest) was seen, and if not, marks it seen. With legacy
+// digests around (a store migrated from schema 3), a digest seen under no
+// known key counts too.
+bool SqliteSpool::first_sighting(Statement& mark, Statement& legacy, const EpochId& epoch,
+                                 const uint8_t* digest, std::size_t len) {
+  if (has_legacy_) {
+    legacy.bind_blob(1, digest, len);
+    const bool known = legacy.step();
+    legacy.reset();
+    if (known) return false;
+  }
+  mark.bind_blob(1, epoch.data(), epoch.size());
+  mark.bind_blob(2, digest, len);
+  mark.run();
+  return db_->changes() != 0;
+}
+
 std::vector<InsertCounts> SqliteSpool::insert_all(
     const std::vector<const std::vector<SpoolRecord>*>& requests) {
   std::lock_guard<std::mutex> lock(mu_);
   return spool_call([&]() -> std::vector<InsertCounts> {
     std::vector<InsertCounts> all(requests.size());
     Transaction tx(*db_);
-    Statement seen(*db_, "INSERT OR IGNORE INTO seen (digest) VALUES (?1)");
-    Statement seen_inner(*db_, "INSERT OR IGNORE INTO seen_inner (digest) VALUES (?1)");
+    Statement seen(*db_, "INSERT OR IGNORE INTO seen (epoch, digest) VALUES (?1, ?2)");
+    Statement seen_inner(*db_, "INSERT OR IGNORE INTO seen_inner (epoch, digest) VALUES (?1, ?2)");
+    Statement legacy(*db_, "SELECT 1 FROM seen WHERE epoch = zeroblob(16) AND digest = ?1");
+    Statement legacy_inner(*db_,
+                           "SELECT 1 FROM seen_inner WHERE epoch = zeroblob(16) AND digest = ?1");
     Statement put(*db_, "INSERT INTO records (id, crowd_id, inner) VALUES (?1, ?2, ?3)");
     for (std::size_t i = 0; i < requests.size(); ++i) {
       InsertCounts& counts = all[i];
+      if (request_retired(*requests[i], &counts)) continue;
       for (const SpoolRecord& r : *requests[i]) {
-        seen.bind_blob(1, r.digest.data(), r.digest.size());
-        seen.run();
-        if (db_->changes() == 0) {
+        if (r.partition != partition_) throw SpoolError("spool: a record of another partition");
+        if (!first_sighting(seen, legacy, r.epoch, r.digest.data(), r.digest.size())) {
           ++counts.duplicates;
           continue;
         }
-        seen_inner.bind_blob(1, r.inner_digest.data(), r.inner_digest.size());
-        seen_inner.run();
-        if (db_->changes() == 0) {
+        if (!first_sighting(seen_inner, legacy_inner, r.epoch, r.inner_digest.data(),
+                            r.inner_digest.size())) {
           ++counts.inner_duplicates;
           continue;
         }
@@ -132,9 +204,89 @@ std::vector<InsertCounts> SqliteSpool::insert_all(
   });
 }
 
-ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, uint32_t partition,
+std::vector<uint32_t> SqliteSpool::partitions() const {
+  return {partition_};
+}
+
+uint32_t SqliteSpool::partition_of(uint32_t /*crowd_id*/) const {
+  return partition_;
+}
+
+// One process holds the file (StoreLock), so the lease lives in memory: it
+// only has to keep two batchers of this process apart.
+std::optional<Lease> SqliteSpool::acquire_lease(uint32_t partition, const std::string& holder,
+                                                std::chrono::milliseconds ttl) {
+  if (partition != partition_) throw SpoolError("spool: no partition " + std::to_string(partition));
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (lease_token_ != 0 && lease_holder_ != holder && now < lease_expiry_) return std::nullopt;
+  if (lease_token_ == 0 || lease_holder_ != holder || now >= lease_expiry_) {
+    lease_token_ = ++tokens_issued_;
+    lease_holder_ = holder;
+  }
+  lease_expiry_ = now + ttl;
+  return Lease{partition_, lease_token_};
+}
+
+void SqliteSpool::release_lease(const Lease& lease) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (lease.partition == partition_ && lease.token == lease_token_) lease_token_ = 0;
+}
+
+void SqliteSpool::check_lease(const Lease& lease) const {
+  if (lease.partition != partition_ || lease.token == 0 || lease.token != lease_token_ ||
+      std::chrono::steady_clock::now() >= lease_expiry_) {
+    throw LeaseLost("spool: the lease of partition " + std::to_string(lease.partition) +
+                    " is no longer held");
+  }
+}
+
+void SqliteSpool::open_epoch(const EpochId& epoch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (retired_.count(epoch) != 0) throw EpochRetired("spool: this key's epoch was retired");
+  spool_call([&] {
+    Statement add(*db_, "INSERT OR IGNORE INTO epochs (fp) VALUES (?1)");
+    add.bind_blob(1, epoch.data(), epoch.size());
+    add.run();
+  });
+  open_.insert(epoch);
+}
+
+std::size_t SqliteSpool::retire_epoch(const EpochId& epoch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return spool_call([&]() -> std::size_t {
+    std::size_t dropped = 0;
+    {
+      Transaction tx(*db_);
+      Statement mark(*db_,
+                     "INSERT INTO epochs (fp, retired) VALUES (?1, 1) "
+                     "ON CONFLICT (fp) DO UPDATE SET retired = 1");
+      mark.bind_blob(1, epoch.data(), epoch.size());
+      mark.run();
+      for (const char* table : {"seen", "seen_inner"}) {
+        Statement drop(*db_, std::string("DELETE FROM ") + table + " WHERE epoch = ?1");
+        drop.bind_blob(1, epoch.data(), epoch.size());
+        drop.run();
+        dropped += static_cast<std::size_t>(db_->changes());
+      }
+      tx.commit();
+    }
+    open_.erase(epoch);
+    load_epochs();
+    reclaim();
+    return dropped;
+  });
+}
+
+bool SqliteSpool::epoch_retired(const EpochId& epoch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return retired_.count(epoch) != 0;
+}
+
+ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lease,
                                      std::size_t max_records, const BatchSelector& select) {
   std::lock_guard<std::mutex> lock(mu_);
+  check_lease(lease);
   return spool_call([&]() -> ClosedBatch {
     Transaction tx(*db_);
     std::vector<int64_t> ids;
@@ -172,7 +324,7 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, uint32_t partiti
     if (!keep.empty()) {
       Statement batch(*db_, "INSERT INTO batches (id, partition_id) VALUES (?1, ?2)");
       batch.bind_blob(1, id.data(), id.size());
-      batch.bind_int(2, partition);
+      batch.bind_int(2, lease.partition);
       batch.run();
     }
     tx.commit();
@@ -185,11 +337,13 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, uint32_t partiti
   });
 }
 
-std::optional<server::Batch> SqliteSpool::oldest_unacknowledged() {
+std::optional<server::Batch> SqliteSpool::oldest_unacknowledged(uint32_t /*partition*/) {
   std::lock_guard<std::mutex> lock(mu_);
   return spool_call([&]() -> std::optional<server::Batch> {
     server::Batch batch;
     {
+      // Batches closed before the partition was configured keep the label
+      // they closed under; they still leave first.
       Statement oldest(*db_, "SELECT id, partition_id FROM batches ORDER BY seq LIMIT 1");
       if (!oldest.step()) return std::nullopt;
       oldest.column_blob_exact(0, batch.id.data(), batch.id.size());

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -85,9 +86,67 @@ inline p2b::shuffler::SpoolRecord record(uint32_t crowd, uint32_t serial) {
 }
 
 // Stores n records of `crowd` (serials 0..n-1) in `spool`.
+// A spool that passes every call to another; fault-injecting test spools
+// override only the calls they script.
+class ForwardingSpool : public p2b::shuffler::Spool {
+ public:
+  explicit ForwardingSpool(p2b::shuffler::Spool& inner) : inner_(inner) {}
+  p2b::shuffler::InsertCounts insert(const std::vector<p2b::shuffler::SpoolRecord>& r) override {
+    return insert_all({&r}).front();
+  }
+  std::vector<p2b::shuffler::InsertCounts> insert_all(
+      const std::vector<const std::vector<p2b::shuffler::SpoolRecord>*>& requests) override {
+    return inner_.insert_all(requests);
+  }
+  std::vector<uint32_t> partitions() const override { return inner_.partitions(); }
+  uint32_t partition_of(uint32_t crowd_id) const override { return inner_.partition_of(crowd_id); }
+  std::optional<p2b::shuffler::Lease> acquire_lease(uint32_t partition, const std::string& holder,
+                                                    std::chrono::milliseconds ttl) override {
+    return inner_.acquire_lease(partition, holder, ttl);
+  }
+  void release_lease(const p2b::shuffler::Lease& lease) override { inner_.release_lease(lease); }
+  void open_epoch(const p2b::shuffler::EpochId& epoch) override { inner_.open_epoch(epoch); }
+  std::size_t retire_epoch(const p2b::shuffler::EpochId& epoch) override {
+    return inner_.retire_epoch(epoch);
+  }
+  bool epoch_retired(const p2b::shuffler::EpochId& epoch) override {
+    return inner_.epoch_retired(epoch);
+  }
+  p2b::shuffler::ClosedBatch close_batch(const p2b::server::BatchId& id,
+                                         const p2b::shuffler::Lease& lease, std::size_t max_records,
+                                         const p2b::shuffler::BatchSelector& select) override {
+    return inner_.close_batch(id, lease, max_records, select);
+  }
+  std::optional<p2b::server::Batch> oldest_unacknowledged(uint32_t partition) override {
+    return inner_.oldest_unacknowledged(partition);
+  }
+  std::size_t acknowledge(const p2b::server::BatchId& id) override {
+    return inner_.acknowledge(id);
+  }
+  std::size_t depth() override { return inner_.depth(); }
+  std::size_t unbatched() override { return inner_.unbatched(); }
+  std::size_t unacknowledged_batches() override { return inner_.unacknowledged_batches(); }
+  const p2b::common::StoreHealth* health() const override { return inner_.health(); }
+
+ private:
+  p2b::shuffler::Spool& inner_;
+};
+
+// The lease of the spool's first partition, for tests that close batches
+// by hand.
+inline p2b::shuffler::Lease lease_of(p2b::shuffler::Spool& spool) {
+  const auto lease =
+      spool.acquire_lease(spool.partitions().front(), "test", std::chrono::minutes(5));
+  EXPECT_TRUE(lease.has_value());
+  return lease.value_or(p2b::shuffler::Lease{});
+}
+
 inline void fill(p2b::shuffler::Spool* spool, uint32_t crowd, uint32_t n) {
   std::vector<p2b::shuffler::SpoolRecord> records;
-  for (uint32_t i = 0; i < n; ++i) records.push_back(record(crowd, i));
+  for (uint32_t i = 0; i < n; ++i) {
+    records.push_back(record(crowd, i));
+    records.back().partition = spool->partition_of(crowd);
+  }
   ASSERT_EQ(spool->insert(records).accepted, n);
 }
 

@@ -49,7 +49,8 @@ TEST(ShufflerAtRest, ThresholdedRecordsLeaveNoTraceOnceTheBatchCloses) {
   ASSERT_EQ(spool.insert({kept, dropped}).accepted, 2U);
   ASSERT_TRUE(p2b_test::store_contains(path, bytes_of(dropped))) << "control: spooled";
 
-  const auto closed = spool.close_batch(id_of(1), 0, 100, keep_crowd_one);
+  const auto closed =
+      spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 100, keep_crowd_one);
   ASSERT_EQ(closed.thresholded, 1U);
   EXPECT_FALSE(p2b_test::store_contains(path, bytes_of(dropped)));
   EXPECT_TRUE(p2b_test::store_contains(path, bytes_of(kept))) << "control: awaiting delivery";
@@ -62,7 +63,8 @@ TEST(ShufflerAtRest, ForwardedRecordsLeaveNoTraceOnceAcknowledged) {
   std::vector<SpoolRecord> records;
   for (uint32_t i = 0; i < 20; ++i) records.push_back(record(1, i));
   ASSERT_EQ(spool.insert(records).accepted, records.size());
-  ASSERT_EQ(spool.close_batch(id_of(7), 0, 100, keep_crowd_one).kept, records.size());
+  ASSERT_EQ(spool.close_batch(id_of(7), shuffler_test::lease_of(spool), 100, keep_crowd_one).kept,
+            records.size());
   for (const SpoolRecord& r : records) {
     ASSERT_TRUE(p2b_test::store_contains(path, bytes_of(r))) << "control: awaiting delivery";
   }

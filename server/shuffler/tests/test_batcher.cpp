@@ -22,13 +22,16 @@ using p2b::shuffler::BatchingPolicy;
 using p2b::shuffler::SqliteSpool;
 using shuffler_test::record;
 
+// The spool's one partition, not 0, so a batch shows it carries its own.
+constexpr uint32_t kPartition = 3;
+
 p2b::server::Batch decoded(const std::vector<uint8_t>& body) {
   return shuffler_test::verified(body).batch;
 }
 
 BatchingPolicy policy(std::size_t threshold, std::size_t batch_size = 1000) {
   BatchingPolicy p;
-  p.partition = 3;
+  p.partition = kPartition;
   p.batch_size = batch_size;
   p.interval = std::chrono::hours(1);
   p.threshold = {threshold, 0};
@@ -39,7 +42,7 @@ BatchingPolicy policy(std::size_t threshold, std::size_t batch_size = 1000) {
 
 TEST(ShufflerBatcher, DeletesOnlyOnAcknowledgementAndResendsWithTheSameId) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, analyzer, metrics, policy(3), shuffler_test::batch_keys());
@@ -68,7 +71,7 @@ TEST(ShufflerBatcher, DeletesOnlyOnAcknowledgementAndResendsWithTheSameId) {
   ASSERT_EQ(analyzer.received.size(), 3U);
   const auto first = decoded(analyzer.received[0]);
   EXPECT_EQ(first.records.size(), 5U);
-  EXPECT_EQ(first.partition, 3U);
+  EXPECT_EQ(first.partition, kPartition);
   for (const auto& body : analyzer.received) EXPECT_EQ(body, analyzer.received[0]);
   for (const auto& r : first.records) {
     EXPECT_EQ(r.crowd_id, 1U);
@@ -78,7 +81,7 @@ TEST(ShufflerBatcher, DeletesOnlyOnAcknowledgementAndResendsWithTheSameId) {
 
 TEST(ShufflerBatcher, A200WithoutAValidAckOfThatBatchDeletesNothing) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, analyzer, metrics, policy(1), shuffler_test::batch_keys());
@@ -104,7 +107,7 @@ TEST(ShufflerBatcher, A200WithoutAValidAckOfThatBatchDeletesNothing) {
 
 TEST(ShufflerBatcher, AnEmptyBatchIsNeverSent) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, analyzer, metrics, policy(10), shuffler_test::batch_keys());
@@ -120,7 +123,7 @@ TEST(ShufflerBatcher, ARestartFirstDeliversWhatTheLastRunLeft) {
   const std::string path = dir.file("spool.db");
   p2b::server::Batch left;
   {
-    SqliteSpool spool(path);
+    SqliteSpool spool(path, kPartition);
     shuffler_test::FakeAnalyzer down;
     down.answer(502);
     p2b::shuffler::Metrics metrics;
@@ -131,7 +134,7 @@ TEST(ShufflerBatcher, ARestartFirstDeliversWhatTheLastRunLeft) {
     left = decoded(down.received.at(0));
   }  // the "crash": nothing acknowledged
 
-  SqliteSpool spool(path);
+  SqliteSpool spool(path, kPartition);
   shuffler_test::FakeAnalyzer up;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, up, metrics, policy(1), shuffler_test::batch_keys());
@@ -147,7 +150,7 @@ TEST(ShufflerBatcher, ARestartFirstDeliversWhatTheLastRunLeft) {
 
 TEST(ShufflerBatcher, TheThreadClosesOnSizeAndRetriesUntilTheAnalyzerIsBack) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   analyzer.answer(500);
   p2b::shuffler::Metrics metrics;
@@ -170,7 +173,7 @@ TEST(ShufflerBatcher, TheThreadClosesOnSizeAndRetriesUntilTheAnalyzerIsBack) {
 
 TEST(ShufflerBatcher, TheThreadClosesOnTime) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   BatchingPolicy p = policy(1);

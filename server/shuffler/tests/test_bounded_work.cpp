@@ -49,9 +49,9 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 }
 
 // The SQLite spool, with close_batch failing on demand (a storage fault).
-class FlakySpool final : public p2b::shuffler::Spool {
+class FlakySpool final : public shuffler_test::ForwardingSpool {
  public:
-  explicit FlakySpool(const std::string& path) : real_(path) {}
+  explicit FlakySpool(const std::string& path) : ForwardingSpool(real_), real_(path) {}
   void fail_closes(std::string why) {
     const std::lock_guard<std::mutex> lock(mu_);
     failure_ = std::move(why);
@@ -59,30 +59,16 @@ class FlakySpool final : public p2b::shuffler::Spool {
   std::size_t close_tries() const { return close_tries_; }
   SqliteSpool& real() { return real_; }
 
-  p2b::shuffler::InsertCounts insert(const std::vector<p2b::shuffler::SpoolRecord>& r) override {
-    return real_.insert(r);
-  }
-  std::vector<p2b::shuffler::InsertCounts> insert_all(
-      const std::vector<const std::vector<p2b::shuffler::SpoolRecord>*>& requests) override {
-    return real_.insert_all(requests);
-  }
-  p2b::shuffler::ClosedBatch close_batch(const p2b::server::BatchId& id, uint32_t partition,
-                                         std::size_t max_records,
+  p2b::shuffler::ClosedBatch close_batch(const p2b::server::BatchId& id,
+                                         const p2b::shuffler::Lease& lease, std::size_t max_records,
                                          const p2b::shuffler::BatchSelector& select) override {
     ++close_tries_;
     {
       const std::lock_guard<std::mutex> lock(mu_);
       if (!failure_.empty()) throw p2b::shuffler::SpoolError(failure_);
     }
-    return real_.close_batch(id, partition, max_records, select);
+    return real_.close_batch(id, lease, max_records, select);
   }
-  std::optional<p2b::server::Batch> oldest_unacknowledged() override {
-    return real_.oldest_unacknowledged();
-  }
-  std::size_t acknowledge(const p2b::server::BatchId& id) override { return real_.acknowledge(id); }
-  std::size_t depth() override { return real_.depth(); }
-  std::size_t unbatched() override { return real_.unbatched(); }
-  std::size_t unacknowledged_batches() override { return real_.unacknowledged_batches(); }
 
  private:
   SqliteSpool real_;

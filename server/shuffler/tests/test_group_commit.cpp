@@ -26,9 +26,9 @@ using shuffler_test::record;
 
 // A real spool whose next insert_all can be held at the gate, so that the
 // test knows which requests queue up behind it; records each group's size.
-class GatedSpool final : public p2b::shuffler::Spool {
+class GatedSpool final : public shuffler_test::ForwardingSpool {
  public:
-  explicit GatedSpool(p2b::shuffler::Spool& inner) : inner_(inner) {}
+  explicit GatedSpool(p2b::shuffler::Spool& inner) : ForwardingSpool(inner) {}
 
   void hold_next() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -60,28 +60,10 @@ class GatedSpool final : public p2b::shuffler::Spool {
         cv_.wait_for(lock, std::chrono::seconds(20), [this] { return !held_; });
       }
     }
-    return inner_.insert_all(requests);
+    return ForwardingSpool::insert_all(requests);
   }
-  InsertCounts insert(const std::vector<SpoolRecord>& records) override {
-    return insert_all({&records}).front();
-  }
-  p2b::shuffler::ClosedBatch close_batch(const p2b::server::BatchId& id, uint32_t partition,
-                                         std::size_t max_records,
-                                         const p2b::shuffler::BatchSelector& select) override {
-    return inner_.close_batch(id, partition, max_records, select);
-  }
-  std::optional<p2b::server::Batch> oldest_unacknowledged() override {
-    return inner_.oldest_unacknowledged();
-  }
-  std::size_t acknowledge(const p2b::server::BatchId& id) override {
-    return inner_.acknowledge(id);
-  }
-  std::size_t depth() override { return inner_.depth(); }
-  std::size_t unbatched() override { return inner_.unbatched(); }
-  std::size_t unacknowledged_batches() override { return inner_.unacknowledged_batches(); }
 
  private:
-  p2b::shuffler::Spool& inner_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool hold_ = false;

@@ -5,12 +5,14 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <numeric>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -65,7 +67,7 @@ TEST(ShufflerSpool, AnInnerInAFreshEnvelopeIsAReplayToo) {
     EXPECT_EQ(counts.accepted, 1U);
     EXPECT_EQ(counts.duplicates, 0U);
     EXPECT_EQ(counts.inner_duplicates, 1U);
-    ASSERT_EQ(spool.close_batch(id_of(1), 0, 10, keep_all).kept, 1U);
+    ASSERT_EQ(spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 10, keep_all).kept, 1U);
     ASSERT_EQ(spool.acknowledge(id_of(1)), 1U);
   }
   // Across all time: after its batch went, and after a reopen.
@@ -82,7 +84,7 @@ TEST(ShufflerSpool, AReplayIsCaughtEvenAfterItsBatchWasDeleted) {
   SqliteSpool& spool = *spool_ptr;
   const SpoolRecord a = record(7, 1);
   ASSERT_EQ(spool.insert({a}).accepted, 1U);
-  ASSERT_EQ(spool.close_batch(id_of(1), 0, 100, keep_all).kept, 1U);
+  ASSERT_EQ(spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 100, keep_all).kept, 1U);
   ASSERT_EQ(spool.acknowledge(id_of(1)), 1U);
   ASSERT_EQ(spool.depth(), 0U);
 
@@ -95,10 +97,11 @@ TEST(ShufflerSpool, AReplayIsCaughtEvenAfterItsBatchWasDeleted) {
   // after a reopen.
   const SpoolRecord b = record(8, 1);
   ASSERT_EQ(spool.insert({b}).accepted, 1U);
-  ASSERT_EQ(
-      spool.close_batch(id_of(2), 0, 100, [](const auto&) { return std::vector<std::size_t>{}; })
-          .thresholded,
-      1U);
+  ASSERT_EQ(spool
+                .close_batch(id_of(2), shuffler_test::lease_of(spool), 100,
+                             [](const auto&) { return std::vector<std::size_t>{}; })
+                .thresholded,
+            1U);
   spool_ptr.reset();  // one process (and one open) per store
   SqliteSpool reopened(dir.file("spool.db"));
   EXPECT_EQ(reopened.insert({a, b}).duplicates, 2U);
@@ -139,8 +142,8 @@ TEST(ShufflerSpool, ACrowdBelowTheThresholdNeverReachesABatch) {
   ASSERT_EQ(spool.insert(records).accepted, records.size());
 
   const p2b::shuffler::ThresholdPolicy policy{10, 0};
-  const auto closed =
-      spool.close_batch(id_of(9), 0, 1000, [&](const std::vector<uint32_t>& crowds) {
+  const auto closed = spool.close_batch(
+      id_of(9), shuffler_test::lease_of(spool), 1000, [&](const std::vector<uint32_t>& crowds) {
         return p2b::shuffler::shuffle_and_threshold(crowds, policy);
       });
   EXPECT_EQ(closed.taken, 22U);
@@ -149,7 +152,7 @@ TEST(ShufflerSpool, ACrowdBelowTheThresholdNeverReachesABatch) {
   EXPECT_EQ(spool.depth(), 12U);  // the thresholded records are gone
   EXPECT_EQ(spool.unbatched(), 0U);
 
-  const auto batch = spool.oldest_unacknowledged();
+  const auto batch = spool.oldest_unacknowledged(0);
   ASSERT_TRUE(batch.has_value());
   EXPECT_EQ(batch->id, id_of(9));
   ASSERT_EQ(batch->records.size(), 12U);
@@ -162,12 +165,12 @@ TEST(ShufflerSpool, ACrowdBelowTheThresholdNeverReachesABatch) {
 TEST(ShufflerSpool, NothingSurvivingMakesNoBatch) {
   shuffler_test::TempDir dir;
   SqliteSpool spool(dir.file("spool.db"));
-  EXPECT_EQ(spool.close_batch(id_of(1), 0, 10, keep_all).taken, 0U);
+  EXPECT_EQ(spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 10, keep_all).taken, 0U);
   ASSERT_EQ(spool.insert({record(1, 1), record(2, 1)}).accepted, 2U);
-  const auto closed =
-      spool.close_batch(id_of(1), 0, 10, [](const auto&) { return std::vector<std::size_t>{}; });
+  const auto closed = spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 10,
+                                        [](const auto&) { return std::vector<std::size_t>{}; });
   EXPECT_EQ(closed.thresholded, 2U);
-  EXPECT_FALSE(spool.oldest_unacknowledged().has_value());
+  EXPECT_FALSE(spool.oldest_unacknowledged(0).has_value());
   EXPECT_EQ(spool.depth(), 0U);
 }
 
@@ -175,20 +178,20 @@ TEST(ShufflerSpool, OnlyAnAcknowledgementDeletesABatch) {
   shuffler_test::TempDir dir;
   SqliteSpool spool(dir.file("spool.db"));
   ASSERT_EQ(spool.insert({record(1, 1), record(1, 2)}).accepted, 2U);
-  ASSERT_EQ(spool.close_batch(id_of(1), 0, 10, keep_all).kept, 2U);
+  ASSERT_EQ(spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 10, keep_all).kept, 2U);
   ASSERT_EQ(spool.insert({record(1, 3)}).accepted, 1U);
-  ASSERT_EQ(spool.close_batch(id_of(2), 0, 10, keep_all).kept, 1U);
+  ASSERT_EQ(spool.close_batch(id_of(2), shuffler_test::lease_of(spool), 10, keep_all).kept, 1U);
 
   // Oldest first, and asking again does not consume it.
-  EXPECT_EQ(spool.oldest_unacknowledged()->id, id_of(1));
-  EXPECT_EQ(spool.oldest_unacknowledged()->id, id_of(1));
+  EXPECT_EQ(spool.oldest_unacknowledged(0)->id, id_of(1));
+  EXPECT_EQ(spool.oldest_unacknowledged(0)->id, id_of(1));
   EXPECT_EQ(spool.depth(), 3U);
   EXPECT_EQ(spool.acknowledge(id_of(1)), 2U);
   EXPECT_EQ(spool.depth(), 1U);
-  EXPECT_EQ(spool.oldest_unacknowledged()->id, id_of(2));
+  EXPECT_EQ(spool.oldest_unacknowledged(0)->id, id_of(2));
   EXPECT_EQ(spool.acknowledge(id_of(1)), 0U);  // a second ack is harmless
   EXPECT_EQ(spool.acknowledge(id_of(2)), 1U);
-  EXPECT_FALSE(spool.oldest_unacknowledged().has_value());
+  EXPECT_FALSE(spool.oldest_unacknowledged(0).has_value());
 }
 
 TEST(ShufflerSpool, AnAssignedBatchSurvivesAReopenWithItsIdAndOrder) {
@@ -196,24 +199,27 @@ TEST(ShufflerSpool, AnAssignedBatchSurvivesAReopenWithItsIdAndOrder) {
   const std::string path = dir.file("spool.db");
   std::vector<SpoolRecord> records;
   for (uint32_t i = 0; i < 50; ++i) records.push_back(record(5, i));
+  for (SpoolRecord& r : records) r.partition = 9;
+  SpoolRecord late = record(6, 0);
+  late.partition = 9;
   p2b::server::Batch before;
   {
-    SqliteSpool spool(path);
+    SqliteSpool spool(path, 9);
     ASSERT_EQ(spool.insert(records).accepted, 50U);
     const p2b::shuffler::ThresholdPolicy policy{1, 0};
     ASSERT_EQ(spool
-                  .close_batch(id_of(0x42), 9, 1000,
+                  .close_batch(id_of(0x42), shuffler_test::lease_of(spool), 1000,
                                [&](const std::vector<uint32_t>& crowds) {
                                  return p2b::shuffler::shuffle_and_threshold(crowds, policy);
                                })
                   .kept,
               50U);
-    before = *spool.oldest_unacknowledged();
+    before = *spool.oldest_unacknowledged(9);
     // Records added after the batch closed stay out of it.
-    ASSERT_EQ(spool.insert({record(6, 0)}).accepted, 1U);
+    ASSERT_EQ(spool.insert({late}).accepted, 1U);
   }
-  SqliteSpool reopened(path);
-  const auto after = reopened.oldest_unacknowledged();
+  SqliteSpool reopened(path, 9);
+  const auto after = reopened.oldest_unacknowledged(9);
   ASSERT_TRUE(after.has_value());
   EXPECT_EQ(after->id, id_of(0x42));
   EXPECT_EQ(after->partition, 9U);
@@ -228,7 +234,7 @@ TEST(ShufflerSpool, TakesAtMostTheRequestedNumberOfRecords) {
   std::vector<SpoolRecord> records;
   for (uint32_t i = 0; i < 10; ++i) records.push_back(record(1, i));
   ASSERT_EQ(spool.insert(records).accepted, 10U);
-  EXPECT_EQ(spool.close_batch(id_of(1), 0, 4, keep_all).kept, 4U);
+  EXPECT_EQ(spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 4, keep_all).kept, 4U);
   EXPECT_EQ(spool.unbatched(), 6U);
 }
 
@@ -262,7 +268,10 @@ TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
     for (uint32_t i = 0; i < kPerCycle; ++i) rs.push_back(record(1, cycle * kPerCycle + i));
     ASSERT_EQ(spool.insert(rs).accepted, kPerCycle);
     full = std::max(full, std::filesystem::file_size(path));
-    ASSERT_EQ(spool.close_batch(id_of(cycle + 1), 0, kPerCycle, keep_all).kept, kPerCycle);
+    ASSERT_EQ(
+        spool.close_batch(id_of(cycle + 1), shuffler_test::lease_of(spool), kPerCycle, keep_all)
+            .kept,
+        kPerCycle);
     ASSERT_EQ(spool.acknowledge(id_of(cycle + 1)), kPerCycle);
     drained.push_back(std::filesystem::file_size(path));
     EXPECT_EQ(std::filesystem::file_size(path + "-wal"), 0U);
@@ -306,16 +315,98 @@ PRAGMA user_version=2;
     SqliteSpool spool(path);
     EXPECT_EQ(spool.depth(), 1U);
     EXPECT_EQ(spool.insert({a}).duplicates, 1U) << "its replay digests are kept";
+    // Under any key: the legacy digests know no key, so they fail closed.
+    SpoolRecord under_a_key = a;
+    under_a_key.epoch.fill(0x5a);
+    spool.open_epoch(under_a_key.epoch);
+    EXPECT_EQ(spool.insert({under_a_key}).duplicates, 1U);
   }
   p2b::common::Database raw(path);
   for (const auto& [pragma, want] :
        std::vector<std::pair<std::string, int64_t>>{{"PRAGMA auto_vacuum", 2},
-                                                    {"PRAGMA user_version", 3},
+                                                    {"PRAGMA user_version", 4},
                                                     {"PRAGMA application_id", 0x50324253}}) {
     p2b::common::Statement q(raw, pragma);
     ASSERT_TRUE(q.step());
     EXPECT_EQ(q.column_int(0), want) << pragma;
   }
+}
+
+p2b::shuffler::EpochId epoch_of(uint8_t b) {
+  p2b::shuffler::EpochId e{};
+  e.fill(b);
+  return e;
+}
+
+SpoolRecord in_epoch(SpoolRecord r, uint8_t epoch) {
+  r.epoch = epoch_of(epoch);
+  return r;
+}
+
+TEST(ShufflerSpoolEpochs, ReplayStateIsPerEpochAndRetiringDropsItAndRefusesTheKey) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  const SpoolRecord a = record(1, 1);
+  {
+    SqliteSpool spool(path);
+    spool.open_epoch(epoch_of(1));
+    spool.open_epoch(epoch_of(2));
+    EXPECT_EQ(spool.insert({in_epoch(a, 1)}).accepted, 1U);
+    EXPECT_EQ(spool.insert({in_epoch(a, 1)}).duplicates, 1U);
+    // The same digest under another key is another envelope.
+    EXPECT_EQ(spool.insert({in_epoch(a, 2)}).accepted, 1U);
+
+    EXPECT_EQ(spool.retire_epoch(epoch_of(1)), 2U) << "its outer and inner digests";
+    EXPECT_TRUE(spool.epoch_retired(epoch_of(1)));
+    EXPECT_FALSE(spool.epoch_retired(epoch_of(2)));
+    // A request with one record of the retired key stores nothing at all.
+    const auto counts = spool.insert({in_epoch(record(1, 7), 2), in_epoch(a, 1)});
+    EXPECT_EQ(counts.retired, 1U);
+    EXPECT_EQ(counts.accepted, 0U);
+    EXPECT_EQ(spool.depth(), 2U) << "the records it had accepted stay";
+    EXPECT_EQ(spool.insert({in_epoch(record(1, 7), 2)}).accepted, 1U);
+  }
+  SqliteSpool reopened(path);
+  EXPECT_TRUE(reopened.epoch_retired(epoch_of(1)));
+  EXPECT_THROW(reopened.open_epoch(epoch_of(1)), p2b::shuffler::EpochRetired);
+  reopened.open_epoch(epoch_of(2));
+  EXPECT_EQ(reopened.insert({in_epoch(a, 2)}).duplicates, 1U) << "epoch 2 kept its state";
+  EXPECT_EQ(reopened.insert({in_epoch(a, 1)}).retired, 1U);
+}
+
+TEST(ShufflerSpoolEpochs, ARecordOfAnEpochNeverOpenedIsAnErrorAndStoresNothing) {
+  shuffler_test::TempDir dir;
+  SqliteSpool spool(dir.file("spool.db"));
+  spool.open_epoch(epoch_of(1));
+  EXPECT_THROW(spool.insert({in_epoch(record(1, 1), 1), in_epoch(record(1, 2), 9)}),
+               p2b::shuffler::SpoolError);
+  EXPECT_EQ(spool.depth(), 0U);
+}
+
+TEST(ShufflerSpoolLeases, OneHolderAtATimeAndAStaleTokenCannotClose) {
+  shuffler_test::TempDir dir;
+  SqliteSpool spool(dir.file("spool.db"));
+  shuffler_test::fill(&spool, 1, 5);
+  using std::chrono::milliseconds;
+  const auto first = spool.acquire_lease(0, "a", milliseconds(200));
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE(spool.acquire_lease(0, "b", milliseconds(200)).has_value());
+  const auto renewed = spool.acquire_lease(0, "a", milliseconds(200));
+  ASSERT_TRUE(renewed.has_value());
+  EXPECT_EQ(renewed->token, first->token) << "a renewal keeps the token";
+
+  std::this_thread::sleep_for(milliseconds(300));  // a lease that ran out
+  EXPECT_THROW(spool.close_batch(id_of(1), *first, 10, keep_all), p2b::shuffler::LeaseLost);
+  const auto taken = spool.acquire_lease(0, "b", milliseconds(60000));
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_GT(taken->token, first->token);
+  EXPECT_THROW(spool.close_batch(id_of(1), *first, 10, keep_all), p2b::shuffler::LeaseLost);
+  EXPECT_EQ(spool.unbatched(), 5U) << "a fenced close changes nothing";
+  EXPECT_EQ(spool.close_batch(id_of(2), *taken, 10, keep_all).kept, 5U);
+
+  spool.release_lease(*taken);
+  EXPECT_TRUE(spool.acquire_lease(0, "a", milliseconds(200)).has_value()) << "released at once";
+  EXPECT_THROW(spool.acquire_lease(1, "a", milliseconds(200)), p2b::shuffler::SpoolError);
 }
 
 }  // namespace
