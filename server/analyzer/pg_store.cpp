@@ -187,24 +187,39 @@ constexpr const char* kSelectApplied =
 }  // namespace
 
 PgPool::Lease::~Lease() {
-  if (conn_ && conn_->healthy()) pool_->give_back(std::move(conn_));
+  if (pool_ == nullptr) return;
+  if (conn_ && !conn_->healthy()) conn_.reset();
+  pool_->give_back(std::move(conn_));
 }
 
 PgPool::Lease PgPool::take() {
   {
-    const std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!freed_.wait_for(lock, std::chrono::seconds(30), [this] { return out_ < kMaxOpen; })) {
+      throw StoreError("no database connection free within 30 s");
+    }
+    ++out_;
     if (!idle_.empty()) {
       std::unique_ptr<pg::Connection> c = std::move(idle_.back());
       idle_.pop_back();
       return Lease(this, std::move(c));
     }
   }
-  return Lease(this, std::make_unique<pg::Connection>(conninfo_));
+  try {
+    return Lease(this, std::make_unique<pg::Connection>(conninfo_));
+  } catch (...) {
+    give_back(nullptr);
+    throw;
+  }
 }
 
 void PgPool::give_back(std::unique_ptr<pg::Connection> conn) {
-  const std::lock_guard<std::mutex> lock(mu_);
-  if (idle_.size() < 16) idle_.push_back(std::move(conn));
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    --out_;
+    if (conn) idle_.push_back(std::move(conn));
+  }
+  freed_.notify_one();
 }
 
 PgAnalyzerStore::PgAnalyzerStore(const std::string& conninfo, const StoreIdentity& id)

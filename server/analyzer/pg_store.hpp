@@ -7,6 +7,7 @@
 // table. Thread-safe: each call takes a pooled connection of its own.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,8 +30,12 @@ namespace p2b::analyzer {
 constexpr int32_t kAccumulatorShards = 16;
 
 // A few connections, opened on demand and reused; a broken one is dropped.
+// At most kMaxOpen are out at once, so a burst of requests cannot exhaust
+// the server's max_connections: take() waits (bounded) for one.
 class PgPool {
  public:
+  static constexpr std::size_t kMaxOpen = 8;
+
   explicit PgPool(std::string conninfo) : conninfo_(std::move(conninfo)) {}
 
   class Lease {
@@ -38,7 +43,7 @@ class PgPool {
     Lease(PgPool* pool, std::unique_ptr<pg::Connection> conn)
         : pool_(pool), conn_(std::move(conn)) {}
     ~Lease();
-    Lease(Lease&&) = default;
+    Lease(Lease&& o) noexcept : pool_(o.pool_), conn_(std::move(o.conn_)) { o.pool_ = nullptr; }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
     Lease& operator=(Lease&&) = delete;
@@ -55,10 +60,13 @@ class PgPool {
 
  private:
   friend class Lease;
+  // Returns a lease's slot, and its connection when still usable.
   void give_back(std::unique_ptr<pg::Connection> conn);
 
   std::string conninfo_;
   std::mutex mu_;
+  std::condition_variable freed_;
+  std::size_t out_ = 0;  // leases held
   std::vector<std::unique_ptr<pg::Connection>> idle_;
 };
 
