@@ -477,6 +477,25 @@ TEST(PgAnalyzer, RecordsAWorkerCannotOpenAreKeptAndAppliedByAWorkerThatCan) {
   EXPECT_EQ(t.duplicated, 0U);
 }
 
+TEST(PgAnalyzer, RoleAllAppliesAndPublishesInOneProcessAndAcksWithTheModelKey) {
+  PgDeployment pg("pg_all");
+  ServiceProcess all;
+  std::vector<std::string> args = pg.args("all", pg.deployment().dir() / "keys");
+  args.insert(args.end(), {"--publish-seconds", "0.2"});
+  all.start(P2B_ANALYZER_BIN, args, (pg.deployment().dir() / "all.log").string());
+  BatchLedger ledger;
+  const Answer a = post(all.port(), ledger.make(12), p2b_test::test_keys().verify_pk);
+  ASSERT_TRUE(a.ack) << a.status << " " << a.body << " (the ack verifies with analyzer.sign.pk)";
+  ledger.acknowledged(*a.ack);
+  EXPECT_TRUE(eventually(10, [&] { return served_version(all.port()) >= 1; }));
+  const BatchLedger::Tally t = ledger.reconcile(pg.url());
+  EXPECT_EQ(t.applied, 12U);
+  EXPECT_EQ(t.lost, 0U);
+  EXPECT_EQ(t.duplicated, 0U);
+  // A worker never holds the model signing key: refused at start (exit 1).
+  EXPECT_EQ(run_analyzer(pg.args("worker", pg.deployment().dir() / "keys")), 1);
+}
+
 // The store itself, against the cluster (no processes).
 namespace an = p2b::analyzer;
 
