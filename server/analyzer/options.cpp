@@ -66,6 +66,9 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
                                         "withhold the private model until N reports back it (0)");
   CLI::Option* ttl_opt = line.add_value(
       "--model-ttl", &model_ttl, "devices refuse a model SECONDS after it was signed (0: never)");
+  std::string key_list;
+  line.add_value("--key-list", &key_list,
+                 "serve this p2b-keylist file at GET /v1/keys (signed by this analyzer's key)");
   std::vector<std::string> shuffler_keys;
   cli.app()
       .add_option("--shuffler-key", shuffler_keys,
@@ -115,6 +118,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
   if (parsed != ParseOutcome::ok) return parsed;
+  o.key_list = key_list;
   const auto refuse = [message](std::string why) { return usage_error(message, std::move(why)); };
   if (codebook.empty()) return refuse("--codebook is required");
   o.codebook = codebook;
