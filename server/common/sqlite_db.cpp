@@ -102,6 +102,12 @@ bool Database::checkpoint_truncate() {
   return true;
 }
 
+void Database::checkpoint_passive() {
+  const int rc =
+      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  if (rc != SQLITE_OK && rc != SQLITE_BUSY) fail("wal_checkpoint(PASSIVE)");
+}
+
 Statement::Statement(const Database& db, const std::string& sql) : db_(db) {
   if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) {
     db.fail("prepare");
