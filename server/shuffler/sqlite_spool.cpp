@@ -133,11 +133,16 @@ SqliteSpool::~SqliteSpool() {
   sqlite3_wal_hook(db_->handle(), nullptr, nullptr);
 }
 
-// Called by SQLite after each commit of the spool's connection (mu_ held);
-// it replaces wal_autocheckpoint, which would checkpoint on the request path.
+// Called by SQLite after each commit of the spool's connection (mu_ held),
+// with the WAL's length in pages; it replaces wal_autocheckpoint, which would
+// checkpoint on the request path. A PASSIVE checkpoint leaves the WAL's
+// length as it was (the next commit restarts it at the beginning), so each
+// kCheckpointFrames new pages ask for one checkpoint, not every commit.
 int SqliteSpool::on_wal_commit(void* self, sqlite3* /*db*/, const char* /*name*/, int frames) {
   auto* spool = static_cast<SqliteSpool*>(self);
-  if (frames >= kCheckpointFrames) {
+  if (frames < spool->frames_asked_) spool->frames_asked_ = 0;  // the WAL restarted
+  if (frames - spool->frames_asked_ >= kCheckpointFrames) {
+    spool->frames_asked_ = frames;
     std::lock_guard<std::mutex> lock(spool->ckpt_mu_);
     spool->wal_full_ = true;
     spool->ckpt_wake_.notify_one();

@@ -104,6 +104,8 @@ class SqliteSpool final : public Spool {
   uint64_t tokens_issued_ = 0;
   std::chrono::steady_clock::time_point lease_expiry_{};
 
+  int frames_asked_ = 0;  // the WAL's length at the last checkpoint asked for (under mu_)
+
   // The checkpointer's state, under ckpt_mu_ (taken after mu_, never before).
   std::unique_ptr<common::Database> checkpoint_db_;
   std::mutex ckpt_mu_;
