@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "bench_deployment.hpp"
-#include "sync_trace.hpp"
 #include "cli/tool_cli.hpp"
 #include "proc/service_process.hpp"
+#include "sync_trace.hpp"
 
 namespace fs = std::filesystem;
 using p2b::bench::Envelope;
@@ -169,7 +169,8 @@ int run(int argc, char** argv) {
   if (trace) {
     std::printf("fdatasync+fsync: %lld, %.2f per request; WAL written: %.0f bytes per envelope\n",
                 syncs.syncs,
-                static_cast<double>(syncs.syncs) / static_cast<double>(std::max<std::size_t>(all.size(), 1)),
+                static_cast<double>(syncs.syncs) /
+                    static_cast<double>(std::max<std::size_t>(all.size(), 1)),
                 static_cast<double>(syncs.wal_bytes) / per);
   }
   if (deliver) {

@@ -29,10 +29,13 @@ struct SyncCounts {
 class SyncTrace {
  public:
   SyncTrace(int pid, const std::string& log) : log_(log) {
-    std::vector<std::string> args = {"strace", "-f", "-qq",    "-s",           "0",
-                                     "-y",     "-e", "signal=none", "-e",
-                                     "trace=fdatasync,fsync,pwrite64", "-o", log_, "-p",
-                                     std::to_string(pid)};
+    std::vector<std::string> args = {"strace", "-f",
+                                     "-qq",    "-s",
+                                     "0",      "-y",
+                                     "-e",     "signal=none",
+                                     "-e",     "trace=fdatasync,fsync,pwrite64",
+                                     "-o",     log_,
+                                     "-p",     std::to_string(pid)};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

@@ -227,7 +227,6 @@ void SqliteSpool::load_epochs() {
   }
 }
 
-
 InsertCounts SqliteSpool::insert(const std::vector<SpoolRecord>& records) {
   return insert_all({&records}).front();
 }
@@ -249,9 +248,8 @@ bool SqliteSpool::request_retired(const std::vector<SpoolRecord>& records, Inser
 // key, or in the legacy epoch, counts too.
 SqliteSpool::Sighting SqliteSpool::sight(InsertStatements& q, const SpoolRecord& r) {
   if (has_legacy_) {
-    for (const auto& [digest, kind] :
-         {std::pair{r.digest.data(), Sighting::outer_replay},
-          std::pair{r.inner_digest.data(), Sighting::inner_replay}}) {
+    for (const auto& [digest, kind] : {std::pair{r.digest.data(), Sighting::outer_replay},
+                                       std::pair{r.inner_digest.data(), Sighting::inner_replay}}) {
       q.legacy.bind_blob(1, digest, r.digest.size());
       const bool known = q.legacy.step();
       q.legacy.reset();
@@ -292,8 +290,9 @@ std::vector<InsertCounts> SqliteSpool::insert_all(
     std::vector<InsertCounts> all(requests.size());
     Transaction tx(*db_);
     InsertStatements q{
-        Statement(*db_, "INSERT INTO seen (epoch, inner_digest, outer_digest) VALUES (?1, ?2, ?3) "
-                        "ON CONFLICT DO NOTHING"),
+        Statement(*db_,
+                  "INSERT INTO seen (epoch, inner_digest, outer_digest) VALUES (?1, ?2, ?3) "
+                  "ON CONFLICT DO NOTHING"),
         Statement(*db_, "SELECT outer_digest FROM seen WHERE epoch = ?1 AND inner_digest = ?2"),
         Statement(*db_, "SELECT 1 FROM seen_legacy WHERE digest = ?1")};
     Statement put(*db_, "INSERT INTO records (id, crowd_id, inner) VALUES (?1, ?2, ?3)");
