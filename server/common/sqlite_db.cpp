@@ -102,10 +102,14 @@ bool Database::checkpoint_truncate() {
   return true;
 }
 
-void Database::checkpoint_passive() {
+bool Database::checkpoint_passive() {
+  int frames = 0;
+  int copied = 0;
   const int rc =
-      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-  if (rc != SQLITE_OK && rc != SQLITE_BUSY) fail("wal_checkpoint(PASSIVE)");
+      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied);
+  if (rc == SQLITE_BUSY) return false;
+  if (rc != SQLITE_OK) fail("wal_checkpoint(PASSIVE)");
+  return copied == frames;
 }
 
 Statement::Statement(const Database& db, const std::string& sql) : db_(db) {

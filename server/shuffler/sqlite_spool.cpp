@@ -202,7 +202,13 @@ bool SqliteSpool::checkpoint(bool scrub) {
     }
     // The bulk of the copy, while inserts go on.
     checkpoint_db_->checkpoint_passive();
-    if (!scrub) return true;
+    if (!scrub) {
+      // Commits that went on meanwhile keep the WAL from restarting at its
+      // beginning, so it would grow for as long as they do: the frames
+      // committed since are copied with the spool's lock held.
+      std::lock_guard<std::mutex> lock(mu_);
+      return checkpoint_db_->checkpoint_passive();
+    }
     // What was committed since, and the WAL cut to zero bytes so that no
     // older page version stays in it.
     std::lock_guard<std::mutex> lock(mu_);

@@ -13,8 +13,9 @@
 // holding the spool's lock only for the frames committed since: the WAL,
 // which holds records in arrival order and the thresholded or forwarded
 // ones, is emptied within one checkpoint's time of the call that made it
-// stale, retried every 100 ms while it cannot be. Between closes a WAL of
-// kCheckpointFrames pages gets a PASSIVE checkpoint, and the next commit
+// stale, retried every 100 ms while it cannot be. Between closes each
+// kCheckpointFrames new WAL pages get a PASSIVE checkpoint, finished under
+// the lock for the frames committed while it ran, so that the next commit
 // writes the WAL from its start again.
 #pragma once
 

@@ -288,6 +288,30 @@ TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
       << "the records' pages were given back";
 }
 
+// Between batch closes nothing truncates the WAL, and SQLite's automatic
+// checkpoint is replaced by the checkpointer thread's (off the request
+// path): it must still keep the WAL from growing with every commit.
+TEST(ShufflerSpool, BetweenClosesTheCheckpointerKeepsTheWalBounded) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  SqliteSpool spool(path);
+  constexpr uint32_t kCommits = 80;
+  constexpr uint32_t kPerCommit = 100;  // about 150 random pages a commit
+  std::uintmax_t largest = 0;
+  for (uint32_t c = 0; c < kCommits; ++c) {
+    std::vector<SpoolRecord> rs;
+    for (uint32_t i = 0; i < kPerCommit; ++i) rs.push_back(record(1, c * kPerCommit + i));
+    ASSERT_EQ(spool.insert(rs).accepted, kPerCommit);
+    largest = std::max(largest, std::filesystem::file_size(path + "-wal"));
+  }
+  std::printf("largest WAL: %ju bytes over %u commits of %u records\n", largest, kCommits,
+              kPerCommit);
+  // Unchecked, the WAL would pass 40 MB; checkpoints every 1,000 pages
+  // (4 MiB) restart it, with slack for a checkpoint that lags the commits.
+  EXPECT_LT(largest, std::uintmax_t{16} << 20);
+  EXPECT_EQ(spool.unbatched(), std::size_t{kCommits} * kPerCommit);
+}
+
 // A spool of schema 2, from before application_id and auto_vacuum, is
 // upgraded in place and keeps its records, its closed batch (id and order)
 // and its replay digests, outer and inner.
