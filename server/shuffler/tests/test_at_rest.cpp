@@ -73,6 +73,9 @@ TEST(ShufflerAtRest, ForwardedRecordsLeaveNoTraceOnceAcknowledged) {
   ASSERT_EQ(spool.insert(records).accepted, records.size());
   ASSERT_EQ(spool.close_batch(id_of(7), shuffler_test::lease_of(spool), 100, keep_crowd_one).kept,
             records.size());
+  // The scan reads the files one after the other: it must not race a
+  // checkpoint that moves pages from the WAL into the database.
+  ASSERT_TRUE(spool.settle(kCheckpointBound));
   for (const SpoolRecord& r : records) {
     ASSERT_TRUE(p2b_test::store_contains(path, bytes_of(r))) << "control: awaiting delivery";
   }
