@@ -400,6 +400,50 @@ PRAGMA user_version=2;
   EXPECT_EQ(old_tables.column_int(0), 0) << "the old replay table and index are gone";
 }
 
+// A spool of schema 3 (auto_vacuum and application_id already, one replay
+// set for every key) moves to schema 4 without a VACUUM, keeping its
+// records and its outer and inner digests.
+TEST(ShufflerSpool, ASpoolOfSchema3IsUpgradedInPlace) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  const SpoolRecord a = record(3, 1);
+  const SpoolRecord c = record(5, 2);
+  {
+    p2b::common::Database raw(path, /*incremental_vacuum=*/true);
+    raw.exec(R"sql(
+PRAGMA application_id=1345471059;
+CREATE TABLE seen (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE seen_inner (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE records (id INTEGER PRIMARY KEY, crowd_id INTEGER NOT NULL, inner BLOB NOT NULL,
+  batch_id BLOB, position INTEGER);
+CREATE INDEX records_by_batch ON records (batch_id, position);
+CREATE TABLE batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE,
+  partition_id INTEGER NOT NULL DEFAULT 0);
+PRAGMA user_version=3;
+)sql");
+    p2b::common::Statement put(raw, "INSERT INTO seen (digest) VALUES (?1)");
+    put.bind_blob(1, a.digest.data(), a.digest.size());
+    put.run();
+    p2b::common::Statement inner(raw, "INSERT INTO seen_inner (digest) VALUES (?1)");
+    inner.bind_blob(1, c.inner_digest.data(), c.inner_digest.size());
+    inner.run();
+    p2b::common::Statement rec(raw, "INSERT INTO records (id, crowd_id, inner) VALUES (7, 3, ?1)");
+    rec.bind_blob(1, a.inner.data(), a.inner.size());
+    rec.run();
+  }
+  SqliteSpool spool(path);
+  EXPECT_EQ(spool.unbatched(), 1U);
+  EXPECT_EQ(spool.insert({a}).duplicates, 1U);
+  SpoolRecord resealed = c;
+  resealed.digest[0] ^= 1;
+  EXPECT_EQ(spool.insert({resealed}).inner_duplicates, 1U);
+  EXPECT_EQ(spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 10, keep_all).kept, 1U);
+  const auto batch = spool.oldest_unacknowledged(0);
+  ASSERT_TRUE(batch.has_value());
+  ASSERT_EQ(batch->records.size(), 1U);
+  EXPECT_EQ(batch->records[0].inner, a.inner);
+}
+
 // Re-sending an envelope whose inner was already a replay is refused too.
 TEST(ShufflerSpool, AReplayOfARefusedResealIsRefused) {
   shuffler_test::TempDir dir;
