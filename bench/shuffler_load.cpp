@@ -4,13 +4,16 @@
 // each service writes to storage per envelope (/proc/<pid>/io write_bytes).
 //
 //   shuffler_load [--seconds S] [--clients C] [--per-request N] [--pool P]
-//                 [--deliver]   (--help)
+//                 [--deliver] [--trace-syncs]   (--help)
 //
 // Each client thread posts requests of N distinct, valid envelopes as fast as
 // it gets answers. Without --deliver the analyzer URL points at a closed
 // port, so batches stay in the spool: ingest is measured alone. With it a
 // real p2b-analyzer runs too, and its writes are divided by the reports it
-// applied once the spool has drained.
+// applied once the spool has drained. With --trace-syncs strace counts the
+// shuffler's fdatasync/fsync calls per request and its WAL bytes per
+// envelope (bench/sync_trace.hpp); tracing slows it, so take rates from an
+// untraced run.
 #include <httplib.h>
 
 #include <algorithm>
@@ -19,6 +22,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +30,7 @@
 #include "bench_deployment.hpp"
 #include "cli/tool_cli.hpp"
 #include "proc/service_process.hpp"
+#include "sync_trace.hpp"
 
 namespace fs = std::filesystem;
 using p2b::bench::Envelope;
@@ -49,6 +54,7 @@ int run(int argc, char** argv) {
   std::size_t per_request = 50;
   std::size_t pool = 60000;
   bool deliver = false;
+  bool trace_syncs = false;
   CLI::App app(
       "Load benchmark for p2b-shuffler: envelopes per second, request latency and "
       "disk writes per envelope.",
@@ -68,6 +74,8 @@ int run(int argc, char** argv) {
       ->type_name("P");
   app.add_flag("--deliver", deliver,
                "also run p2b-analyzer, deliver every batch and report its writes");
+  app.add_flag("--trace-syncs", trace_syncs,
+               "count the shuffler's fdatasync calls and WAL bytes with strace (slows it)");
   const int parsed = p2b::tools::parse_command_line(app, argc, argv);
   if (parsed >= 0) return parsed;
 
@@ -89,6 +97,10 @@ int run(int argc, char** argv) {
   shuffler.start(P2B_SHUFFLER_BIN, args, d.path("shuffler.log"));
   const long long shuffler_w0 = p2b::bench::write_bytes(shuffler.pid());
   const long long analyzer_w0 = deliver ? p2b::bench::write_bytes(analyzer.pid()) : 0;
+  std::unique_ptr<p2b::bench::SyncTrace> trace;
+  if (trace_syncs) {
+    trace = std::make_unique<p2b::bench::SyncTrace>(shuffler.pid(), d.path("strace.log"));
+  }
 
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
@@ -141,6 +153,9 @@ int run(int argc, char** argv) {
     total += accepted[static_cast<std::size_t>(c)];
   }
   const long long ingest_writes = p2b::bench::write_bytes(shuffler.pid()) - shuffler_w0;
+  // Checkpoints run off the request path, so give the last one a moment.
+  if (trace) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const p2b::bench::SyncCounts syncs = trace ? trace->stop() : p2b::bench::SyncCounts{};
   const double commits = p2b::bench::scrape(shuffler.port(), "p2b_shuffler_insert_commits_total");
   std::printf("clients %d, %zu envelopes per request, %.1f s\n", clients, per_request, elapsed);
   std::printf("accepted %zu envelopes: %.0f envelopes/s (%.0f requests/s)\n", total,
@@ -151,6 +166,13 @@ int run(int argc, char** argv) {
               static_cast<double>(all.size()) / std::max(commits, 1.0));
   const double per = static_cast<double>(std::max<std::size_t>(total, 1));
   print_writes("shuffler (ingest)", ingest_writes, per);
+  if (trace) {
+    std::printf("fdatasync+fsync: %lld, %.2f per request; WAL written: %.0f bytes per envelope\n",
+                syncs.syncs,
+                static_cast<double>(syncs.syncs) /
+                    static_cast<double>(std::max<std::size_t>(all.size(), 1)),
+                static_cast<double>(syncs.wal_bytes) / per);
+  }
   if (deliver) {
     // Bounded wait for the spool to drain into the analyzer.
     const auto drain_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);

@@ -102,6 +102,16 @@ bool Database::checkpoint_truncate() {
   return true;
 }
 
+bool Database::checkpoint_passive() {
+  int frames = 0;
+  int copied = 0;
+  const int rc =
+      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied);
+  if (rc == SQLITE_BUSY) return false;
+  if (rc != SQLITE_OK) fail("wal_checkpoint(PASSIVE)");
+  return copied == frames;
+}
+
 Statement::Statement(const Database& db, const std::string& sql) : db_(db) {
   if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) {
     db.fail("prepare");

@@ -56,6 +56,12 @@ class Database {
   // secure_delete) leave no older page version in the WAL. False when a
   // reader holds the WAL (SQLITE_BUSY): the caller retries later.
   bool checkpoint_truncate();
+  // Copies what it can of the WAL into the file without waiting for or
+  // blocking writers (from a second connection, off the writers' path).
+  // True if it copied every frame that was in the WAL when it started (with
+  // no writer meanwhile, the next commit then restarts the WAL from its
+  // beginning); false if a reader held some back.
+  bool checkpoint_passive();
   // Gives up to `pages` free pages back to the file system (0: all).
   void incremental_vacuum(int64_t pages = 0);
   // Throws a SqliteError for SQLite's last error, counted by health().

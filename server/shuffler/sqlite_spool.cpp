@@ -3,6 +3,7 @@
 #include "common/store_open.hpp"
 
 #include <sodium.h>
+#include <sqlite3.h>
 
 #include <cstdint>
 #include <utility>
@@ -13,47 +14,60 @@ namespace {
 
 // 2: seen_inner, and the partition of each batch. 3: auto_vacuum=INCREMENTAL
 // and application_id (common/store_open.hpp). 4: replay state per epoch (the
-// outer key's fingerprint) and the epochs table.
+// outer key's fingerprint) in one table, and batched records apart from the
+// unbatched ones.
 constexpr int kSchemaVersion = 4;
 
-// `seen` (outer digests) and `seen_inner` (inner digests) are WITHOUT ROWID,
-// so they are ordered by (epoch, digest) and keep no arrival order. Records get
-// random ids for the same reason: an integer key that counted up would keep
-// the order in which reports came in on disk.
+// Every table is keyed so that nothing keeps the arrival order: `seen` is
+// WITHOUT ROWID, ordered by (epoch, inner digest); unbatched records get
+// random ids (an integer key that counted up would keep the order in which
+// reports came in on disk); batched records are ordered by their shuffled
+// position. An accepted envelope touches two random keys (`seen`, `records`)
+// and nothing else: the outer digest rides in its inner digest's row, since
+// an identical envelope has an identical inner layer, and the unbatched
+// records need no index because a close moves its records to `batched`.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS epochs (fp BLOB PRIMARY KEY, retired INTEGER NOT NULL DEFAULT 0)
   WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS seen (epoch BLOB NOT NULL, digest BLOB NOT NULL,
-  PRIMARY KEY (epoch, digest)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS seen_inner (epoch BLOB NOT NULL, digest BLOB NOT NULL,
-  PRIMARY KEY (epoch, digest)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS seen (epoch BLOB NOT NULL, inner_digest BLOB NOT NULL,
+  outer_digest BLOB NOT NULL, PRIMARY KEY (epoch, inner_digest)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS seen_legacy (digest BLOB PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS records (
   id INTEGER PRIMARY KEY,
   crowd_id INTEGER NOT NULL,
-  inner BLOB NOT NULL,
-  batch_id BLOB,
-  position INTEGER
+  inner BLOB NOT NULL
 );
-CREATE INDEX IF NOT EXISTS records_by_batch ON records (batch_id, position);
+CREATE TABLE IF NOT EXISTS batched (batch_id BLOB NOT NULL, position INTEGER NOT NULL,
+  crowd_id INTEGER NOT NULL, inner BLOB NOT NULL, PRIMARY KEY (batch_id, position)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE,
   partition_id INTEGER NOT NULL DEFAULT 0);
 )sql";
 
-// Schema 3 kept one replay set for every key. Its digests cannot be given
-// back to the key they came under, so they move to the legacy epoch (all
-// zeros), which every insert also consults until an operator retires it:
-// an old envelope stays a replay under any key (fail closed).
-constexpr const char* kEpochMigration = R"sql(
+// Schemas 1-3: one replay set for every key, outer and inner digests in two
+// tables, and records with a batch column and an index. The old tables are
+// renamed first; kSchema then makes the new ones and kEpochMigration moves
+// the rows.
+constexpr const char* kSetAside = R"sql(
+CREATE TABLE IF NOT EXISTS seen_inner (digest BLOB PRIMARY KEY) WITHOUT ROWID;
 ALTER TABLE seen RENAME TO seen_v3;
 ALTER TABLE seen_inner RENAME TO seen_inner_v3;
-CREATE TABLE seen (epoch BLOB NOT NULL, digest BLOB NOT NULL,
-  PRIMARY KEY (epoch, digest)) WITHOUT ROWID;
-CREATE TABLE seen_inner (epoch BLOB NOT NULL, digest BLOB NOT NULL,
-  PRIMARY KEY (epoch, digest)) WITHOUT ROWID;
-INSERT INTO seen SELECT zeroblob(16), digest FROM seen_v3;
-INSERT INTO seen_inner SELECT zeroblob(16), digest FROM seen_inner_v3;
+DROP INDEX IF EXISTS records_by_batch;
+ALTER TABLE records RENAME TO records_v3;
+)sql";
+
+// The old digests cannot be given back to the key they came under, so they
+// go to `seen_legacy`, which every insert also consults while the legacy
+// epoch (all zeros) is open, until an operator retires it: an old envelope
+// stays a replay under any key (fail closed).
+constexpr const char* kEpochMigration = R"sql(
+INSERT OR IGNORE INTO seen_legacy SELECT digest FROM seen_v3;
+INSERT OR IGNORE INTO seen_legacy SELECT digest FROM seen_inner_v3;
+INSERT INTO records SELECT id, crowd_id, inner FROM records_v3 WHERE batch_id IS NULL;
+INSERT INTO batched SELECT batch_id, position, crowd_id, inner FROM records_v3
+  WHERE batch_id IS NOT NULL;
 DROP TABLE seen_v3;
 DROP TABLE seen_inner_v3;
+DROP TABLE records_v3;
 INSERT OR IGNORE INTO epochs (fp) VALUES (zeroblob(16));
 )sql";
 
@@ -92,6 +106,7 @@ SqliteSpool::SqliteSpool(const std::string& path, uint32_t partition) : partitio
       db_->exec("VACUUM");
     }
     Transaction tx(*db_);
+    if (have >= 1 && have <= 3) db_->exec(kSetAside);
     db_->exec(kSchema);
     if (have == 1) {
       db_->exec("ALTER TABLE batches ADD COLUMN partition_id INTEGER NOT NULL DEFAULT 0");
@@ -102,7 +117,105 @@ SqliteSpool::SqliteSpool(const std::string& path, uint32_t partition) : partitio
     // A WAL left by a crash may still hold forwarded or thresholded records.
     db_->checkpoint_truncate();
     load_epochs();
+    checkpoint_db_ = std::make_unique<common::Database>(path);
   });
+  sqlite3_wal_hook(db_->handle(), &SqliteSpool::on_wal_commit, this);
+  checkpointer_ = std::thread([this] { checkpointer(); });
+}
+
+SqliteSpool::~SqliteSpool() {
+  {
+    std::lock_guard<std::mutex> lock(ckpt_mu_);
+    stopping_ = true;
+  }
+  ckpt_wake_.notify_all();
+  checkpointer_.join();
+  sqlite3_wal_hook(db_->handle(), nullptr, nullptr);
+}
+
+// Called by SQLite after each commit of the spool's connection (mu_ held),
+// with the WAL's length in pages; it replaces wal_autocheckpoint, which would
+// checkpoint on the request path. A PASSIVE checkpoint leaves the WAL's
+// length as it was (the next commit restarts it at the beginning), so each
+// kCheckpointFrames new pages ask for one checkpoint, not every commit.
+int SqliteSpool::on_wal_commit(void* self, sqlite3* /*db*/, const char* /*name*/, int frames) {
+  auto* spool = static_cast<SqliteSpool*>(self);
+  if (frames < spool->frames_asked_) spool->frames_asked_ = 0;  // the WAL restarted
+  if (frames - spool->frames_asked_ >= kCheckpointFrames) {
+    spool->frames_asked_ = frames;
+    std::lock_guard<std::mutex> lock(spool->ckpt_mu_);
+    spool->wal_full_ = true;
+    spool->ckpt_wake_.notify_one();
+  }
+  return SQLITE_OK;
+}
+
+void SqliteSpool::request_scrub() {
+  std::lock_guard<std::mutex> lock(ckpt_mu_);
+  ++scrubs_requested_;
+  ckpt_wake_.notify_one();
+}
+
+bool SqliteSpool::settle(std::chrono::milliseconds within) {
+  std::unique_lock<std::mutex> lock(ckpt_mu_);
+  const uint64_t target = scrubs_requested_;
+  return scrubbed_.wait_for(lock, within, [&] { return scrubs_done_ >= target; });
+}
+
+void SqliteSpool::checkpointer() {
+  std::unique_lock<std::mutex> lock(ckpt_mu_);
+  bool retry = false;
+  for (;;) {
+    const auto pending = [&] { return wal_full_ || scrubs_done_ != scrubs_requested_; };
+    if (retry) {
+      ckpt_wake_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_; });
+    } else {
+      ckpt_wake_.wait(lock, [&] { return stopping_ || pending(); });
+    }
+    if (!pending()) {
+      if (stopping_) return;
+      continue;
+    }
+    const uint64_t target = scrubs_requested_;
+    const bool scrub = scrubs_done_ != target;
+    wal_full_ = false;
+    lock.unlock();
+    const bool done = checkpoint(scrub);
+    lock.lock();
+    retry = !done;
+    if (done && scrub) {
+      scrubs_done_ = target;
+      scrubbed_.notify_all();
+    }
+    // Closing the spool's connection checkpoints what is left.
+    if (stopping_) return;
+  }
+}
+
+bool SqliteSpool::checkpoint(bool scrub) {
+  try {
+    if (scrub) {
+      // Freed pages go back to the file system, so the file shrinks as
+      // batches are acknowledged.
+      std::lock_guard<std::mutex> lock(mu_);
+      db_->incremental_vacuum();
+    }
+    // The bulk of the copy, while inserts go on.
+    checkpoint_db_->checkpoint_passive();
+    if (!scrub) {
+      // Commits that went on meanwhile keep the WAL from restarting at its
+      // beginning, so it would grow for as long as they do: the frames
+      // committed since are copied with the spool's lock held.
+      std::lock_guard<std::mutex> lock(mu_);
+      return checkpoint_db_->checkpoint_passive();
+    }
+    // What was committed since, and the WAL cut to zero bytes so that no
+    // older page version stays in it.
+    std::lock_guard<std::mutex> lock(mu_);
+    return db_->checkpoint_truncate();
+  } catch (const common::SqliteError&) {
+    return false;  // counted by the store's health; retried
+  }
 }
 
 void SqliteSpool::load_epochs() {
@@ -120,15 +233,6 @@ void SqliteSpool::load_epochs() {
   }
 }
 
-void SqliteSpool::reclaim() {
-  // Freed pages go back to the file system, so the file shrinks as batches
-  // are acknowledged; the truncating checkpoint then empties the WAL.
-  db_->incremental_vacuum();
-  db_->checkpoint_truncate();
-}
-
-SqliteSpool::~SqliteSpool() = default;
-
 InsertCounts SqliteSpool::insert(const std::vector<SpoolRecord>& records) {
   return insert_all({&records}).front();
 }
@@ -143,21 +247,46 @@ bool SqliteSpool::request_retired(const std::vector<SpoolRecord>& records, Inser
   return counts->retired > 0;
 }
 
-// Whether (epoch, digest) was seen, and if not, marks it seen. With legacy
-// digests around (a store migrated from schema 3), a digest seen under no
-// known key counts too.
-bool SqliteSpool::first_sighting(Statement& mark, Statement& legacy, const EpochId& epoch,
-                                 const uint8_t* digest, std::size_t len) {
+// Marks the record's inner digest seen in its epoch, with its outer digest,
+// unless it was seen before: then the stored outer digest tells a re-sent
+// envelope (the same outer) from its inner re-sealed in a fresh outer layer.
+// With schema-3 digests around (has_legacy_), a digest seen under no known
+// key, or in the legacy epoch, counts too.
+SqliteSpool::Sighting SqliteSpool::sight(InsertStatements& q, const SpoolRecord& r) {
   if (has_legacy_) {
-    legacy.bind_blob(1, digest, len);
-    const bool known = legacy.step();
-    legacy.reset();
-    if (known) return false;
+    for (const auto& [digest, kind] : {std::pair{r.digest.data(), Sighting::outer_replay},
+                                       std::pair{r.inner_digest.data(), Sighting::inner_replay}}) {
+      q.legacy.bind_blob(1, digest, r.digest.size());
+      const bool known = q.legacy.step();
+      q.legacy.reset();
+      if (known) return kind;
+    }
+    if (r.epoch != kLegacyEpoch) {
+      const Sighting legacy = earlier(q, kLegacyEpoch, r);
+      if (legacy != Sighting::first) return legacy;
+    }
   }
-  mark.bind_blob(1, epoch.data(), epoch.size());
-  mark.bind_blob(2, digest, len);
-  mark.run();
-  return db_->changes() != 0;
+  q.mark.bind_blob(1, r.epoch.data(), r.epoch.size());
+  q.mark.bind_blob(2, r.inner_digest.data(), r.inner_digest.size());
+  q.mark.bind_blob(3, r.digest.data(), r.digest.size());
+  q.mark.run();
+  if (db_->changes() != 0) return Sighting::first;
+  return earlier(q, r.epoch, r);
+}
+
+// How the record was seen before in `epoch`, if it was.
+SqliteSpool::Sighting SqliteSpool::earlier(InsertStatements& q, const EpochId& epoch,
+                                           const SpoolRecord& r) {
+  q.find.bind_blob(1, epoch.data(), epoch.size());
+  q.find.bind_blob(2, r.inner_digest.data(), r.inner_digest.size());
+  Sighting seen = Sighting::first;
+  if (q.find.step()) {
+    EnvelopeDigest outer{};
+    q.find.column_blob_exact(0, outer.data(), outer.size());
+    seen = outer == r.digest ? Sighting::outer_replay : Sighting::inner_replay;
+  }
+  q.find.reset();
+  return seen;
 }
 
 std::vector<InsertCounts> SqliteSpool::insert_all(
@@ -166,23 +295,24 @@ std::vector<InsertCounts> SqliteSpool::insert_all(
   return spool_call([&]() -> std::vector<InsertCounts> {
     std::vector<InsertCounts> all(requests.size());
     Transaction tx(*db_);
-    Statement seen(*db_, "INSERT OR IGNORE INTO seen (epoch, digest) VALUES (?1, ?2)");
-    Statement seen_inner(*db_, "INSERT OR IGNORE INTO seen_inner (epoch, digest) VALUES (?1, ?2)");
-    Statement legacy(*db_, "SELECT 1 FROM seen WHERE epoch = zeroblob(16) AND digest = ?1");
-    Statement legacy_inner(*db_,
-                           "SELECT 1 FROM seen_inner WHERE epoch = zeroblob(16) AND digest = ?1");
+    InsertStatements q{
+        Statement(*db_,
+                  "INSERT INTO seen (epoch, inner_digest, outer_digest) VALUES (?1, ?2, ?3) "
+                  "ON CONFLICT DO NOTHING"),
+        Statement(*db_, "SELECT outer_digest FROM seen WHERE epoch = ?1 AND inner_digest = ?2"),
+        Statement(*db_, "SELECT 1 FROM seen_legacy WHERE digest = ?1")};
     Statement put(*db_, "INSERT INTO records (id, crowd_id, inner) VALUES (?1, ?2, ?3)");
     for (std::size_t i = 0; i < requests.size(); ++i) {
       InsertCounts& counts = all[i];
       if (request_retired(*requests[i], &counts)) continue;
       for (const SpoolRecord& r : *requests[i]) {
         if (r.partition != partition_) throw SpoolError("spool: a record of another partition");
-        if (!first_sighting(seen, legacy, r.epoch, r.digest.data(), r.digest.size())) {
+        const Sighting seen = sight(q, r);
+        if (seen == Sighting::outer_replay) {
           ++counts.duplicates;
           continue;
         }
-        if (!first_sighting(seen_inner, legacy_inner, r.epoch, r.inner_digest.data(),
-                            r.inner_digest.size())) {
+        if (seen == Sighting::inner_replay) {
           ++counts.inner_duplicates;
           continue;
         }
@@ -263,17 +393,19 @@ std::size_t SqliteSpool::retire_epoch(const EpochId& epoch) {
                      "ON CONFLICT (fp) DO UPDATE SET retired = 1");
       mark.bind_blob(1, epoch.data(), epoch.size());
       mark.run();
-      for (const char* table : {"seen", "seen_inner"}) {
-        Statement drop(*db_, std::string("DELETE FROM ") + table + " WHERE epoch = ?1");
-        drop.bind_blob(1, epoch.data(), epoch.size());
-        drop.run();
+      Statement drop(*db_, "DELETE FROM seen WHERE epoch = ?1");
+      drop.bind_blob(1, epoch.data(), epoch.size());
+      drop.run();
+      dropped += static_cast<std::size_t>(db_->changes());
+      if (epoch == kLegacyEpoch) {
+        db_->exec("DELETE FROM seen_legacy");
         dropped += static_cast<std::size_t>(db_->changes());
       }
       tx.commit();
     }
     open_.erase(epoch);
     load_epochs();
-    reclaim();
+    request_scrub();
     return dropped;
   });
 }
@@ -292,7 +424,7 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lea
     std::vector<int64_t> ids;
     std::vector<uint32_t> crowds;
     {
-      Statement take(*db_, "SELECT id, crowd_id FROM records WHERE batch_id IS NULL LIMIT ?1");
+      Statement take(*db_, "SELECT id, crowd_id FROM records LIMIT ?1");
       take.bind_int(1, static_cast<int64_t>(max_records));
       while (take.step()) {
         ids.push_back(take.column_int(0));
@@ -305,7 +437,9 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lea
 
     const std::vector<std::size_t> keep = select(crowds);
     std::vector<bool> kept(ids.size(), false);
-    Statement assign(*db_, "UPDATE records SET batch_id = ?1, position = ?2 WHERE id = ?3");
+    Statement assign(*db_,
+                     "INSERT INTO batched (batch_id, position, crowd_id, inner) "
+                     "SELECT ?1, ?2, crowd_id, inner FROM records WHERE id = ?3");
     for (std::size_t pos = 0; pos < keep.size(); ++pos) {
       const std::size_t i = keep[pos];
       if (i >= ids.size() || kept[i]) throw SpoolError("spool: the batch selection is invalid");
@@ -315,9 +449,10 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lea
       assign.bind_int(3, ids[i]);
       assign.run();
     }
+    // Every record taken leaves `records`: the kept ones were copied to
+    // `batched` (in one pass, in their shuffled order), the others dropped.
     Statement drop(*db_, "DELETE FROM records WHERE id = ?1");
     for (std::size_t i = 0; i < ids.size(); ++i) {
-      if (kept[i]) continue;
       drop.bind_int(1, ids[i]);
       drop.run();
     }
@@ -330,7 +465,7 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lea
     tx.commit();
     // The WAL holds the records in arrival order and the thresholded ones;
     // only the shuffled, kept records may stay on disk.
-    db_->checkpoint_truncate();
+    request_scrub();
     closed.kept = keep.size();
     closed.thresholded = ids.size() - keep.size();
     return closed;
@@ -350,7 +485,7 @@ std::optional<server::Batch> SqliteSpool::oldest_unacknowledged(uint32_t /*parti
       batch.partition = static_cast<uint32_t>(oldest.column_int(1));
     }
     Statement records(*db_,
-                      "SELECT crowd_id, inner FROM records WHERE batch_id = ?1 ORDER BY position");
+                      "SELECT crowd_id, inner FROM batched WHERE batch_id = ?1 ORDER BY position");
     records.bind_blob(1, batch.id.data(), batch.id.size());
     while (records.step()) {
       server::BatchRecord& r = batch.records.emplace_back();
@@ -365,7 +500,7 @@ std::size_t SqliteSpool::acknowledge(const server::BatchId& id) {
   std::lock_guard<std::mutex> lock(mu_);
   return spool_call([&]() -> std::size_t {
     Transaction tx(*db_);
-    Statement records(*db_, "DELETE FROM records WHERE batch_id = ?1");
+    Statement records(*db_, "DELETE FROM batched WHERE batch_id = ?1");
     records.bind_blob(1, id.data(), id.size());
     records.run();
     const auto deleted = static_cast<std::size_t>(db_->changes());
@@ -373,7 +508,7 @@ std::size_t SqliteSpool::acknowledge(const server::BatchId& id) {
     batch.bind_blob(1, id.data(), id.size());
     batch.run();
     tx.commit();
-    reclaim();  // the forwarded records' pages, and their older versions in the WAL
+    request_scrub();  // the forwarded records' pages, and their older versions in the WAL
     return deleted;
   });
 }
@@ -387,11 +522,11 @@ std::size_t SqliteSpool::count(const char* sql_text) {
 }
 
 std::size_t SqliteSpool::depth() {
-  return count("SELECT COUNT(*) FROM records");
+  return count("SELECT (SELECT COUNT(*) FROM records) + (SELECT COUNT(*) FROM batched)");
 }
 
 std::size_t SqliteSpool::unbatched() {
-  return count("SELECT COUNT(*) FROM records WHERE batch_id IS NULL");
+  return count("SELECT COUNT(*) FROM records");
 }
 
 std::size_t SqliteSpool::unacknowledged_batches() {

@@ -5,14 +5,28 @@
 // (numbered by --partition, the label its batches carry) and its lease lives
 // in memory. The legacy epoch (all zeros: digests from before epochs, and
 // records that name no key) is always open until it is retired.
+//
+// Checkpoints run off the request path, on a checkpointer thread with its
+// own connection. After a batch closes, an acknowledgement or a retirement
+// it gives freed pages back and copies the WAL into the file with a PASSIVE
+// checkpoint (inserts go on meanwhile), then truncates the WAL to zero bytes
+// holding the spool's lock only for the frames committed since: the WAL,
+// which holds records in arrival order and the thresholded or forwarded
+// ones, is emptied within one checkpoint's time of the call that made it
+// stale, retried every 100 ms while it cannot be. Between closes each
+// kCheckpointFrames new WAL pages get a PASSIVE checkpoint, finished under
+// the lock for the frames committed while it ran, so that the next commit
+// writes the WAL from its start again.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "common/sqlite_db.hpp"
 #include "common/store_open.hpp"
@@ -49,15 +63,34 @@ class SqliteSpool final : public Spool {
   std::size_t unacknowledged_batches() override;
   const common::StoreHealth* health() const override { return &db_->health(); }
 
+  // Waits until the WAL was emptied after every close, acknowledgement and
+  // retirement made so far; false if that took longer than `within`.
+  bool settle(std::chrono::milliseconds within);
+
+  // WAL pages that make the checkpointer copy them into the file.
+  static constexpr int kCheckpointFrames = 1000;
+
  private:
   std::size_t count(const char* sql);
-  void reclaim();
+  // Asks the checkpointer to empty the WAL (called with mu_ held).
+  void request_scrub();
+  void checkpointer();
+  // One round: PASSIVE, and with `scrub` the vacuum and truncation first
+  // and last. False if it must be retried.
+  bool checkpoint(bool scrub);
+  static int on_wal_commit(void* self, struct sqlite3* db, const char* name, int frames);
   void load_epochs();
   // Whether the request has a record of a retired epoch (counted in
   // `counts`); throws SpoolError for an epoch never opened.
   bool request_retired(const std::vector<SpoolRecord>& records, InsertCounts* counts);
-  bool first_sighting(common::Statement& mark, common::Statement& legacy, const EpochId& epoch,
-                      const uint8_t* digest, std::size_t len);
+  enum class Sighting { first, outer_replay, inner_replay };
+  struct InsertStatements {
+    common::Statement mark;    // INSERT of a new (epoch, inner, outer)
+    common::Statement find;    // the outer stored with (epoch, inner)
+    common::Statement legacy;  // a schema-3 digest
+  };
+  Sighting sight(InsertStatements& q, const SpoolRecord& r);
+  Sighting earlier(InsertStatements& q, const EpochId& epoch, const SpoolRecord& r);
   void check_lease(const Lease& lease) const;
 
   std::unique_ptr<common::StoreLock> lock_;  // released after db_ closes
@@ -71,6 +104,19 @@ class SqliteSpool final : public Spool {
   uint64_t lease_token_ = 0;  // 0: nobody holds the lease
   uint64_t tokens_issued_ = 0;
   std::chrono::steady_clock::time_point lease_expiry_{};
+
+  int frames_asked_ = 0;  // the WAL's length at the last checkpoint asked for (under mu_)
+
+  // The checkpointer's state, under ckpt_mu_ (taken after mu_, never before).
+  std::unique_ptr<common::Database> checkpoint_db_;
+  std::mutex ckpt_mu_;
+  std::condition_variable ckpt_wake_;
+  std::condition_variable scrubbed_;
+  uint64_t scrubs_requested_ = 0;
+  uint64_t scrubs_done_ = 0;
+  bool wal_full_ = false;
+  bool stopping_ = false;
+  std::thread checkpointer_;
 };
 
 }  // namespace p2b::shuffler

@@ -225,6 +225,14 @@ TEST(Services, NoForwardedOrThresholdedReportStaysOnDisk) {
   }));
   ::umask(old_umask);
   EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_thresholded_total"), 4.0);
+  // The spool's checkpointer empties its WAL right after the close and the
+  // acknowledgement, off the request path (docs/shuffler.md): a bounded wait.
+  EXPECT_TRUE(eventually(10, [&] {
+    for (const auto& inner : inners) {
+      if (p2b_test::store_contains(spool, inner)) return false;
+    }
+    return true;
+  }));
   for (std::size_t i = 0; i < inners.size(); ++i) {
     EXPECT_FALSE(p2b_test::store_contains(spool, inners[i])) << "report " << i << " in the spool";
     EXPECT_FALSE(p2b_test::store_contains(store, inners[i])) << "report " << i << " in the store";

@@ -1,11 +1,14 @@
 // Nothing at rest: once a batch is forwarded or its crowd thresholded away,
-// no byte of its inner ciphertexts is left in the spool's database, WAL or
-// shared-memory file. Each check has a control that finds the bytes while
-// they are legitimately spooled, so the scan itself is shown to work.
+// and the spool's checkpointer has run (settle: it runs off the request
+// path, right after the close or acknowledgement), no byte of its inner
+// ciphertexts is left in the spool's database, WAL or shared-memory file.
+// Each check has a control that finds the bytes while they are legitimately
+// spooled, so the scan itself is shown to work.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include <vector>
@@ -24,6 +27,10 @@ using shuffler_test::record;
 std::vector<uint8_t> bytes_of(const SpoolRecord& r) {
   return {r.inner.begin(), r.inner.end()};
 }
+
+// How long the checkpointer may take on a loaded machine: far more than the
+// milliseconds it needs, so a miss is a bug, not a slow disk.
+constexpr std::chrono::milliseconds kCheckpointBound{10000};
 
 BatchId id_of(uint8_t b) {
   BatchId id{};
@@ -52,6 +59,7 @@ TEST(ShufflerAtRest, ThresholdedRecordsLeaveNoTraceOnceTheBatchCloses) {
   const auto closed =
       spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 100, keep_crowd_one);
   ASSERT_EQ(closed.thresholded, 1U);
+  ASSERT_TRUE(spool.settle(kCheckpointBound));
   EXPECT_FALSE(p2b_test::store_contains(path, bytes_of(dropped)));
   EXPECT_TRUE(p2b_test::store_contains(path, bytes_of(kept))) << "control: awaiting delivery";
 }
@@ -65,10 +73,14 @@ TEST(ShufflerAtRest, ForwardedRecordsLeaveNoTraceOnceAcknowledged) {
   ASSERT_EQ(spool.insert(records).accepted, records.size());
   ASSERT_EQ(spool.close_batch(id_of(7), shuffler_test::lease_of(spool), 100, keep_crowd_one).kept,
             records.size());
+  // The scan reads the files one after the other: it must not race a
+  // checkpoint that moves pages from the WAL into the database.
+  ASSERT_TRUE(spool.settle(kCheckpointBound));
   for (const SpoolRecord& r : records) {
     ASSERT_TRUE(p2b_test::store_contains(path, bytes_of(r))) << "control: awaiting delivery";
   }
   ASSERT_EQ(spool.acknowledge(id_of(7)), records.size());
+  ASSERT_TRUE(spool.settle(kCheckpointBound));
   for (const SpoolRecord& r : records) EXPECT_FALSE(p2b_test::store_contains(path, bytes_of(r)));
 }
 

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -273,6 +274,7 @@ TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
             .kept,
         kPerCycle);
     ASSERT_EQ(spool.acknowledge(id_of(cycle + 1)), kPerCycle);
+    ASSERT_TRUE(spool.settle(std::chrono::seconds(10))) << "the checkpointer ran";
     drained.push_back(std::filesystem::file_size(path));
     EXPECT_EQ(std::filesystem::file_size(path + "-wal"), 0U);
   }
@@ -286,12 +288,40 @@ TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
       << "the records' pages were given back";
 }
 
+// Between batch closes nothing truncates the WAL, and SQLite's automatic
+// checkpoint is replaced by the checkpointer thread's (off the request
+// path): it must still keep the WAL from growing with every commit.
+TEST(ShufflerSpool, BetweenClosesTheCheckpointerKeepsTheWalBounded) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  SqliteSpool spool(path);
+  constexpr uint32_t kCommits = 80;
+  constexpr uint32_t kPerCommit = 100;  // about 150 random pages a commit
+  std::uintmax_t largest = 0;
+  for (uint32_t c = 0; c < kCommits; ++c) {
+    std::vector<SpoolRecord> rs;
+    for (uint32_t i = 0; i < kPerCommit; ++i) rs.push_back(record(1, c * kPerCommit + i));
+    ASSERT_EQ(spool.insert(rs).accepted, kPerCommit);
+    largest = std::max(largest, std::filesystem::file_size(path + "-wal"));
+  }
+  std::printf("largest WAL: %ju bytes over %u commits of %u records\n", largest, kCommits,
+              kPerCommit);
+  // Unchecked, the WAL would pass 40 MB; checkpoints every 1,000 pages
+  // (4 MiB) restart it, with slack for a checkpoint that lags the commits.
+  EXPECT_LT(largest, std::uintmax_t{16} << 20);
+  EXPECT_EQ(spool.unbatched(), std::size_t{kCommits} * kPerCommit);
+}
+
 // A spool of schema 2, from before application_id and auto_vacuum, is
-// upgraded in place and keeps its records and replay digests.
+// upgraded in place and keeps its records, its closed batch (id and order)
+// and its replay digests, outer and inner.
 TEST(ShufflerSpool, ASpoolOfSchema2IsUpgradedInPlace) {
   shuffler_test::TempDir dir;
   const std::string path = dir.file("spool.db");
   const SpoolRecord a = record(3, 1);
+  const SpoolRecord b0 = record(4, 2);
+  const SpoolRecord b1 = record(4, 3);
+  const SpoolRecord c = record(5, 4);  // only its inner digest was kept
   {
     p2b::common::Database raw(path);
     raw.exec(R"sql(
@@ -307,19 +337,53 @@ PRAGMA user_version=2;
     p2b::common::Statement put(raw, "INSERT INTO seen (digest) VALUES (?1)");
     put.bind_blob(1, a.digest.data(), a.digest.size());
     put.run();
+    p2b::common::Statement inner(raw, "INSERT INTO seen_inner (digest) VALUES (?1)");
+    inner.bind_blob(1, c.inner_digest.data(), c.inner_digest.size());
+    inner.run();
     p2b::common::Statement rec(raw, "INSERT INTO records (id, crowd_id, inner) VALUES (7, 3, ?1)");
     rec.bind_blob(1, a.inner.data(), a.inner.size());
     rec.run();
+    const BatchId batch = id_of(9);
+    // Stored out of their batch order, by id.
+    p2b::common::Statement batched(raw,
+                                   "INSERT INTO records (id, crowd_id, inner, batch_id, position) "
+                                   "VALUES (?1, 4, ?2, ?3, ?4)");
+    for (const auto& [id, r, position] :
+         std::vector<std::tuple<int64_t, SpoolRecord, int64_t>>{{1, b1, 1}, {2, b0, 0}}) {
+      batched.bind_int(1, id);
+      batched.bind_blob(2, r.inner.data(), r.inner.size());
+      batched.bind_blob(3, batch.data(), batch.size());
+      batched.bind_int(4, position);
+      batched.run();
+    }
+    p2b::common::Statement closed(raw, "INSERT INTO batches (id) VALUES (?1)");
+    closed.bind_blob(1, batch.data(), batch.size());
+    closed.run();
   }
   {
     SqliteSpool spool(path);
-    EXPECT_EQ(spool.depth(), 1U);
+    EXPECT_EQ(spool.depth(), 3U);
+    EXPECT_EQ(spool.unbatched(), 1U);
+    EXPECT_EQ(spool.unacknowledged_batches(), 1U);
+    const auto batch = spool.oldest_unacknowledged(0);
+    ASSERT_TRUE(batch.has_value());
+    EXPECT_EQ(batch->id, id_of(9));
+    ASSERT_EQ(batch->records.size(), 2U);
+    EXPECT_EQ(batch->records[0].inner, b0.inner) << "in its assigned order";
+    EXPECT_EQ(batch->records[1].inner, b1.inner);
     EXPECT_EQ(spool.insert({a}).duplicates, 1U) << "its replay digests are kept";
+    SpoolRecord resealed = c;  // a fresh outer layer around the old inner
+    resealed.digest[0] ^= 1;
+    EXPECT_EQ(spool.insert({resealed}).inner_duplicates, 1U);
     // Under any key: the legacy digests know no key, so they fail closed.
     SpoolRecord under_a_key = a;
     under_a_key.epoch.fill(0x5a);
     spool.open_epoch(under_a_key.epoch);
     EXPECT_EQ(spool.insert({under_a_key}).duplicates, 1U);
+    EXPECT_EQ(spool.acknowledge(id_of(9)), 2U);
+    // Retiring the legacy epoch drops the old digests.
+    EXPECT_EQ(spool.retire_epoch(p2b::shuffler::EpochId{}), 2U);
+    EXPECT_EQ(spool.insert({under_a_key}).accepted, 1U);
   }
   p2b::common::Database raw(path);
   for (const auto& [pragma, want] :
@@ -330,6 +394,70 @@ PRAGMA user_version=2;
     ASSERT_TRUE(q.step());
     EXPECT_EQ(q.column_int(0), want) << pragma;
   }
+  p2b::common::Statement old_tables(
+      raw, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('seen_inner', 'records_by_batch')");
+  ASSERT_TRUE(old_tables.step());
+  EXPECT_EQ(old_tables.column_int(0), 0) << "the old replay table and index are gone";
+}
+
+// A spool of schema 3 (auto_vacuum and application_id already, one replay
+// set for every key) moves to schema 4 without a VACUUM, keeping its
+// records and its outer and inner digests.
+TEST(ShufflerSpool, ASpoolOfSchema3IsUpgradedInPlace) {
+  shuffler_test::TempDir dir;
+  const std::string path = dir.file("spool.db");
+  const SpoolRecord a = record(3, 1);
+  const SpoolRecord c = record(5, 2);
+  {
+    p2b::common::Database raw(path, /*incremental_vacuum=*/true);
+    raw.exec(R"sql(
+PRAGMA application_id=1345471059;
+CREATE TABLE seen (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE seen_inner (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE records (id INTEGER PRIMARY KEY, crowd_id INTEGER NOT NULL, inner BLOB NOT NULL,
+  batch_id BLOB, position INTEGER);
+CREATE INDEX records_by_batch ON records (batch_id, position);
+CREATE TABLE batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE,
+  partition_id INTEGER NOT NULL DEFAULT 0);
+PRAGMA user_version=3;
+)sql");
+    p2b::common::Statement put(raw, "INSERT INTO seen (digest) VALUES (?1)");
+    put.bind_blob(1, a.digest.data(), a.digest.size());
+    put.run();
+    p2b::common::Statement inner(raw, "INSERT INTO seen_inner (digest) VALUES (?1)");
+    inner.bind_blob(1, c.inner_digest.data(), c.inner_digest.size());
+    inner.run();
+    p2b::common::Statement rec(raw, "INSERT INTO records (id, crowd_id, inner) VALUES (7, 3, ?1)");
+    rec.bind_blob(1, a.inner.data(), a.inner.size());
+    rec.run();
+  }
+  SqliteSpool spool(path);
+  EXPECT_EQ(spool.unbatched(), 1U);
+  EXPECT_EQ(spool.insert({a}).duplicates, 1U);
+  SpoolRecord resealed = c;
+  resealed.digest[0] ^= 1;
+  EXPECT_EQ(spool.insert({resealed}).inner_duplicates, 1U);
+  EXPECT_EQ(spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 10, keep_all).kept, 1U);
+  const auto batch = spool.oldest_unacknowledged(0);
+  ASSERT_TRUE(batch.has_value());
+  ASSERT_EQ(batch->records.size(), 1U);
+  EXPECT_EQ(batch->records[0].inner, a.inner);
+}
+
+// Re-sending an envelope whose inner was already a replay is refused too.
+TEST(ShufflerSpool, AReplayOfARefusedResealIsRefused) {
+  shuffler_test::TempDir dir;
+  SqliteSpool spool(dir.file("spool.db"));
+  const SpoolRecord a = record(1, 1);
+  SpoolRecord resealed = a;
+  resealed.digest[0] ^= 1;
+  ASSERT_EQ(spool.insert({a}).accepted, 1U);
+  EXPECT_EQ(spool.insert({resealed}).inner_duplicates, 1U);
+  const auto again = spool.insert({resealed, a});
+  EXPECT_EQ(again.accepted, 0U);
+  EXPECT_EQ(again.inner_duplicates, 1U) << "its own outer was never stored";
+  EXPECT_EQ(again.duplicates, 1U);
+  EXPECT_EQ(spool.depth(), 1U);
 }
 
 p2b::shuffler::EpochId epoch_of(uint8_t b) {
@@ -356,7 +484,7 @@ TEST(ShufflerSpoolEpochs, ReplayStateIsPerEpochAndRetiringDropsItAndRefusesTheKe
     // The same digest under another key is another envelope.
     EXPECT_EQ(spool.insert({in_epoch(a, 2)}).accepted, 1U);
 
-    EXPECT_EQ(spool.retire_epoch(epoch_of(1)), 2U) << "its outer and inner digests";
+    EXPECT_EQ(spool.retire_epoch(epoch_of(1)), 1U) << "its one replay entry";
     EXPECT_TRUE(spool.epoch_retired(epoch_of(1)));
     EXPECT_FALSE(spool.epoch_retired(epoch_of(2)));
     // A request with one record of the retired key stores nothing at all.
