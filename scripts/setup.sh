@@ -2,7 +2,9 @@
 # Installs every Debian package the build, the tests and the demo need, and,
 # for the Cortex-M build, fetches libsodium's source package into .deps/.
 # (nanopb is vendored in proto/nanopb/; the nanopb and protobuf-compiler
-# packages only serve scripts/regen-proto.sh and its freshness ctest.)
+# packages only serve scripts/regen-proto.sh and its freshness ctest;
+# libpq-dev is the PostgreSQL backend's client library and postgresql the
+# server the tests start as throwaway clusters, docs/testing.md.)
 # Idempotent: a second run on a ready machine makes no network call.
 # P2B_SETUP_NO_CROSS=1 skips the ARM cross toolchains, bare-metal Cortex-M
 # included (the demo does not need them).
@@ -16,6 +18,7 @@ host_pkgs=(
   googletest libgtest-dev libbenchmark-dev
   clang clang-format clang-tidy
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
+  postgresql libpq-dev
 )
 cross_pkgs=(
   g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user
