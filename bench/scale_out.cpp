@@ -470,6 +470,15 @@ int run(int argc, char** argv) {
   const fs::path json = st.out / "scale_out.json";
   std::ofstream(json) << results.dump(2) << "\n";
   std::printf("wrote %s\n", json.c_str());
+  std::fflush(stdout);  // before the plotter's own output
+  const fs::path plot = fs::path(P2B_SOURCE_DIR) / "bench/plot_scale_out.py";
+  const fs::path png = st.out / "scale_out.png";
+  if (p2b::proc::run_command({"/usr/bin/python3", plot.string(), json.string(), png.string()}) ==
+      0) {
+    std::printf("wrote %s\n", png.c_str());
+  } else {
+    std::printf("(no plot: %s failed)\n", plot.c_str());
+  }
   return 0;
 }
 

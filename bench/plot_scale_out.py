@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""Draws the scale-out benchmark's results (scale_out.json) as a PNG.
+
+    plot_scale_out.py scale_out.json scale_out.png
+
+Left: accepted envelopes per second against the number of ingest processes,
+one line per backend, with the goal of 20k envelopes/s per ingest process.
+Right: CPU microseconds per accepted envelope, stacked by component, one bar
+per point (the load generator shares the machine and is drawn hatched).
+"""
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+COMPONENTS = ["shuffler ingest", "shuffler batcher", "analyzer", "postgres", "load generator"]
+COLOURS = ["#1f77b4", "#aec7e8", "#2ca02c", "#ff7f0e", "#cccccc"]
+
+
+def main(src, dst):
+    with open(src) as f:
+        results = json.load(f)
+    points = results["points"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+
+    by_backend = {}
+    for p in points:
+        by_backend.setdefault(p["backend"], []).append(p)
+    for backend, ps in by_backend.items():
+        ps = sorted(ps, key=lambda p: p["ingest_processes"])
+        xs = [p["ingest_processes"] for p in ps]
+        ys = [p["envelopes_per_s"] / 1000 for p in ps]
+        left.plot(xs, ys, marker="o", label=backend)
+        for x, y in zip(xs, ys):
+            left.annotate(f"{y:.1f}k", (x, y), textcoords="offset points", xytext=(4, 4))
+    most = max(p["ingest_processes"] for p in points)
+    goal = list(range(1, most + 1))
+    left.plot(goal, [20 * n for n in goal], linestyle=":", color="grey",
+              label="goal: 20k/s per ingest process")
+    left.set_xlabel("ingest processes")
+    left.set_ylabel("accepted envelopes/s (thousands)")
+    left.set_xticks(goal)
+    left.set_ylim(bottom=0)
+    left.set_title("Durable ingest throughput, 2 shared cores")
+    left.legend()
+    left.grid(alpha=0.3)
+
+    labels = [f'{p["backend"]}\n{p["ingest_processes"]} ingest' for p in points]
+    bottom = [0.0] * len(points)
+    for name, colour in zip(COMPONENTS, COLOURS):
+        values = [p["cpu_us_per_envelope"].get(name, 0.0) for p in points]
+        right.bar(labels, values, bottom=bottom, color=colour, label=name,
+                  hatch="//" if name == "load generator" else None)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    right.set_ylabel("CPU µs per accepted envelope")
+    right.set_title("CPU per envelope by component")
+    right.legend(fontsize=8)
+    right.grid(axis="y", alpha=0.3)
+
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: plot_scale_out.py scale_out.json scale_out.png")
+    main(sys.argv[1], sys.argv[2])
