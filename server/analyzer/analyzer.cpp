@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "batch_opener.hpp"
+#include "common/store_open.hpp"
 #include "wire/batch_ack.hpp"
 #include "wire/model_bundle.hpp"
 
@@ -75,6 +77,16 @@ Analyzer::Analyzer(AnalyzerSettings settings, const Codebook& codebook, KeyRing 
   }
   for (ModelState* s : {&private_, &raw_}) {
     s->released_count = static_cast<double>(s->stats.total_count());
+  }
+  retired_ = store_->retired_epochs();
+  for (std::size_t i = 0; i < keys_.n_box_keys(); ++i) {
+    Epoch fp{};
+    std::copy(keys_.box_keys()[i].fp, keys_.box_keys()[i].fp + fp.size(), fp.begin());
+    if (retired_.count(fp) > 0) {
+      // Its replay state is gone: reports sealed to it could be replayed.
+      throw common::StoreRefused("the box key " + server::hex_of(fp.data(), fp.size()) +
+                                 " was retired (p2b-analyzer retire-key); remove it from --keys");
+    }
   }
   setup_central_dp();
   refresh_served(ModelKind::private_reports);
@@ -275,7 +287,7 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
   }
   // Decryption is the expensive part and needs no state: it runs unlocked.
   const std::vector<OpenedRecord> records =
-      open_records(batch, keys_, features_.n_codes(), settings_.n_actions);
+      open_records(batch, keys_, features_.n_codes(), settings_.n_actions, &retired_);
 
   const std::lock_guard<std::mutex> lock(mu_);
   // Another request may have applied the same id while this one decrypted.
@@ -284,10 +296,11 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
   }
   check_central_horizon(id);
   const bool any_quarantined = quarantine_size_ > 0;
-  const OpenedBatch opened = screen_records(
+  const OpenedBatch opened = screen_opened(
       records,
-      [this, any_quarantined](const server::InnerDigest& d) {
-        return store_->inner_seen(d) || (any_quarantined && store_->in_quarantine(d));
+      [this, any_quarantined](const OpenedRecord& r) {
+        return store_->inner_seen(r.epoch, r.digest) ||
+               (any_quarantined && store_->in_quarantine(r.digest));
       },
       common::ThresholdPolicy{settings_.threshold, settings_.threshold_noise});
   BatchOutcome out;
@@ -313,6 +326,7 @@ BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {
   commit.batch_digest = verified.digest;
   commit.partition = batch.partition;
   commit.inner_digests = opened.new_digests;
+  commit.inner_epochs = opened.new_epochs;
   commit.records_applied = opened.valid.size();
   commit.records_rejected = opened.rejected_total();
   commit.counts.records = static_cast<uint32_t>(batch.records.size());
@@ -408,7 +422,7 @@ uint64_t Analyzer::release_batch(const server::BatchId& id, Released* total) {
   group.id = id;
   for (const QuarantinedRecord& q : rows) group.records.push_back({q.crowd_id, q.inner});
   const std::vector<OpenedRecord> opened =
-      open_records(group, keys_, features_.n_codes(), settings_.n_actions);
+      open_records(group, keys_, features_.n_codes(), settings_.n_actions, &retired_);
   std::vector<OpenedRecord> now_valid;
   for (const OpenedRecord& r : opened) {
     if (r.valid) now_valid.push_back(r);
@@ -424,13 +438,14 @@ uint64_t Analyzer::release_batch(const server::BatchId& id, Released* total) {
   // applied meanwhile are refused, and so is every crowd below l among the
   // records that open now (conservative: its other reports were judged
   // with the original batch, and are not counted twice).
-  const OpenedBatch screened = screen_records(
-      now_valid, [this](const server::InnerDigest& d) { return store_->inner_seen(d); },
+  const OpenedBatch screened = screen_opened(
+      now_valid, [this](const OpenedRecord& r) { return store_->inner_seen(r.epoch, r.digest); },
       common::ThresholdPolicy{settings_.threshold, settings_.threshold_noise});
   Statistics next = private_.stats;
   Commit commit;
   add_reports(screened.valid, &next, &commit.touched_arms);
   commit.inner_digests = screened.new_digests;
+  commit.inner_epochs = screened.new_epochs;
   commit.records_applied = screened.valid.size();
   for (const OpenedRecord& r : now_valid) commit.released.push_back(r.digest);
   const uint64_t version = publish(ModelKind::private_reports, std::move(next), std::move(commit));

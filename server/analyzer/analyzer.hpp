@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -98,7 +99,27 @@ struct RawOutcome {
   uint64_t version = 0;
 };
 
-class Analyzer {
+// What the HTTP API (http_api.hpp) needs of a node: the single-process
+// Analyzer below, or a PostgreSQL worker or publisher (pg_node.hpp).
+class AnalyzerApi {
+ public:
+  virtual ~AnalyzerApi() = default;
+  virtual BatchOutcome receive_batch(const uint8_t* data, std::size_t len) = 0;
+  virtual RawOutcome apply_raw(const RawBatch& raw) = 0;
+  virtual std::shared_ptr<const SignedModel> model(ModelKind kind) const = 0;
+  virtual bool raw_enabled() const = 0;
+  virtual uint32_t raw_dim() const = 0;
+  virtual uint32_t n_actions() const = 0;
+};
+
+// A batch sent to a node that does not take batches (a publisher): nothing
+// was read, and the sender should try a worker.
+class BatchesNotTaken : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Analyzer : public AnalyzerApi {
  public:
   // Binds `store` to this configuration, loads both models from it and
   // retries the quarantine with these keys and this shape: each original
@@ -112,26 +133,26 @@ class Analyzer {
   // StoreError (nothing changed), CentralDpExhausted (the central-DP horizon
   // is spent; nothing changed) or std::runtime_error on a signing failure
   // (nothing changed either).
-  BatchOutcome receive_batch(const uint8_t* data, std::size_t len);
+  BatchOutcome receive_batch(const uint8_t* data, std::size_t len) override;
   BatchOutcome receive_batch(const std::vector<uint8_t>& body) {
     return receive_batch(body.data(), body.size());
   }
-  RawOutcome apply_raw(const RawBatch& raw);
+  RawOutcome apply_raw(const RawBatch& raw) override;
 
   // The latest signed model of `kind`, or nullptr before the first one and,
   // for the private model, while fewer than min_reports reports back it.
   // Lock-free: an immutable snapshot swapped in after each commit, so a
   // download never waits for, or holds up, a batch.
-  std::shared_ptr<const SignedModel> model(ModelKind kind) const;
+  std::shared_ptr<const SignedModel> model(ModelKind kind) const override;
   // False once a model signing or commit failed, until one succeeds.
   bool last_publish_ok() const { return publish_ok_.load(); }
   // A copy of the statistics behind it (tests, diagnostics).
   Statistics statistics(ModelKind kind) const;
 
   uint32_t dim() const { return features_.dim(); }
-  uint32_t raw_dim() const { return raw_dim_; }
-  uint32_t n_actions() const { return settings_.n_actions; }
-  bool raw_enabled() const { return settings_.raw_enabled; }
+  uint32_t raw_dim() const override { return raw_dim_; }
+  uint32_t n_actions() const override { return settings_.n_actions; }
+  bool raw_enabled() const override { return settings_.raw_enabled; }
   // Null with central DP off.
   const CentralDp* central_dp() const { return dp_.get(); }
   uint64_t central_releases_left() const;
@@ -190,6 +211,7 @@ class Analyzer {
   ModelState raw_;
   std::unique_ptr<CentralDp> dp_;
   uint64_t quarantine_size_ = 0;  // guarded by mu_
+  std::set<Epoch> retired_;       // read at start: retiring needs the store to itself
   std::atomic<bool> publish_ok_{true};
 };
 

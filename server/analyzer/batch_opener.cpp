@@ -1,5 +1,8 @@
 #include "batch_opener.hpp"
 
+#include <sodium.h>
+
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -26,6 +29,20 @@ RejectReason reason_of(server::OpenStatus st) {
 
 }  // namespace
 
+Epoch epoch_of(const server::InnerCiphertext& inner) {
+  Epoch e{};
+  std::copy(inner.begin(), inner.begin() + e.size(), e.begin());
+  return e;
+}
+
+bool parse_epoch(const std::string& hex, Epoch* out) {
+  std::size_t len = 0;
+  return hex.size() == 2 * out->size() &&
+         sodium_hex2bin(out->data(), out->size(), hex.data(), hex.size(), nullptr, &len,
+                        nullptr) == 0 &&
+         len == out->size();
+}
+
 uint64_t OpenedBatch::rejected_total() const {
   uint64_t n = 0;
   for (const uint64_t r : rejected) n += r;
@@ -33,12 +50,18 @@ uint64_t OpenedBatch::rejected_total() const {
 }
 
 std::vector<OpenedRecord> open_records(const server::Batch& batch, const KeyRing& keys,
-                                       uint32_t n_codes, uint32_t n_actions) {
+                                       uint32_t n_codes, uint32_t n_actions,
+                                       const std::set<Epoch>* retired) {
   std::vector<OpenedRecord> out(batch.records.size());
   for (std::size_t i = 0; i < batch.records.size(); ++i) {
     const server::BatchRecord& rec = batch.records[i];
     OpenedRecord& o = out[i];
     o.digest = server::inner_digest(rec.inner);
+    o.epoch = epoch_of(rec.inner);
+    if (retired != nullptr && retired->count(o.epoch) > 0) {
+      o.reason = RejectReason::replayed;
+      continue;
+    }
     server::InnerOpened rep{};
     const server::OpenStatus st = server::open_inner(rec.inner.data(), rec.inner.size(),
                                                      keys.box_keys(), keys.n_box_keys(), &rep);
@@ -61,22 +84,31 @@ std::vector<OpenedRecord> open_records(const server::Batch& batch, const KeyRing
 OpenedBatch screen_records(const std::vector<OpenedRecord>& records,
                            const std::function<bool(const server::InnerDigest&)>& seen_before,
                            const common::ThresholdPolicy& policy, common::Randomness& rng) {
+  return screen_opened(
+      records, [&seen_before](const OpenedRecord& r) { return seen_before(r.digest); }, policy,
+      rng);
+}
+
+OpenedBatch screen_opened(const std::vector<OpenedRecord>& records,
+                          const std::function<bool(const OpenedRecord&)>& seen_before,
+                          const common::ThresholdPolicy& policy, common::Randomness& rng) {
   OpenedBatch out;
   std::set<server::InnerDigest> in_batch;
   std::vector<const OpenedRecord*> fresh;
   fresh.reserve(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     const OpenedRecord& r = records[i];
-    if (!in_batch.insert(r.digest).second || seen_before(r.digest)) {
+    if (!in_batch.insert(r.digest).second || seen_before(r)) {
       ++out.rejected[static_cast<int>(RejectReason::replayed)];
       continue;
     }
     if (!r.valid) {
       ++out.rejected[static_cast<int>(r.reason)];
-      out.quarantine.push_back(i);
+      if (is_quarantined(r.reason)) out.quarantine.push_back(i);
       continue;
     }
     out.new_digests.push_back(r.digest);
+    out.new_epochs.push_back(r.epoch);
     fresh.push_back(&r);
   }
   std::map<uint32_t, std::size_t> crowd_size;

@@ -46,7 +46,7 @@ void refuse_too_large(httplib::Response& res, Metrics* metrics, Logger* log,
                 "exceed it");
 }
 
-void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* analyzer,
+void post_batch(const httplib::Request& req, httplib::Response& res, AnalyzerApi* analyzer,
                 Metrics* metrics, Logger* log, std::size_t max_records) {
   // The header's count alone refuses a batch over the limit: nothing is
   // decoded, verified or decrypted for it.
@@ -64,6 +64,9 @@ void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* a
     // Not a fault to retry soon: nothing more can be released within the
     // stated epsilon until an operator acts. The shuffler keeps the batch.
     return set_error(res, 503, "privacy_budget_exhausted", e.what());
+  } catch (const BatchesNotTaken& e) {
+    // The sender keeps the batch and tries again (another node, later).
+    return set_error(res, 503, "not_a_worker", e.what());
   }
   switch (out.result) {
     case BatchResult::malformed:
@@ -96,7 +99,7 @@ void post_batch(const httplib::Request& req, httplib::Response& res, Analyzer* a
   json_reply(res, body);
 }
 
-void get_model(const httplib::Request& req, httplib::Response& res, const Analyzer* analyzer) {
+void get_model(const httplib::Request& req, httplib::Response& res, const AnalyzerApi* analyzer) {
   ModelKind kind = ModelKind::private_reports;
   if (req.has_param("kind")) {
     const std::string k = req.get_param_value("kind");
@@ -122,7 +125,7 @@ void get_model(const httplib::Request& req, httplib::Response& res, const Analyz
                   "application/octet-stream");
 }
 
-void post_raw(const httplib::Request& req, httplib::Response& res, Analyzer* analyzer) {
+void post_raw(const httplib::Request& req, httplib::Response& res, AnalyzerApi* analyzer) {
   if (!analyzer->raw_enabled()) {
     return set_error(res, 404, "raw_disabled", "raw baseline disabled");
   }
@@ -145,7 +148,7 @@ std::size_t batch_request_bytes(std::size_t records) {
   return server::kBatchHeaderBytes + records * server::kBatchRecordBytes + kSignatureBytes;
 }
 
-void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,
+void install_routes(httplib::Server* server, AnalyzerApi* analyzer, Metrics* metrics, Logger* log,
                     std::size_t max_body, std::size_t max_batch_records,
                     const common::Readiness* readiness, common::AccessLog access_log) {
   // A body over --max-body is refused from its Content-Length, unread; to

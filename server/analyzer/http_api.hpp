@@ -33,9 +33,10 @@ std::size_t batch_request_bytes(std::size_t records);
 // and caps request bodies at `max_body`. A batch that declares more than
 // `max_batch_records` records (or a body over `max_body` to /v1/batches)
 // gets 413 batch_too_large before anything is decrypted. /readyz runs
-// `readiness` (no /readyz without it). `access_log` standard leaves model
+// `readiness` (no /readyz without it). A node that takes no batches (a
+// publisher) answers /v1/batches 503 not_a_worker. `access_log` standard leaves model
 // downloads out. The objects must outlive the server.
-void install_routes(httplib::Server* server, Analyzer* analyzer, Metrics* metrics, Logger* log,
+void install_routes(httplib::Server* server, AnalyzerApi* analyzer, Metrics* metrics, Logger* log,
                     std::size_t max_body = batch_request_bytes(kDefaultMaxBatchRecords),
                     std::size_t max_batch_records = kDefaultMaxBatchRecords,
                     const common::Readiness* readiness = nullptr,

@@ -7,13 +7,18 @@
 namespace p2b::analyzer {
 
 KeyRing KeyRing::load(const std::vector<std::string>& dirs, std::vector<std::string>* warnings) {
+  return load_with_signer(dirs, "analyzer.sign.sk", warnings);
+}
+
+KeyRing KeyRing::load_with_signer(const std::vector<std::string>& dirs, const std::string& signer,
+                                  std::vector<std::string>* warnings) {
   common::LoadedBoxKeys loaded = common::load_box_keys(dirs, "analyzer.box");
   if (warnings != nullptr) {
     warnings->insert(warnings->end(), loaded.warnings.begin(), loaded.warnings.end());
   }
   KeyRing ring;
   ring.box_ = std::move(loaded.keys);
-  ring.sign_sk_ = common::load_sign_key(dirs.back() + "/analyzer.sign.sk", warnings);
+  ring.sign_sk_ = common::load_sign_key(dirs.back() + "/" + signer, warnings);
   return ring;
 }
 

@@ -25,6 +25,11 @@ class KeyRing {
   // the last one. Throws common::KeyError naming the file; `warnings` gets
   // a line for each secret file that others can read.
   static KeyRing load(const std::vector<std::string>& dirs, std::vector<std::string>* warnings);
+  // The same with another signer from the last directory: a PostgreSQL
+  // worker signs its acks with `signer` (analyzer.ack.sk) and never holds
+  // the model signing key.
+  static KeyRing load_with_signer(const std::vector<std::string>& dirs, const std::string& signer,
+                                  std::vector<std::string>* warnings);
   // From keys already in memory (tests).
   static KeyRing from_keys(const std::vector<server::BoxKey>& box, const uint8_t* sign_sk);
 

@@ -3,8 +3,10 @@
 #include <httplib.h>
 
 #include <cstdio>
+#include <chrono>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +27,8 @@
 #include "key_ring.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
+#include "pg_node.hpp"
+#include "pg_store.hpp"
 #include "sqlite_store.hpp"
 #include "stats_mac.hpp"
 
@@ -49,8 +53,181 @@ int backup(int argc, char** argv) {
   return p2b::common::kExitClean;
 }
 
+// `p2b-analyzer retire-key --store PATH|URL --fingerprint HEX`: drops the
+// replay state of one analyzer box key (docs/analyzer.md, "Epochs").
+int retire_key(int argc, char** argv) {
+  using namespace p2b::analyzer;
+  std::string store, fingerprint;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--store") {
+      store = argv[i + 1];
+    } else if (flag == "--fingerprint") {
+      fingerprint = argv[i + 1];
+    } else {
+      store.clear();
+      break;
+    }
+  }
+  Epoch epoch{};
+  if (argc != 6 || store.empty() || !parse_epoch(fingerprint, &epoch)) {
+    std::fprintf(stderr,
+                 "usage: p2b-analyzer retire-key --store PATH|URL --fingerprint HEX\n"
+                 "  HEX: the 32 hex digits p2b-keygen printed for analyzer.box.pk\n");
+    return p2b::common::kExitUsage;
+  }
+  const auto now = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                             std::chrono::system_clock::now().time_since_epoch())
+                                             .count());
+  try {
+    const StoreChoice url = parse_store_choice(store);
+    const uint64_t dropped = url.is_postgresql()
+                                 ? PgAnalyzerStore::retire_epoch(url.target, epoch, now)
+                                 : SqliteModelStore::retire_epoch(url.target, epoch, now);
+    std::printf("retired %s: %llu digests dropped\n", fingerprint.c_str(),
+                static_cast<unsigned long long>(dropped));
+  } catch (const p2b::common::StoreRefused& e) {
+    std::fprintf(stderr, "p2b-analyzer retire-key: %s\n", e.what());
+    return kExitStoreRefused;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "p2b-analyzer retire-key: %s\n", e.what());
+    return kExitFailure;
+  }
+  return p2b::common::kExitClean;
+}
+
+// The --shuffler-key files as verify keys; false (logged) if one is unusable.
+bool read_shuffler_keys(const p2b::analyzer::Options& opt, p2b::common::Logger& log,
+                        std::vector<p2b::server::VerifyKey>* keys, std::vector<std::string>* fps) {
+  for (const std::string& path : opt.shuffler_keys) {
+    uint8_t pk[p2b::kPublicKeyBytes];
+    std::string err;
+    p2b::server::VerifyKey key{};
+    if (!p2b::keyfiles::read_key_file(path, pk, sizeof pk, &err) ||
+        !p2b::server::make_verify_key(pk, &key)) {
+      log.error("keys_unreadable", {{"error", err.empty() ? path + ": unusable key" : err}});
+      return false;
+    }
+    keys->push_back(key);
+    fps->push_back(p2b::server::hex_of(key.fp, sizeof key.fp));
+  }
+  return true;
+}
+
+// A worker or publisher (or both) on PostgreSQL (docs/analyzer.md, "Roles").
+int serve_postgresql(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
+  using namespace p2b::analyzer;
+  std::vector<std::string> warnings;
+  KeyRing worker_keys;
+  p2b::common::SecureArray<uint8_t> model_sk;
+  try {
+    if (opt.role == Role::worker) {
+      // The model signing key stays with the publisher.
+      for (const std::string& dir : opt.key_dirs) {
+        if (std::filesystem::exists(dir + "/analyzer.sign.sk")) {
+          log.error("keys_refused",
+                    {{"error", dir + "/analyzer.sign.sk: a worker must not hold the model "
+                                     "signing key; give it analyzer.ack.sk (docs/keys.md)"}});
+          return kExitFailure;
+        }
+      }
+    }
+    if (opt.role != Role::publisher) {
+      worker_keys = KeyRing::load_with_signer(
+          opt.key_dirs, opt.role == Role::worker ? "analyzer.ack.sk" : "analyzer.sign.sk",
+          &warnings);
+    }
+    if (opt.role != Role::worker) {
+      model_sk = p2b::common::load_sign_key(opt.key_dirs.back() + "/analyzer.sign.sk", &warnings);
+    }
+  } catch (const std::exception& e) {
+    log.error("keys_unreadable", {{"error", e.what()}});
+    return kExitFailure;
+  }
+  for (const std::string& w : warnings) log.warn("secret_key_mode", {{"warning", w}});
+  std::vector<p2b::server::VerifyKey> shuffler_keys;
+  std::vector<std::string> shuffler_fps;
+  if (!read_shuffler_keys(opt, log, &shuffler_keys, &shuffler_fps)) return kExitFailure;
+  Codebook codebook;
+  try {
+    codebook = load_codebook_file(opt.codebook);
+  } catch (const std::exception& e) {
+    log.error("codebook_unreadable", {{"error", e.what()}});
+    return kExitFailure;
+  }
+  const std::vector<std::string> box_fps = worker_keys.box_fingerprints();
+  const std::string signer_fp = opt.role == Role::publisher
+                                    ? p2b::common::verify_key_fingerprint(model_sk.data())
+                                    : worker_keys.verify_key_fingerprint();
+  Metrics metrics;
+  std::unique_ptr<PgAnalyzerStore> store;
+  std::unique_ptr<PgNode> node;
+  try {
+    const FeatureMap features(opt.mode, codebook);
+    store = std::make_unique<PgAnalyzerStore>(
+        opt.store_url.target,
+        StoreIdentity{features.dim(), codebook.info.dim, opt.n_actions, mode_name(opt.mode),
+                      p2b::server::hex_of(codebook.info.fingerprint, p2b::kFingerprintBytes)});
+    PgNodeSettings settings;
+    settings.role = opt.role;
+    settings.analyzer.mode = opt.mode;
+    settings.analyzer.n_actions = opt.n_actions;
+    settings.analyzer.lambda = opt.lambda;
+    settings.analyzer.min_reports = opt.min_reports;
+    settings.analyzer.model_ttl = opt.model_ttl;
+    settings.analyzer.shuffler_keys = shuffler_keys;
+    settings.analyzer.threshold = opt.threshold;
+    settings.analyzer.threshold_noise = opt.noisy_threshold;
+    settings.analyzer.max_quarantine = opt.max_quarantine;
+    settings.publish_seconds = opt.publish_seconds;
+    settings.publish_reports = opt.publish_reports;
+    node = std::make_unique<PgNode>(std::move(settings), codebook, std::move(worker_keys),
+                                    std::move(model_sk), store.get(), &metrics, &log);
+  } catch (const p2b::common::StoreRefused& e) {
+    log.error("store_refused", {{"error", e.what()}, {"store", opt.store_url.describe()}});
+    return kExitStoreRefused;
+  } catch (const std::exception& e) {
+    log.error("store_unusable", {{"error", e.what()}, {"store", opt.store_url.describe()}});
+    return kExitFailure;
+  }
+  log.info("started", {{"role", role_name(opt.role)},
+                       {"store", opt.store_url.describe()},
+                       {"mode", mode_name(opt.mode)},
+                       {"dim", node->dim()},
+                       {"actions", node->n_actions()},
+                       {"box_keys", box_fps},
+                       {"signer", signer_fp},
+                       {"shuffler_keys", shuffler_fps},
+                       {"threshold", opt.threshold},
+                       {"publish_seconds", opt.publish_seconds},
+                       {"publish_reports", opt.publish_reports}});
+  p2b::common::Readiness readiness;
+  readiness.add("database", [&node] {
+    return node->database_ok()
+               ? p2b::common::check_ok("the model refresh reached the database")
+               : p2b::common::check_failed("the model refresh has not reached the database");
+  });
+  if (opt.role != Role::worker) {
+    readiness.add("publisher", [&node] {
+      if (!node->last_publish_ok()) return p2b::common::check_failed("the last publication failed");
+      return p2b::common::check_ok(node->leading() ? "leading" : "standby");
+    });
+  }
+  p2b::common::BoundedServer server(opt.http, metrics.http());
+  install_routes(&server, node.get(), &metrics, &log, opt.max_body, opt.max_batch_records,
+                 &readiness, opt.access_log);
+  if (p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log) < 0) {
+    return kExitFailure;
+  }
+  const p2b::common::StopOutcome outcome = p2b::common::serve_until_stopped(server, log);
+  node.reset();
+  store.reset();
+  return p2b::common::finish_stop(outcome, log);
+}
+
 int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   using namespace p2b::analyzer;
+  if (opt.store_url.is_postgresql()) return serve_postgresql(opt, log);
   std::vector<std::string> warnings;
   KeyRing keys;
   Codebook codebook;
@@ -66,18 +243,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   for (const std::string& w : warnings) log.warn("secret_key_mode", {{"warning", w}});
   std::vector<p2b::server::VerifyKey> shuffler_keys;
   std::vector<std::string> shuffler_fps;
-  for (const std::string& path : opt.shuffler_keys) {
-    uint8_t pk[p2b::kPublicKeyBytes];
-    std::string err;
-    p2b::server::VerifyKey key{};
-    if (!p2b::keyfiles::read_key_file(path, pk, sizeof pk, &err) ||
-        !p2b::server::make_verify_key(pk, &key)) {
-      log.error("keys_unreadable", {{"error", err.empty() ? path + ": unusable key" : err}});
-      return kExitFailure;
-    }
-    shuffler_keys.push_back(key);
-    shuffler_fps.push_back(p2b::server::hex_of(key.fp, sizeof key.fp));
-  }
+  if (!read_shuffler_keys(opt, log, &shuffler_keys, &shuffler_fps)) return kExitFailure;
   try {
     codebook = load_codebook_file(opt.codebook);
   } catch (const std::exception& e) {
@@ -89,7 +255,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   Metrics metrics;
   std::unique_ptr<Analyzer> analyzer;
   try {
-    store = std::make_unique<SqliteModelStore>(opt.store, std::move(mac_keys));
+    store = std::make_unique<SqliteModelStore>(opt.store_url.target, std::move(mac_keys));
     AnalyzerSettings settings;
     settings.mode = opt.mode;
     settings.n_actions = opt.n_actions;
@@ -170,6 +336,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "backup") == 0) return backup(argc, argv);
+  if (argc > 1 && std::strcmp(argv[1], "retire-key") == 0) return retire_key(argc, argv);
   return p2b::common::service_main<p2b::analyzer::Options>("p2b-analyzer", argc, argv,
                                                            p2b::analyzer::parse_options, serve);
 }

@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "batch_opener.hpp"
 #include "common/store_health.hpp"
 #include "metrics.hpp"
 #include "statistics.hpp"
@@ -81,6 +83,7 @@ struct Commit {
   server::BatchDigest batch_digest{};
   uint32_t partition = 0;
   std::vector<server::InnerDigest> inner_digests;
+  std::vector<Epoch> inner_epochs;  // the epoch of each of inner_digests
   uint64_t records_applied = 0;
   uint64_t records_rejected = 0;
   server::BatchAck counts;                    // with batch_id: what its ack says
@@ -112,8 +115,12 @@ class ModelStore {
   // the bundle is empty (version 0) before the first commit.
   virtual void load(ModelKind kind, Statistics* stats, SignedModel* model) = 0;
   virtual std::optional<AppliedBatch> find_batch(const server::BatchId& id) = 0;
-  // Whether an inner ciphertext with this digest was in an applied batch.
-  virtual bool inner_seen(const server::InnerDigest& digest) = 0;
+  // Whether an inner ciphertext with this digest (of this epoch) was in an
+  // applied batch.
+  virtual bool inner_seen(const Epoch& epoch, const server::InnerDigest& digest) = 0;
+  // The epochs (analyzer box key fingerprints) retired: their digests are
+  // gone, so their records are refused. A backend without epochs has none.
+  virtual std::set<Epoch> retired_epochs() { return {}; }
   // Atomically: the batch id, digest, counts and inner digests (if any),
   // the records quarantined and released, the touched arms and the model.
   virtual void commit(const Commit& c) = 0;

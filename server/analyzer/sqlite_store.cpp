@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <utility>
 
@@ -50,15 +51,36 @@ CREATE TABLE IF NOT EXISTS raw_model(
 )sql";
 
 // Schema versions (PRAGMA user_version): 0 is a store from before it was
-// set (meta schema 2); 3 adds a MAC to every statistics row (stats_mac.hpp).
+// set (meta schema 2); 3 adds a MAC to every statistics row (stats_mac.hpp);
+// 4 keys seen_inner by epoch (the analyzer box key fingerprint) first, so
+// retiring a key deletes one key range, and records retired epochs.
 // Kept apart from kSchema so that new tables stay plain CREATEs there.
-constexpr int64_t kSchemaVersion = 3;
+constexpr int64_t kSchemaVersion = 4;
+constexpr int64_t kMacSchema = 3;
 constexpr const char* kMacColumns = R"sql(
 ALTER TABLE private_arms ADD COLUMN mac BLOB;
 ALTER TABLE private_model ADD COLUMN mac BLOB;
 ALTER TABLE raw_arms ADD COLUMN mac BLOB;
 ALTER TABLE raw_model ADD COLUMN mac BLOB;
 )sql";
+// Digests from before epochs keep the empty epoch: they no longer grow, and
+// are still checked (has_legacy_seen_), so none of them can be replayed.
+constexpr const char* kEpochSeen = R"sql(
+CREATE TABLE seen_inner_epochs(epoch BLOB NOT NULL, digest BLOB NOT NULL,
+  PRIMARY KEY (epoch, digest)) WITHOUT ROWID;
+INSERT INTO seen_inner_epochs(epoch, digest) SELECT x'', digest FROM seen_inner;
+DROP TABLE seen_inner;
+ALTER TABLE seen_inner_epochs RENAME TO seen_inner;
+)sql";
+constexpr const char* kRetiredEpochs = R"sql(
+CREATE TABLE IF NOT EXISTS retired_epochs(epoch BLOB PRIMARY KEY, retired_unix INTEGER NOT NULL,
+  digests_dropped INTEGER NOT NULL);
+)sql";
+
+bool seen_has_epochs(const common::Database& db) {
+  common::Statement q(db, "SELECT 1 FROM pragma_table_info('seen_inner') WHERE name = 'epoch'");
+  return q.step();
+}
 
 constexpr ModelKind kKinds[] = {ModelKind::private_reports, ModelKind::raw_baseline};
 
@@ -221,11 +243,19 @@ SqliteModelStore::SqliteModelStore(const std::string& path, StatsMacKeys keys)
     Transaction tx(*db_);
     db_->exec(kSchema);
     db_->exec(quarantine_table::kSchema);
-    if (have < kSchemaVersion) {
+    if (have < kMacSchema) {
       // Rows from before the MAC are adopted as they are, once.
       db_->exec(kMacColumns);
       for (const ModelKind kind : kKinds) write_macs(*db_, kind, keys_.key(0));
+    }
+    if (have < kSchemaVersion) {
+      if (!seen_has_epochs(*db_)) db_->exec(kEpochSeen);
+      db_->exec(kRetiredEpochs);
       db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
+    }
+    {
+      Statement legacy(*db_, "SELECT 1 FROM seen_inner WHERE epoch = x'' LIMIT 1");
+      has_legacy_seen_ = legacy.step();
     }
     tx.commit();
     for (const ModelKind kind : kKinds) adopt_rotated_key(*db_, kind, keys_);
@@ -311,11 +341,77 @@ std::optional<AppliedBatch> SqliteModelStore::find_batch(const server::BatchId& 
   });
 }
 
-bool SqliteModelStore::inner_seen(const server::InnerDigest& digest) {
+bool SqliteModelStore::inner_seen(const Epoch& epoch, const server::InnerDigest& digest) {
   return store_call([&]() -> bool {
-    Statement q(*db_, "SELECT 1 FROM seen_inner WHERE digest = ?");
-    q.bind_blob(1, digest.data(), digest.size());
-    return q.step();
+    Statement q(*db_, "SELECT 1 FROM seen_inner WHERE epoch = ? AND digest = ?");
+    q.bind_blob(1, epoch.data(), epoch.size());
+    q.bind_blob(2, digest.data(), digest.size());
+    if (q.step()) return true;
+    if (!has_legacy_seen_) return false;
+    Statement old(*db_, "SELECT 1 FROM seen_inner WHERE epoch = x'' AND digest = ?");
+    old.bind_blob(1, digest.data(), digest.size());
+    return old.step();
+  });
+}
+
+std::set<Epoch> SqliteModelStore::retired_epochs() {
+  return store_call([&] {
+    std::set<Epoch> out;
+    Statement q(*db_, "SELECT epoch FROM retired_epochs");
+    while (q.step()) {
+      Epoch e{};
+      q.column_blob_exact(0, e.data(), e.size());
+      out.insert(e);
+    }
+    return out;
+  });
+}
+
+uint64_t SqliteModelStore::retire_epoch(const std::string& path, const Epoch& epoch,
+                                        uint64_t now_unix) {
+  return store_call([&]() -> uint64_t {
+    common::StoreLock lock(path);
+    if (!std::ifstream(path).good()) throw StoreError(path + ": no such store");
+    const std::unique_ptr<common::Database> db = common::open_store(path, common::kAnalyzerStore);
+    const int64_t have = common::schema_version(*db, kSchemaVersion, common::kAnalyzerStore);
+    if (have < kSchemaVersion) {
+      throw common::StoreRefused(path + " has no epochs yet (store schema " +
+                                 std::to_string(have) +
+                                 "): start this version of p2b-analyzer on it once");
+    }
+    uint64_t dropped = 0;
+    {
+      Transaction tx(*db);
+      Statement count(*db, "SELECT COUNT(*) FROM seen_inner WHERE epoch = ?");
+      count.bind_blob(1, epoch.data(), epoch.size());
+      if (count.step()) dropped = static_cast<uint64_t>(count.column_int(0));
+      Statement del(*db, "DELETE FROM seen_inner WHERE epoch = ?");
+      del.bind_blob(1, epoch.data(), epoch.size());
+      del.run();
+      Statement put(*db,
+                    "INSERT OR IGNORE INTO retired_epochs(epoch, retired_unix, digests_dropped) "
+                    "VALUES (?, ?, ?)");
+      put.bind_blob(1, epoch.data(), epoch.size());
+      put.bind_int(2, static_cast<int64_t>(now_unix));
+      put.bind_int(3, static_cast<int64_t>(dropped));
+      put.run();
+      tx.commit();
+    }
+    // The freed pages go back to the file system. A store made before
+    // auto_vacuum=INCREMENTAL is rewritten once (VACUUM) to get it.
+    int64_t mode = 0;
+    {
+      Statement q(*db, "PRAGMA auto_vacuum");
+      if (q.step()) mode = q.column_int(0);
+    }
+    if (mode != 2) {
+      db->exec("PRAGMA auto_vacuum=INCREMENTAL");
+      db->exec("VACUUM");
+    } else {
+      db->incremental_vacuum(0);
+    }
+    db->checkpoint_truncate();
+    return dropped;
   });
 }
 
@@ -353,9 +449,13 @@ void SqliteModelStore::commit(const Commit& c) {
     }
     {
       // The primary key refuses a digest twice: the caller drops replays.
-      Statement seen(*db_, "INSERT INTO seen_inner(digest) VALUES (?)");
-      for (const server::InnerDigest& digest : c.inner_digests) {
-        seen.bind_blob(1, digest.data(), digest.size());
+      if (c.inner_epochs.size() != c.inner_digests.size()) {
+        throw StoreError("inner digests without their epochs");
+      }
+      Statement seen(*db_, "INSERT INTO seen_inner(epoch, digest) VALUES (?, ?)");
+      for (std::size_t i = 0; i < c.inner_digests.size(); ++i) {
+        seen.bind_blob(1, c.inner_epochs[i].data(), c.inner_epochs[i].size());
+        seen.bind_blob(2, c.inner_digests[i].data(), c.inner_digests[i].size());
         seen.run();
       }
     }

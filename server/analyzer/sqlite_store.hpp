@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,12 @@ class SqliteModelStore : public ModelStore {
   void bind(const StoreIdentity& id) override;
   void load(ModelKind kind, Statistics* stats, SignedModel* model) override;
   std::optional<AppliedBatch> find_batch(const server::BatchId& id) override;
-  bool inner_seen(const server::InnerDigest& digest) override;
+  bool inner_seen(const Epoch& epoch, const server::InnerDigest& digest) override;
+  std::set<Epoch> retired_epochs() override;
+  // `p2b-analyzer retire-key` on a stopped analyzer's store: deletes the
+  // epoch's digests, records it retired and returns the space to the file
+  // system (incremental vacuum). Returns the digests dropped.
+  static uint64_t retire_epoch(const std::string& path, const Epoch& epoch, uint64_t now_unix);
   void commit(const Commit& c) override;
   std::optional<CentralDpRecord> central_dp() override;
   void record_central_dp(const CentralDpRecord& record) override;
@@ -44,6 +50,7 @@ class SqliteModelStore : public ModelStore {
   StatsMacKeys keys_;
   std::unique_ptr<common::StoreLock> lock_;  // released after db_ closes
   std::unique_ptr<common::Database> db_;
+  bool has_legacy_seen_ = false;  // digests kept from before schema 4
 };
 
 }  // namespace p2b::analyzer

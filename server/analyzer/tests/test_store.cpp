@@ -98,7 +98,9 @@ class FlakyStore : public an::ModelStore {
   std::optional<an::AppliedBatch> find_batch(const p2b::server::BatchId& id) override {
     return inner_->find_batch(id);
   }
-  bool inner_seen(const p2b::server::InnerDigest& d) override { return inner_->inner_seen(d); }
+  bool inner_seen(const an::Epoch& e, const p2b::server::InnerDigest& d) override {
+    return inner_->inner_seen(e, d);
+  }
   void commit(const an::Commit& c) override {
     if (fail_next) {
       fail_next = false;
@@ -139,7 +141,7 @@ TEST(AnalyzerStore, AFailedCommitChangesNothingAndTheRetryAppliesOnce) {
   EXPECT_EQ(analyzer.model(an::ModelKind::private_reports)->bundle, bundle);
   EXPECT_FALSE(sqlite.find_batch(b2.id).has_value());
   for (const p2b::server::BatchRecord& r : b2.records) {
-    EXPECT_FALSE(sqlite.inner_seen(p2b::server::inner_digest(r.inner)));
+    EXPECT_FALSE(sqlite.inner_seen(an::epoch_of(r.inner), p2b::server::inner_digest(r.inner)));
   }
 
   const an::BatchOutcome retry = analyzer_test::apply(analyzer, b2);

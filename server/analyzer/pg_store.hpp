@@ -1,0 +1,136 @@
+// The analyzer's PostgreSQL backend (docs/analyzer.md, "PostgreSQL"): any
+// number of workers apply batches into sharded accumulator rows, each batch
+// once per id, in one transaction with its inner digests; one publisher sums
+// the shards and stores each signed model with its version; every node
+// serves the latest stored model. Replay state lives in one LIST partition
+// of seen_inner per epoch (analyzer box key), so retiring a key drops one
+// table. Thread-safe: each call takes a pooled connection of its own.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "batch_opener.hpp"
+#include "common/pg/pg.hpp"
+#include "model_store.hpp"
+#include "statistics.hpp"
+#include "wire/batch_format.hpp"
+
+namespace p2b::analyzer {
+
+// Accumulator rows per (kind, arm): a worker adds into one picked at
+// random, so concurrent workers rarely wait on one another's row lock.
+constexpr int32_t kAccumulatorShards = 16;
+
+// A few connections, opened on demand and reused; a broken one is dropped.
+class PgPool {
+ public:
+  explicit PgPool(std::string conninfo) : conninfo_(std::move(conninfo)) {}
+
+  class Lease {
+   public:
+    Lease(PgPool* pool, std::unique_ptr<pg::Connection> conn)
+        : pool_(pool), conn_(std::move(conn)) {}
+    ~Lease();
+    Lease(Lease&&) = default;
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    Lease& operator=(Lease&&) = delete;
+    pg::Connection& operator*() { return *conn_; }
+    pg::Connection* operator->() { return conn_.get(); }
+
+   private:
+    PgPool* pool_;
+    std::unique_ptr<pg::Connection> conn_;
+  };
+
+  Lease take();
+  const std::string& conninfo() const { return conninfo_; }
+
+ private:
+  friend class Lease;
+  void give_back(std::unique_ptr<pg::Connection> conn);
+
+  std::string conninfo_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<pg::Connection>> idle_;
+};
+
+// What a worker's transaction did with one verified batch.
+struct PgApplied {
+  enum class Status { applied, known, quarantine_full } status = Status::applied;
+  AppliedBatch known;        // status known: the batch as first applied
+  OpenedBatch opened;        // status applied: the screening
+  uint64_t version = 0;      // the latest published model version at commit
+  uint64_t quarantine = 0;   // quarantine_full: the records it holds
+};
+
+// The latest stored model of a kind, as served.
+struct StoredModel {
+  SignedModel model;
+  uint64_t reports = 0;  // the reports its statistics hold
+};
+
+class PgAnalyzerStore {
+ public:
+  // Connects, creates or migrates the schema (pg::migrate, component
+  // "analyzer") and binds the database to `id`: common::StoreRefused when it
+  // was made for another dim, actions, mode or codebook. pg::Error when the
+  // database cannot be reached.
+  PgAnalyzerStore(const std::string& conninfo, const StoreIdentity& id);
+
+  // A worker's start: refuses (common::StoreRefused) any of `epochs` that
+  // was retired, and creates the seen_inner partition of each other one.
+  void open_epochs(const std::vector<Epoch>& epochs);
+  std::set<Epoch> retired_epochs();
+
+  std::optional<AppliedBatch> find_batch(const server::BatchId& id);
+
+  // One transaction: claims the batch id (a known id: status known, nothing
+  // written), inserts the digests of `records`' valid inner ciphertexts
+  // (ON CONFLICT: one already there is a replay, whichever worker put it),
+  // screens `records` with that answer, keeps the quarantine, adds the
+  // valid reports' sums (from `sums`) to one shard's rows and stores the
+  // ack counts. Retried on a serialization failure, deadlock or lost
+  // connection; pg::Error after that.
+  using Screen = std::function<OpenedBatch(const std::function<bool(const OpenedRecord&)>&)>;
+  using Sums = std::function<Statistics(const std::vector<ValidReport>&)>;
+  using Counts = std::function<server::BatchAck(const OpenedBatch&)>;
+  PgApplied apply_batch(const server::VerifiedBatch& verified,
+                        const std::vector<OpenedRecord>& records, const Screen& screen,
+                        const Sums& sums, const Counts& counts, uint64_t max_quarantine,
+                        uint64_t now_unix);
+
+  // The publisher. try_lead() takes the session advisory lock that makes
+  // one publisher (false: another holds it); it is held until this store's
+  // publisher connection ends. The sum of every shard of `kind`.
+  bool try_lead();
+  uint64_t accumulated_reports(ModelKind kind);
+  Statistics sum_shards(ModelKind kind, uint32_t dim, uint32_t n_actions);
+  // Stores `model` (its version the latest plus one, else pg::Error with
+  // 23505) with `reports`, on the publisher connection, dropping all but
+  // the newest few versions.
+  void store_model(ModelKind kind, const SignedModel& model, uint64_t reports);
+
+  // Every node: the latest stored model, or nullopt before the first; only
+  // read in full when its version is not `have_version`.
+  std::optional<StoredModel> latest_model(ModelKind kind, uint64_t have_version,
+                                          const std::shared_ptr<const StoredModel>& have);
+
+  // `p2b-analyzer retire-key`: records the epoch retired and drops its
+  // partition. Returns the digests dropped.
+  static uint64_t retire_epoch(const std::string& conninfo, const Epoch& epoch, uint64_t now_unix);
+
+ private:
+  PgPool pool_;
+  std::mutex lead_mu_;
+  std::unique_ptr<pg::Connection> lead_;  // holds the publisher lock
+};
+
+}  // namespace p2b::analyzer
