@@ -43,6 +43,7 @@
 #include "proc/run_command.hpp"
 #include "proc/service_process.hpp"
 #include "proc_cpu.hpp"
+#include "publication_timing.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -254,6 +255,27 @@ class Runner {
  public:
   Runner(Settings st, fs::path dep) : st_(std::move(st)), dep_(std::move(dep)) {}
 
+  // PostgreSQL analyzer workers must not hold the model signing key: their
+  // own directory has the box keys and an ack key (analyzer.ack.*), which
+  // the shufflers pin instead of analyzer.sign.pk.
+  fs::path worker_keys() const {
+    const fs::path dir = dep_ / "worker-keys";
+    if (fs::exists(dir / "analyzer.ack.sk")) return dir;
+    fs::create_directories(dir);
+    for (const auto& e : fs::directory_iterator(dep_ / "keys")) {
+      if (e.path().filename() != "analyzer.sign.sk") {
+        fs::copy_file(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
+      }
+    }
+    std::array<uint8_t, crypto_sign_PUBLICKEYBYTES> pk{};
+    std::array<uint8_t, crypto_sign_SECRETKEYBYTES> sk{};
+    crypto_sign_keypair(pk.data(), sk.data());
+    p2b::bench::write_file(dir / "analyzer.ack.pk", pk.data(), pk.size(), fs::perms(0644));
+    p2b::bench::write_file(dir / "analyzer.ack.sk", sk.data(), sk.size(), fs::perms(0600));
+    sodium_memzero(sk.data(), sk.size());
+    return dir;
+  }
+
   std::string key(const char* name) const { return (dep_ / "keys" / name).string(); }
 
   std::vector<std::string> analyzer_args(const std::string& store) const {
@@ -264,13 +286,14 @@ class Runner {
             "--actions",      std::to_string(p2b::bench::kActions),
             "--shuffler-key", key("shuffler.sign.pk")};
   }
-  std::vector<std::string> shuffler_args(const std::string& store,
-                                         const std::string& analyzer_url) const {
+  // `analyzer_key`: the key the analyzer signs acks with.
+  std::vector<std::string> shuffler_args(const std::string& store, const std::string& analyzer_url,
+                                         const std::string& analyzer_key) const {
     return {"--listen",        "127.0.0.1:0",
             "--keys",          (dep_ / "keys").string(),
             "--store",         store,
             "--analyzer",      analyzer_url,
-            "--analyzer-key",  key("analyzer.sign.pk"),
+            "--analyzer-key",  analyzer_key,
             "--batch-size",    "1000",
             "--batch-seconds", "1"};
   }
@@ -282,7 +305,8 @@ class Runner {
     d.analyzers.push_back(start(P2B_ANALYZER_BIN, analyzer_args((dir / "analyzer.db").string()),
                                 dir / "analyzer.log"));
     d.ingest.push_back(start(P2B_SHUFFLER_BIN,
-                             shuffler_args((dir / "shuffler.db").string(), d.analyzers[0]->url()),
+                             shuffler_args((dir / "shuffler.db").string(), d.analyzers[0]->url(),
+                                           key("analyzer.sign.pk")),
                              dir / "shuffler.log"));
     ordered_json p = drive(st_, d, pool);
     p["backend"] = "sqlite";
@@ -303,10 +327,14 @@ class Runner {
     }
     Deployment d;
     d.postmaster = pg.postmaster_pid();
+    std::string ack_key = key("analyzer.sign.pk");
     if (caps.analyzer_roles) {
       d.analyzer_mode = "postgresql, 2 workers + 1 publisher";
-      for (const char* role : {"worker", "worker", "publisher"}) {
+      const fs::path wk = worker_keys();
+      ack_key = (wk / "analyzer.ack.pk").string();
+      for (const std::string role : {"worker", "worker", "publisher"}) {
         std::vector<std::string> args = analyzer_args(pg.url(model_db));
+        if (role == "worker") args[3] = wk.string();  // --keys
         args.insert(args.end(), {"--role", role});
         d.analyzers.push_back(
             start(P2B_ANALYZER_BIN, args,
@@ -317,18 +345,31 @@ class Runner {
       d.analyzers.push_back(start(P2B_ANALYZER_BIN, analyzer_args((dir / "analyzer.db").string()),
                                   dir / "analyzer.log"));
     }
+    if (!caps.shuffler_postgresql) {
+      // A shuffler without a PostgreSQL spool: one SQLite process (which
+      // closes its own batches) in front of the PostgreSQL analyzer.
+      d.ingest.push_back(
+          start(P2B_SHUFFLER_BIN,
+                shuffler_args((dir / "shuffler.db").string(), d.analyzers[0]->url(), ack_key),
+                dir / "shuffler.log"));
+      ordered_json p = drive(st_, d, pool);
+      p["backend"] = "sqlite spool, postgresql analyzer";
+      return p;
+    }
     const std::size_t receivers = caps.analyzer_roles ? 2 : 1;  // workers, not the publisher
     const std::string partitions = std::to_string(st_.partitions);
     // One batcher process per receiving analyzer; each leases partitions
     // as they come free, so together they close every partition.
     for (std::size_t i = 0; i < receivers; ++i) {
-      std::vector<std::string> args = shuffler_args(pg.url(spool_db), d.analyzers[i]->url());
+      std::vector<std::string> args =
+          shuffler_args(pg.url(spool_db), d.analyzers[i]->url(), ack_key);
       args.insert(args.end(), {"--partitions", partitions, "--batch-partitions", "all"});
       d.batchers.push_back(
           start(P2B_SHUFFLER_BIN, args, dir / ("batcher-" + std::to_string(i) + ".log")));
     }
     for (int i = 0; i < n; ++i) {
-      std::vector<std::string> args = shuffler_args(pg.url(spool_db), d.analyzers[0]->url());
+      std::vector<std::string> args =
+          shuffler_args(pg.url(spool_db), d.analyzers[0]->url(), ack_key);
       args.insert(args.end(), {"--partitions", partitions, "--batch-partitions", "none"});
       d.ingest.push_back(
           start(P2B_SHUFFLER_BIN, args, dir / ("ingest-" + std::to_string(i) + ".log")));
@@ -454,17 +495,32 @@ int run(int argc, char** argv) {
       print_point(results["points"].back());
       continue;
     }
-    if (!caps.shuffler_postgresql) {
-      std::printf("postgresql: skipped, this p2b-shuffler has no --batch-partitions\n");
-      results["postgresql_skipped"] = "p2b-shuffler without a PostgreSQL spool";
+    if (!caps.shuffler_postgresql && !caps.analyzer_roles) {
+      std::printf("postgresql: skipped, neither service has a PostgreSQL backend here\n");
       continue;
     }
     p2b_services::PgClusterOptions o;
     o.settings = {"synchronous_commit = on", "shared_buffers = '256MB'", "max_wal_size = '2GB'"};
     const auto pg = p2b_services::PgCluster::start_primary(o);
-    for (const int n : st.ingest) {
+    // Without a PostgreSQL spool, one point: the SQLite shuffler in front.
+    const std::vector<int> ingest = caps.shuffler_postgresql ? st.ingest : std::vector<int>{1};
+    for (const int n : ingest) {
       results["points"].push_back(runner.pg_point(*pg, n, pool, caps));
       print_point(results["points"].back());
+    }
+    if (caps.analyzer_roles && !ingest.empty()) {
+      // The last point's model database, its processes stopped.
+      results["publication"] =
+          p2b::bench::time_publications(pg->url("model_" + std::to_string(ingest.back())),
+                                        runner.key("analyzer.sign.sk"), st.publication_reports);
+      for (const auto& p : results["publication"]) {
+        std::printf(
+            "publication at %.0f reports (%d accumulator rows): %.2f ms (sum %.2f, build + sign "
+            "%.2f, store %.2f)\n",
+            p["accumulated_reports"].get<double>(), p["accumulator_rows"].get<int>(),
+            p["total_ms"].get<double>(), p["sum_shards_ms"].get<double>(),
+            p["build_and_sign_ms"].get<double>(), p["store_ms"].get<double>());
+      }
     }
   }
   const fs::path json = st.out / "scale_out.json";
