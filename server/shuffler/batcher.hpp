@@ -91,6 +91,7 @@ class Batcher {
   bool deliver_pending();
 
   BatcherStatus status() const;
+  uint32_t partition() const { return policy_.partition; }
 
  private:
   void run();

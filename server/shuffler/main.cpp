@@ -4,10 +4,12 @@
 // logs: docs/operations.md.
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/bounded_server.hpp"
 #include "common/exit_codes.hpp"
@@ -25,7 +27,8 @@
 #include "shuffler/intake.hpp"
 #include "shuffler/options.hpp"
 #include "shuffler/readiness_checks.hpp"
-#include "shuffler/sqlite_spool.hpp"
+#include "shuffler/retire_key.hpp"
+#include "shuffler/spool_factory.hpp"
 
 namespace {
 
@@ -55,35 +58,67 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
     return fail(log, "keys_unreadable", err.empty() ? "cannot fingerprint the analyzer key" : err);
   }
 
-  std::unique_ptr<sh::SqliteSpool> spool;
+  const auto lease_ttl = std::chrono::milliseconds(static_cast<long long>(opt.lease_seconds * 1000));
+  sh::OpenedSpool opened;
   try {
-    spool = std::make_unique<sh::SqliteSpool>(opt.store, opt.partition);
+    sh::SpoolOptions spool_options;
+    spool_options.postgresql = opt.store_postgresql;
+    spool_options.target = opt.store_target;
+    spool_options.sqlite_partition = opt.partition;
+    spool_options.partitions = opt.partitions;
+    spool_options.lease_ttl = lease_ttl;
+    opened = sh::open_spool(spool_options);
   } catch (const p2b::common::StoreRefused& e) {
-    log.error("store_refused", {{"error", e.what()}});
+    log.error("store_refused", {{"error", e.what()}, {"store", opt.store_described}});
     return p2b::common::kExitStoreRefused;
   } catch (const sh::SpoolError& e) {
     return fail(log, "store_unusable", e.what());
   }
+  std::unique_ptr<sh::Spool>& spool = opened.spool;
   p2b::common::Readiness readiness;
-  readiness.add("storage", [&spool] { return spool->health()->check(); });
+  readiness.add("storage", opened.storage_check);
   const std::unique_ptr<sh::AnalyzerSink> sink = sh::make_http_sink(opt.analyzer);
 
+  // One batcher per partition this process closes: each holds its
+  // partition's lease, so processes that name the same partitions take
+  // turns rather than close the same crowd twice.
+  const std::vector<uint32_t> all_partitions = spool->partitions();
+  std::vector<uint32_t> batched = opt.batch_all ? all_partitions : opt.batch_partitions;
+  for (const uint32_t p : batched) {
+    if (std::find(all_partitions.begin(), all_partitions.end(), p) == all_partitions.end()) {
+      return fail(log, "bad_partition",
+                  "--batch-partitions names partition " + std::to_string(p) +
+                      ", which the store does not have");
+    }
+  }
   sh::Metrics metrics;
-  sh::BatchingPolicy policy;
-  policy.batch_size = opt.batch_size;
-  policy.interval = std::chrono::milliseconds(static_cast<long long>(opt.batch_seconds * 1000));
-  policy.threshold.threshold = opt.threshold;
-  policy.threshold.noise_sigma = opt.noisy_threshold;
-  policy.partition = opt.partition;
-  sh::Batcher batcher(*spool, *sink, metrics, policy, sh::BatchKeys{sign_sk.data(), analyzer_pk});
-  sh::DiskGuard disk(opt.store, opt.min_free_disk, metrics);
+  std::vector<std::unique_ptr<sh::Batcher>> batchers;
+  for (const uint32_t p : batched) {
+    sh::BatchingPolicy policy;
+    policy.batch_size = opt.batch_size;
+    policy.interval = std::chrono::milliseconds(static_cast<long long>(opt.batch_seconds * 1000));
+    policy.threshold.threshold = opt.threshold;
+    policy.threshold.noise_sigma = opt.noisy_threshold;
+    policy.partition = p;
+    policy.lease_ttl = lease_ttl;
+    batchers.push_back(std::make_unique<sh::Batcher>(*spool, *sink, metrics, policy,
+                                                     sh::BatchKeys{sign_sk.data(), analyzer_pk}));
+  }
+  // Free disk is the SQLite file's concern; a PostgreSQL server watches its own.
+  std::unique_ptr<sh::DiskGuard> disk;
+  if (!opt.store_postgresql) {
+    disk = std::make_unique<sh::DiskGuard>(opt.store_target, opt.min_free_disk, metrics);
+  }
   // Each key held is an epoch of replay state; a retired one must never
   // come back into service (its replays could no longer be recognised).
   std::unique_ptr<sh::ReportIntake> intake;
   try {
     intake = std::make_unique<sh::ReportIntake>(
         std::move(keys.keys), *spool, metrics, opt.max_body,
-        [&batcher](std::size_t n) { batcher.notify_stored(n); }, &disk);
+        [&batchers](std::size_t n) {
+          for (const auto& b : batchers) b->notify_stored(n);
+        },
+        disk.get());
   } catch (const sh::EpochRetired& e) {
     return fail(log, "key_retired", e.what());
   } catch (const sh::SpoolError& e) {
@@ -93,10 +128,14 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
     return p2b::common::check_ok("box " + fps);
   });
   const auto grace = std::chrono::milliseconds(static_cast<long long>(opt.delivery_grace * 1000));
-  readiness.add("batcher", [&batcher] { return sh::batcher_check(batcher.status()); });
-  readiness.add("delivery",
-                [&batcher, grace] { return sh::delivery_check(batcher.status(), grace); });
-  readiness.add("disk", [&disk] { return sh::disk_check(disk); });
+  for (const auto& b : batchers) {
+    const std::string suffix = batchers.size() > 1 ? "_" + std::to_string(b->partition()) : "";
+    sh::Batcher* batcher = b.get();
+    readiness.add("batcher" + suffix, [batcher] { return sh::batcher_check(batcher->status()); });
+    readiness.add("delivery" + suffix,
+                  [batcher, grace] { return sh::delivery_check(batcher->status(), grace); });
+  }
+  if (disk) readiness.add("disk", [&disk] { return sh::disk_check(*disk); });
 
   p2b::common::BoundedServer server(opt.http, metrics.http);
   sh::install_routes(server, *intake, metrics, *spool, opt.max_body, &readiness, opt.access_log);
@@ -110,7 +149,9 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
             {"key_fingerprints", keys.fingerprints},
             {"sign_key_fingerprint", p2b::common::verify_key_fingerprint(sign_sk.data())},
             {"analyzer_key_fingerprint", analyzer_fp},
-            {"partition", opt.partition},
+            {"store", opt.store_described},
+            {"partitions", all_partitions.size()},
+            {"batch_partitions", batched},
             {"batch_size", opt.batch_size},
             {"batch_seconds", opt.batch_seconds},
             {"threshold", opt.threshold},
@@ -118,9 +159,9 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
             {"max_body", opt.max_body},
             {"min_free_disk", opt.min_free_disk},
             {"spool_depth", spool->depth()}});
-  batcher.start();
+  for (const auto& b : batchers) b->start();
   const p2b::common::StopOutcome outcome = p2b::common::serve_until_stopped(server, log);
-  batcher.stop();
+  for (const auto& b : batchers) b->stop();
   spool.reset();  // closes the database, which checkpoints the WAL
   return p2b::common::finish_stop(outcome, log);
 }
@@ -128,6 +169,9 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "retire-key") {
+    return p2b::shuffler::retire_key_main(argc - 1, argv + 1);
+  }
   return p2b::common::service_main<p2b::shuffler::Options>("p2b-shuffler", argc, argv,
                                                            p2b::shuffler::parse_options, run);
 }

@@ -1,9 +1,12 @@
 #include "shuffler/options.hpp"
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "common/option_values.hpp"
+#include "common/store_url.hpp"
 #include "p2b/envelope.hpp"
 #include "shuffler/analyzer_sink.hpp"
 #include "wire/batch_format.hpp"
@@ -22,11 +25,29 @@ common::ServiceDefaults defaults() {
   d.keys_help =
       "DIR holding shuffler.box.{pk,sk}; repeat to accept several keys; the last one's "
       "shuffler.sign.sk signs batches";
-  d.store_help = "the SQLite spool file, created if missing (--spool is the same)";
+  d.store_help =
+      "sqlite:PATH or PATH (the SQLite spool file, created if missing; --spool is the same) or "
+      "postgresql://... (a shared spool for several processes)";
   d.store_alias = "spool";
   d.max_body = 262144;
   d.min_body = kEnvelopeBytes;
   return d;
+}
+
+bool parse_batch_partitions(const std::string& text, Options* o) {
+  o->batch_partitions.clear();
+  o->batch_all = text == "all";
+  if (o->batch_all || text == "none") return true;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    uint64_t p = 0;
+    if (!common::parse_count(item, 0, UINT32_MAX, &p)) return false;
+    o->batch_partitions.push_back(static_cast<uint32_t>(p));
+    if (comma == std::string::npos) return true;
+    start = comma + 1;
+  }
 }
 
 }  // namespace
@@ -55,6 +76,17 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
                  "the analyzer's analyzer.sign.pk: only acks it signed delete a batch");
   CLI::Option* partition_opt =
       line.add_value("--partition", &partition, "partition number written into batches (0)");
+  std::string partitions, batch_partitions, lease_seconds;
+  CLI::Option* partitions_opt = line.add_value(
+      "--partitions", &partitions,
+      "PostgreSQL: partitions of a new store (fixed at creation; default: the store's, 1 if new)");
+  CLI::Option* batch_opt = line.add_value(
+      "--batch-partitions", &batch_partitions,
+      "all, none or a list like 0,3,5: the partitions this process closes batches for, each "
+      "under a lease (default all)");
+  CLI::Option* lease_opt = line.add_value(
+      "--lease-seconds", &lease_seconds,
+      "a batcher's partition lease outlives its last renewal by this (default 30)");
   std::string min_free, grace;
   CLI::Option* min_free_opt = line.add_value(
       "--min-free-disk", &min_free,
@@ -98,6 +130,30 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       return refuse(bad_value("partition", "0..2^32-1", partition));
     }
     o.partition = static_cast<uint32_t>(n);
+  }
+  try {
+    const common::StoreUrl url = common::parse_store_url(o.store);
+    o.store_postgresql = url.is_postgresql();
+    o.store_target = url.target;
+    o.store_described = url.describe();
+  } catch (const std::invalid_argument& e) {
+    return refuse(e.what());
+  }
+  if (given(partitions_opt)) {
+    if (!common::parse_count(partitions, 1, 1u << 16, &n)) {
+      return refuse(bad_value("partitions", "1..65536", partitions));
+    }
+    if (!o.store_postgresql) {
+      return refuse("--partitions is for a PostgreSQL store; a SQLite spool has one (--partition)");
+    }
+    o.partitions = static_cast<uint32_t>(n);
+  }
+  if (given(batch_opt) && !parse_batch_partitions(batch_partitions, &o)) {
+    return refuse(bad_value("batch-partitions", "all, none or partition numbers like 0,3,5",
+                            batch_partitions));
+  }
+  if (given(lease_opt) && !common::parse_real(lease_seconds, 1, 3600, &o.lease_seconds)) {
+    return refuse(bad_value("lease-seconds", "seconds in [1, 3600]", lease_seconds));
   }
   if (given(min_free_opt) &&
       !common::parse_count(min_free, 0, uint64_t{1} << 60, &o.min_free_disk)) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "common/service_options.hpp"
 
@@ -24,6 +25,19 @@ struct Options : common::ServiceOptions {
   // New reports get 507 while the spool's filesystem has less free (0: off).
   uint64_t min_free_disk = uint64_t{64} << 20;
   double delivery_grace = 300;  // seconds of failed delivery before /readyz fails
+  // --store parsed by common/store_url.hpp (kept out of this header: its
+  // StoreKind clashes with common/store_open.hpp's).
+  bool store_postgresql = false;
+  std::string store_target;     // the SQLite file or the libpq URL
+  std::string store_described;  // StoreUrl::describe(): no password
+  // PostgreSQL: the store's partition count (fixed at creation; 0 takes what
+  // the store has, 1 for a new one).
+  uint32_t partitions = 0;
+  // Which partitions this process runs a batcher for: all of them, or the
+  // list (empty: none, an ingest-only node).
+  bool batch_all = true;
+  std::vector<uint32_t> batch_partitions;
+  double lease_seconds = 30;  // how long a batcher's lease outlives its last renewal
 };
 
 using common::ParseOutcome;

@@ -1,0 +1,581 @@
+#include "shuffler/pg_spool.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "common/pg/pg.hpp"
+#include "common/store_health.hpp"
+#include "common/store_open.hpp"
+
+namespace p2b::shuffler {
+
+namespace {
+
+// Version 1. Replay tables are LIST-partitioned by epoch (child tables are
+// made by open_epoch); records carry their partition, a random id and no
+// time; a batch's order among its partition's is the lease row's close
+// counter, not a clock.
+const std::vector<pg::Migration> kMigrations = {
+    {1, R"sql(
+CREATE TABLE shuffler_config (name text PRIMARY KEY, value int8 NOT NULL);
+CREATE TABLE shuffler_epochs (
+  fp bytea PRIMARY KEY CHECK (length(fp) = 16),
+  id int4 GENERATED ALWAYS AS IDENTITY UNIQUE,
+  retired boolean NOT NULL DEFAULT false);
+CREATE TABLE shuffler_seen (epoch int4 NOT NULL, digest bytea NOT NULL,
+  PRIMARY KEY (epoch, digest)) PARTITION BY LIST (epoch);
+CREATE TABLE shuffler_seen_inner (epoch int4 NOT NULL, digest bytea NOT NULL,
+  PRIMARY KEY (epoch, digest)) PARTITION BY LIST (epoch);
+CREATE TABLE shuffler_records (
+  id int8 PRIMARY KEY,
+  part int4 NOT NULL,
+  crowd_id int4 NOT NULL,
+  inner_ct bytea NOT NULL,
+  batch_id bytea,
+  pos int4);
+CREATE INDEX shuffler_records_unbatched ON shuffler_records (part) WHERE batch_id IS NULL;
+CREATE INDEX shuffler_records_by_batch ON shuffler_records (batch_id, pos)
+  WHERE batch_id IS NOT NULL;
+CREATE TABLE shuffler_leases (
+  part int4 PRIMARY KEY,
+  holder text NOT NULL DEFAULT '',
+  token int8 NOT NULL DEFAULT 0,
+  expires_at timestamptz NOT NULL DEFAULT '-infinity',
+  closes int8 NOT NULL DEFAULT 0);
+CREATE TABLE shuffler_batches (id bytea PRIMARY KEY, part int4 NOT NULL, seq int8 NOT NULL,
+  UNIQUE (part, seq));
+)sql"},
+};
+
+// Serialises open_epoch and retire_epoch across processes (DDL on the
+// replay tables' children).
+constexpr int64_t kEpochLockKey = 0x7032625f65706f63;  // "p2b_epoc"
+
+constexpr int kAttempts = 4;
+constexpr std::size_t kMaxIdle = 8;
+
+int64_t random_record_id() {
+  uint64_t v = 0;
+  randombytes_buf(&v, sizeof v);
+  return static_cast<int64_t>(v & INT64_MAX);
+}
+
+template <typename Array>
+std::pair<const uint8_t*, std::size_t> span(const Array& a) {
+  return {a.data(), a.size()};
+}
+
+std::string child_name(const char* table, int32_t epoch_id) {
+  return std::string(table) + "_e" + std::to_string(epoch_id);
+}
+
+// The epoch's row, locked FOR SHARE: a retirement waits for this
+// transaction, or this transaction sees it retired.
+struct EpochRow {
+  int32_t id = 0;
+  bool retired = false;
+};
+
+std::map<EpochId, EpochRow> lock_epochs(pg::Connection& c, const std::set<EpochId>& epochs) {
+  std::vector<std::pair<const uint8_t*, std::size_t>> fps;
+  for (const EpochId& e : epochs) fps.push_back(span(e));
+  const pg::Result rows = c.query(
+      "SELECT fp, id, retired FROM shuffler_epochs WHERE fp = ANY($1::bytea[]) ORDER BY fp "
+      "FOR SHARE",
+      pg::Params().bytea_array(fps));
+  std::map<EpochId, EpochRow> out;
+  for (int i = 0; i < rows.rows(); ++i) {
+    const std::vector<uint8_t> fp = rows.bytes(i, 0);
+    EpochId id{};
+    if (fp.size() != id.size()) throw SpoolError("spool: a malformed epoch row");
+    std::memcpy(id.data(), fp.data(), id.size());
+    out[id] = EpochRow{rows.int4(i, 1), rows.boolean(i, 2)};
+  }
+  if (out.size() != epochs.size()) throw SpoolError("spool: a record of an epoch never opened");
+  return out;
+}
+
+// Marks (epoch, digest) pairs seen; returns the indices of `keys` that were
+// new. `keys` must be distinct.
+template <typename Digest>
+std::vector<bool> mark_seen(pg::Connection& c, const char* table,
+                            const std::vector<std::pair<int32_t, const Digest*>>& keys) {
+  std::vector<bool> fresh(keys.size(), false);
+  if (keys.empty()) return fresh;
+  std::vector<int32_t> epochs;
+  std::vector<std::pair<const uint8_t*, std::size_t>> digests;
+  for (const auto& k : keys) {
+    epochs.push_back(k.first);
+    digests.push_back(span(*k.second));
+  }
+  const pg::Result rows = c.query(std::string("INSERT INTO ") + table +
+                                      " (epoch, digest) SELECT * FROM unnest($1::int4[], "
+                                      "$2::bytea[]) ON CONFLICT DO NOTHING RETURNING epoch, digest",
+                                  pg::Params().int4_array(epochs).bytea_array(digests));
+  std::set<std::pair<int32_t, std::vector<uint8_t>>> inserted;
+  for (int i = 0; i < rows.rows(); ++i) inserted.emplace(rows.int4(i, 0), rows.bytes(i, 1));
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const Digest& d = *keys[i].second;
+    fresh[i] = inserted.count({keys[i].first, std::vector<uint8_t>(d.begin(), d.end())}) != 0;
+  }
+  return fresh;
+}
+
+void store_records(pg::Connection& c, const std::vector<const SpoolRecord*>& records) {
+  std::vector<const SpoolRecord*> left = records;
+  // A random id collides with odds of about n / 2^63; the colliding ones get
+  // new ids rather than assume it never happens.
+  for (int attempt = 0; attempt < 8 && !left.empty(); ++attempt) {
+    std::vector<int64_t> ids;
+    std::vector<int32_t> parts, crowds;
+    std::vector<std::pair<const uint8_t*, std::size_t>> inners;
+    for (const SpoolRecord* r : left) {
+      ids.push_back(random_record_id());
+      parts.push_back(static_cast<int32_t>(r->partition));
+      crowds.push_back(static_cast<int32_t>(r->crowd_id));
+      inners.push_back(span(r->inner));
+    }
+    const pg::Result rows = c.query(
+        "INSERT INTO shuffler_records (id, part, crowd_id, inner_ct) SELECT * FROM "
+        "unnest($1::int8[], $2::int4[], $3::int4[], $4::bytea[]) ON CONFLICT (id) DO NOTHING "
+        "RETURNING id",
+        pg::Params().int8_array(ids).int4_array(parts).int4_array(crowds).bytea_array(inners));
+    std::set<int64_t> stored;
+    for (int i = 0; i < rows.rows(); ++i) stored.insert(rows.int8(i, 0));
+    std::vector<const SpoolRecord*> again;
+    for (std::size_t i = 0; i < left.size(); ++i) {
+      if (stored.count(ids[i]) == 0) again.push_back(left[i]);
+    }
+    left = std::move(again);
+  }
+  if (!left.empty()) throw SpoolError("spool: no free record id");
+}
+
+bool lease_live(pg::Connection& c, const Lease& lease, bool lock) {
+  return c
+             .query(std::string("SELECT 1 FROM shuffler_leases WHERE part = $1 AND token = $2 "
+                                "AND expires_at > clock_timestamp()") +
+                        (lock ? " FOR UPDATE" : ""),
+                    pg::Params()
+                        .int4(static_cast<int32_t>(lease.partition))
+                        .int8(static_cast<int64_t>(lease.token)))
+             .rows() == 1;
+}
+
+[[noreturn]] void lease_lost(const Lease& lease) {
+  throw LeaseLost("spool: the lease of partition " + std::to_string(lease.partition) +
+                  " is no longer held");
+}
+
+}  // namespace
+
+uint32_t partition_hash(uint32_t crowd_id, uint32_t partitions) {
+  if (partitions <= 1) return 0;
+  const uint8_t in[4] = {static_cast<uint8_t>(crowd_id), static_cast<uint8_t>(crowd_id >> 8),
+                         static_cast<uint8_t>(crowd_id >> 16),
+                         static_cast<uint8_t>(crowd_id >> 24)};
+  uint8_t out[32];
+  crypto_generichash(out, sizeof out, in, sizeof in, nullptr, 0);
+  const uint32_t h = uint32_t{out[0]} | (uint32_t{out[1]} << 8) | (uint32_t{out[2]} << 16) |
+                     (uint32_t{out[3]} << 24);
+  return h % partitions;
+}
+
+// A pooled connection for one call; back to the pool if still healthy.
+class PgSpool::Borrowed {
+ public:
+  explicit Borrowed(PgSpool& spool) : spool_(spool) {
+    {
+      const std::lock_guard<std::mutex> lock(spool_.pool_mu_);
+      if (!spool_.idle_.empty()) {
+        conn_ = std::move(spool_.idle_.back());
+        spool_.idle_.pop_back();
+      }
+    }
+    if (!conn_) conn_ = spool_.connect();
+  }
+  ~Borrowed() {
+    if (!conn_->healthy()) return;
+    const std::lock_guard<std::mutex> lock(spool_.pool_mu_);
+    if (spool_.idle_.size() < kMaxIdle) spool_.idle_.push_back(std::move(conn_));
+  }
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+  pg::Connection& get() { return *conn_; }
+
+ private:
+  PgSpool& spool_;
+  std::unique_ptr<pg::Connection> conn_;
+};
+
+PgSpool::PgSpool(const std::string& conninfo, PgSpoolOptions options)
+    : conninfo_(conninfo), options_(options) {
+  if (sodium_init() < 0) throw SpoolError("spool: libsodium cannot start");
+  // Below the lease's ttl, so that the server ends a paused batcher's
+  // transaction (and its lock on the lease row) before another takes over.
+  statement_timeout_ = std::clamp(options_.lease_ttl / 2, std::chrono::milliseconds(500),
+                                  std::chrono::milliseconds(30000));
+  health_ = std::make_unique<common::StoreHealth>(pg::redact_conninfo(conninfo));
+  run("start", [&](pg::Connection& c) {
+    pg::migrate(c, "shuffler", kMigrations);
+    pg::Transaction tx(c);
+    const int64_t wanted = options_.partitions == 0 ? 1 : options_.partitions;
+    c.query("INSERT INTO shuffler_config (name, value) VALUES ('partitions', $1) "
+            "ON CONFLICT (name) DO NOTHING",
+            pg::Params().int8(wanted));
+    const int64_t have =
+        c.query("SELECT value FROM shuffler_config WHERE name = 'partitions'").int8(0, 0);
+    if (options_.partitions != 0 && have != options_.partitions) {
+      throw common::StoreRefused("spool: the store has " + std::to_string(have) +
+                                 " partitions, not " + std::to_string(options_.partitions) +
+                                 " (--partitions is fixed when the store is created)");
+    }
+    if (have < 1 || have > INT32_MAX) throw common::StoreRefused("spool: bad partition count");
+    partitions_ = static_cast<uint32_t>(have);
+    c.query("INSERT INTO shuffler_leases (part) SELECT generate_series(0, $1 - 1) "
+            "ON CONFLICT (part) DO NOTHING",
+            pg::Params().int4(static_cast<int32_t>(partitions_)));
+    tx.commit();
+    return 0;
+  });
+  health_->arm_log();
+}
+
+PgSpool::~PgSpool() = default;
+
+std::unique_ptr<pg::Connection> PgSpool::connect() {
+  auto c = std::make_unique<pg::Connection>(conninfo_, options_.connect_timeout,
+                                            statement_timeout_);
+  // Durable on return whatever the server's default; a transaction left
+  // open (a paused process) is ended by the server.
+  c->exec("SET synchronous_commit = on; SET idle_in_transaction_session_timeout = " +
+          std::to_string(statement_timeout_.count()));
+  return c;
+}
+
+template <typename Fn>
+auto PgSpool::run(const char* what, Fn&& fn) -> decltype(fn(std::declval<pg::Connection&>())) {
+  try {
+    return pg::with_retries(
+        [&] {
+          Borrowed conn(*this);
+          return fn(conn.get());
+        },
+        kAttempts);
+  } catch (const pg::Error& e) {
+    health_->record_error(false, e.what());
+    throw SpoolError(std::string("spool (postgresql) ") + what + ": " + e.what());
+  }
+}
+
+InsertCounts PgSpool::insert(const std::vector<SpoolRecord>& records) {
+  return insert_all({&records}).front();
+}
+
+std::vector<InsertCounts> PgSpool::insert_all(
+    const std::vector<const std::vector<SpoolRecord>*>& requests) {
+  std::set<EpochId> epochs;
+  for (const auto* request : requests) {
+    for (const SpoolRecord& r : *request) {
+      if (r.partition != partition_of(r.crowd_id)) {
+        throw SpoolError("spool: a record in the wrong partition");
+      }
+      epochs.insert(r.epoch);
+    }
+  }
+  return run("insert", [&](pg::Connection& c) {
+    std::vector<InsertCounts> all(requests.size());
+    if (epochs.empty()) return all;
+    pg::Transaction tx(c);
+    const std::map<EpochId, EpochRow> rows = lock_epochs(c, epochs);
+    // A request with a record of a retired epoch is refused whole.
+    std::vector<bool> live(requests.size(), true);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      for (const SpoolRecord& r : *requests[i]) {
+        if (rows.at(r.epoch).retired) ++all[i].retired;
+      }
+      live[i] = all[i].retired == 0;
+    }
+    // Outer digests, then inner digests of the records whose outer was new:
+    // a repeat within the group is a duplicate of its first occurrence, and
+    // each stage is one statement.
+    struct Ref {
+      std::size_t request;
+      const SpoolRecord* record;
+      int32_t epoch;
+    };
+    std::vector<Ref> outer;
+    std::set<std::pair<int32_t, EnvelopeDigest>> in_group;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (!live[i]) continue;
+      for (const SpoolRecord& r : *requests[i]) {
+        const int32_t e = rows.at(r.epoch).id;
+        if (!in_group.emplace(e, r.digest).second) {
+          ++all[i].duplicates;
+          continue;
+        }
+        outer.push_back({i, &r, e});
+      }
+    }
+    std::vector<std::pair<int32_t, const EnvelopeDigest*>> outer_keys;
+    for (const Ref& ref : outer) outer_keys.emplace_back(ref.epoch, &ref.record->digest);
+    const std::vector<bool> outer_new = mark_seen(c, "shuffler_seen", outer_keys);
+
+    std::vector<Ref> inner;
+    std::set<std::pair<int32_t, server::InnerDigest>> inner_in_group;
+    for (std::size_t k = 0; k < outer.size(); ++k) {
+      const Ref& ref = outer[k];
+      if (!outer_new[k]) {
+        ++all[ref.request].duplicates;
+      } else if (!inner_in_group.emplace(ref.epoch, ref.record->inner_digest).second) {
+        ++all[ref.request].inner_duplicates;
+      } else {
+        inner.push_back(ref);
+      }
+    }
+    std::vector<std::pair<int32_t, const server::InnerDigest*>> inner_keys;
+    for (const Ref& ref : inner) inner_keys.emplace_back(ref.epoch, &ref.record->inner_digest);
+    const std::vector<bool> inner_new = mark_seen(c, "shuffler_seen_inner", inner_keys);
+
+    std::vector<const SpoolRecord*> keep;
+    for (std::size_t k = 0; k < inner.size(); ++k) {
+      if (inner_new[k]) {
+        keep.push_back(inner[k].record);
+        ++all[inner[k].request].accepted;
+      } else {
+        ++all[inner[k].request].inner_duplicates;
+      }
+    }
+    if (!keep.empty()) store_records(c, keep);
+    tx.commit();
+    return all;
+  });
+}
+
+std::vector<uint32_t> PgSpool::partitions() const {
+  std::vector<uint32_t> all(partitions_);
+  for (uint32_t p = 0; p < partitions_; ++p) all[p] = p;
+  return all;
+}
+
+uint32_t PgSpool::partition_of(uint32_t crowd_id) const {
+  return partition_hash(crowd_id, partitions_);
+}
+
+std::optional<Lease> PgSpool::acquire_lease(uint32_t partition, const std::string& holder,
+                                            std::chrono::milliseconds ttl) {
+  if (partition >= partitions_) {
+    throw SpoolError("spool: no partition " + std::to_string(partition));
+  }
+  return run("lease", [&](pg::Connection& c) -> std::optional<Lease> {
+    // Renewing a live lease keeps its token; taking a free or expired one
+    // (even one this holder let run out) issues the next.
+    const pg::Result row = c.query(
+        "UPDATE shuffler_leases SET "
+        "token = CASE WHEN holder = $2 AND expires_at > clock_timestamp() THEN token "
+        "ELSE token + 1 END, "
+        "holder = $2, expires_at = clock_timestamp() + make_interval(secs => $3) "
+        "WHERE part = $1 AND (holder = $2 OR expires_at <= clock_timestamp()) RETURNING token",
+        pg::Params()
+            .int4(static_cast<int32_t>(partition))
+            .text(holder)
+            .float8(static_cast<double>(ttl.count()) / 1000.0));
+    if (row.rows() == 0) return std::nullopt;
+    return Lease{partition, static_cast<uint64_t>(row.int8(0, 0))};
+  });
+}
+
+void PgSpool::release_lease(const Lease& lease) {
+  run("lease release", [&](pg::Connection& c) {
+    c.query("UPDATE shuffler_leases SET holder = '', expires_at = '-infinity' "
+            "WHERE part = $1 AND token = $2",
+            pg::Params()
+                .int4(static_cast<int32_t>(lease.partition))
+                .int8(static_cast<int64_t>(lease.token)));
+    return 0;
+  });
+}
+
+void PgSpool::open_epoch(const EpochId& epoch) {
+  run("open epoch", [&](pg::Connection& c) {
+    pg::Transaction tx(c);
+    c.query("SELECT pg_advisory_xact_lock($1)", pg::Params().int8(kEpochLockKey));
+    c.query("INSERT INTO shuffler_epochs (fp) VALUES ($1) ON CONFLICT (fp) DO NOTHING",
+            pg::Params().bytes(epoch.data(), epoch.size()));
+    const pg::Result row = c.query("SELECT id, retired FROM shuffler_epochs WHERE fp = $1",
+                                   pg::Params().bytes(epoch.data(), epoch.size()));
+    if (row.boolean(0, 1)) throw EpochRetired("spool: this key's epoch was retired");
+    const std::string id = std::to_string(row.int4(0, 0));
+    for (const char* table : {"shuffler_seen", "shuffler_seen_inner"}) {
+      c.exec("CREATE TABLE IF NOT EXISTS " + child_name(table, row.int4(0, 0)) + " PARTITION OF " +
+             table + " FOR VALUES IN (" + id + ")");
+    }
+    tx.commit();
+    return 0;
+  });
+}
+
+std::size_t PgSpool::retire_epoch(const EpochId& epoch) {
+  return run("retire epoch", [&](pg::Connection& c) -> std::size_t {
+    pg::Transaction tx(c);
+    c.query("SELECT pg_advisory_xact_lock($1)", pg::Params().int8(kEpochLockKey));
+    // Waits for every insert that holds the row FOR SHARE; later ones see
+    // the epoch retired.
+    const pg::Result row = c.query(
+        "INSERT INTO shuffler_epochs (fp, retired) VALUES ($1, true) "
+        "ON CONFLICT (fp) DO UPDATE SET retired = true RETURNING id",
+        pg::Params().bytes(epoch.data(), epoch.size()));
+    const int32_t id = row.int4(0, 0);
+    std::size_t dropped = 0;
+    for (const char* table : {"shuffler_seen", "shuffler_seen_inner"}) {
+      const std::string child = child_name(table, id);
+      if (c.query("SELECT to_regclass($1) IS NOT NULL", pg::Params().text(child)).boolean(0, 0)) {
+        dropped += static_cast<std::size_t>(
+            c.query("SELECT count(*) FROM " + child).int8(0, 0));
+        c.exec("DROP TABLE " + child);
+      }
+    }
+    tx.commit();
+    return dropped;
+  });
+}
+
+bool PgSpool::epoch_retired(const EpochId& epoch) {
+  return run("epoch", [&](pg::Connection& c) {
+    const pg::Result row = c.query("SELECT retired FROM shuffler_epochs WHERE fp = $1",
+                                   pg::Params().bytes(epoch.data(), epoch.size()));
+    return row.rows() == 1 && row.boolean(0, 0);
+  });
+}
+
+ClosedBatch PgSpool::close_batch(const server::BatchId& id, const Lease& lease,
+                                 std::size_t max_records, const BatchSelector& select) {
+  return run("close batch", [&](pg::Connection& c) -> ClosedBatch {
+    pg::Transaction tx(c);
+    // The lease row stays locked until COMMIT: nobody can take the
+    // partition over while this batch is being closed.
+    if (!lease_live(c, lease, true)) lease_lost(lease);
+    const auto part = static_cast<int32_t>(lease.partition);
+    const pg::Result taken = c.query(
+        "SELECT id, crowd_id FROM shuffler_records WHERE part = $1 AND batch_id IS NULL "
+        "LIMIT $2 FOR UPDATE SKIP LOCKED",
+        pg::Params().int4(part).int8(static_cast<int64_t>(max_records)));
+    ClosedBatch closed;
+    closed.taken = static_cast<std::size_t>(taken.rows());
+    if (closed.taken == 0) return closed;
+    std::vector<int64_t> ids(closed.taken);
+    std::vector<uint32_t> crowds(closed.taken);
+    for (int i = 0; i < taken.rows(); ++i) {
+      ids[i] = taken.int8(i, 0);
+      crowds[i] = static_cast<uint32_t>(taken.int4(i, 1));
+    }
+    const std::vector<std::size_t> keep = select(crowds);
+    std::vector<bool> kept(ids.size(), false);
+    std::vector<int64_t> kept_ids, dropped_ids;
+    std::vector<int32_t> positions;
+    for (std::size_t pos = 0; pos < keep.size(); ++pos) {
+      const std::size_t i = keep[pos];
+      if (i >= ids.size() || kept[i]) throw SpoolError("spool: the batch selection is invalid");
+      kept[i] = true;
+      kept_ids.push_back(ids[i]);
+      positions.push_back(static_cast<int32_t>(pos));
+    }
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (!kept[i]) dropped_ids.push_back(ids[i]);
+    }
+    if (!dropped_ids.empty()) {
+      c.query("DELETE FROM shuffler_records WHERE id = ANY($1::int8[])",
+              pg::Params().int8_array(dropped_ids));
+    }
+    if (!kept_ids.empty()) {
+      c.query("UPDATE shuffler_records r SET batch_id = $1, pos = u.pos "
+              "FROM unnest($2::int8[], $3::int4[]) AS u(id, pos) WHERE r.id = u.id",
+              pg::Params().bytes(id.data(), id.size()).int8_array(kept_ids).int4_array(positions));
+      c.query("INSERT INTO shuffler_batches (id, part, seq) SELECT $1, $2, closes + 1 "
+              "FROM shuffler_leases WHERE part = $2",
+              pg::Params().bytes(id.data(), id.size()).int4(part));
+      c.query("UPDATE shuffler_leases SET closes = closes + 1 WHERE part = $1",
+              pg::Params().int4(part));
+    }
+    // Fenced again at the last moment: a close that outlived its lease
+    // commits nothing.
+    if (!lease_live(c, lease, false)) lease_lost(lease);
+    tx.commit();
+    closed.kept = keep.size();
+    closed.thresholded = ids.size() - keep.size();
+    return closed;
+  });
+}
+
+std::optional<server::Batch> PgSpool::oldest_unacknowledged(uint32_t partition) {
+  return run("batch", [&](pg::Connection& c) -> std::optional<server::Batch> {
+    pg::Transaction tx(c, pg::Transaction::Isolation::repeatable_read);
+    const pg::Result oldest =
+        c.query("SELECT id FROM shuffler_batches WHERE part = $1 ORDER BY seq LIMIT 1",
+                pg::Params().int4(static_cast<int32_t>(partition)));
+    if (oldest.rows() == 0) return std::nullopt;
+    server::Batch batch;
+    batch.partition = partition;
+    const std::vector<uint8_t> id = oldest.bytes(0, 0);
+    if (id.size() != batch.id.size()) throw SpoolError("spool: a malformed batch id");
+    std::memcpy(batch.id.data(), id.data(), id.size());
+    const pg::Result records = c.query(
+        "SELECT crowd_id, inner_ct FROM shuffler_records WHERE batch_id = $1 ORDER BY pos",
+        pg::Params().bytes(batch.id.data(), batch.id.size()));
+    for (int i = 0; i < records.rows(); ++i) {
+      server::BatchRecord& r = batch.records.emplace_back();
+      r.crowd_id = static_cast<uint32_t>(records.int4(i, 0));
+      const std::vector<uint8_t> inner = records.bytes(i, 1);
+      if (inner.size() != r.inner.size()) throw SpoolError("spool: a malformed record");
+      std::memcpy(r.inner.data(), inner.data(), inner.size());
+    }
+    tx.commit();
+    return batch;
+  });
+}
+
+std::size_t PgSpool::acknowledge(const server::BatchId& id) {
+  return run("acknowledge", [&](pg::Connection& c) -> std::size_t {
+    pg::Transaction tx(c);
+    const pg::Result records = c.query("DELETE FROM shuffler_records WHERE batch_id = $1",
+                                       pg::Params().bytes(id.data(), id.size()));
+    c.query("DELETE FROM shuffler_batches WHERE id = $1", pg::Params().bytes(id.data(), id.size()));
+    tx.commit();
+    return static_cast<std::size_t>(records.affected());
+  });
+}
+
+std::size_t PgSpool::count(const char* sql) {
+  return run("count", [&](pg::Connection& c) {
+    return static_cast<std::size_t>(c.query(sql).int8(0, 0));
+  });
+}
+
+std::size_t PgSpool::depth() {
+  return count("SELECT count(*) FROM shuffler_records");
+}
+
+std::size_t PgSpool::unbatched() {
+  return count("SELECT count(*) FROM shuffler_records WHERE batch_id IS NULL");
+}
+
+std::size_t PgSpool::unacknowledged_batches() {
+  return count("SELECT count(*) FROM shuffler_batches");
+}
+
+common::CheckResult PgSpool::storage_check() {
+  try {
+    Borrowed conn(*this);
+    conn.get().query("SELECT 1");
+    return common::check_ok("postgresql");
+  } catch (const pg::Error& e) {
+    return common::check_failed(std::string("postgresql unreachable: ") + e.what());
+  }
+}
+
+}  // namespace p2b::shuffler

@@ -1,0 +1,27 @@
+#include "shuffler/spool_factory.hpp"
+
+#include "shuffler/pg_spool.hpp"
+#include "shuffler/sqlite_spool.hpp"
+
+namespace p2b::shuffler {
+
+OpenedSpool open_spool(const SpoolOptions& options) {
+  OpenedSpool opened;
+  if (options.postgresql) {
+    PgSpoolOptions pg;
+    pg.partitions = options.partitions;
+    pg.lease_ttl = options.lease_ttl;
+    auto spool = std::make_unique<PgSpool>(options.target, pg);
+    PgSpool* raw = spool.get();
+    opened.storage_check = [raw] { return raw->storage_check(); };
+    opened.spool = std::move(spool);
+  } else {
+    auto spool = std::make_unique<SqliteSpool>(options.target, options.sqlite_partition);
+    const common::StoreHealth* health = spool->health();
+    opened.storage_check = [health] { return health->check(); };
+    opened.spool = std::move(spool);
+  }
+  return opened;
+}
+
+}  // namespace p2b::shuffler

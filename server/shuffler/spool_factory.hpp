@@ -1,0 +1,35 @@
+// The spool a --store value names (common/store_url.hpp): SqliteSpool for a
+// file, PgSpool for a postgresql:// URL, with the /readyz "storage" check
+// that fits it. (The parsed StoreUrl stays out of this header: its
+// StoreKind clashes with common/store_open.hpp's.)
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "common/readiness.hpp"
+#include <string>
+#include "shuffler/spool.hpp"
+
+namespace p2b::shuffler {
+
+struct SpoolOptions {
+  bool postgresql = false;  // StoreUrl::is_postgresql()
+  std::string target;       // StoreUrl::target: the file, or the libpq URL
+  uint32_t sqlite_partition = 0;  // SQLite: the one partition's label (--partition)
+  uint32_t partitions = 0;        // PostgreSQL: --partitions (0: what the store has)
+  std::chrono::milliseconds lease_ttl{30000};
+};
+
+struct OpenedSpool {
+  std::unique_ptr<Spool> spool;
+  std::function<common::CheckResult()> storage_check;
+};
+
+// Throws what the backend's constructor throws (common::StoreRefused,
+// SpoolError).
+OpenedSpool open_spool(const SpoolOptions& options);
+
+}  // namespace p2b::shuffler
