@@ -28,6 +28,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -63,6 +64,7 @@ struct Settings {
   std::vector<std::string> backends = {"sqlite", "postgresql"};
   int partitions = 4;
   std::vector<double> publication_reports = {1e6, 1e7};
+  bool failover = true;
   fs::path out;
 };
 
@@ -313,27 +315,44 @@ class Runner {
     return p;
   }
 
+  // Creates the point's two databases (dropped first) on `pg`.
+  static void create_databases(p2b_services::PgCluster& pg, const std::vector<std::string>& names) {
+    p2b::pg::Connection admin(pg.url("postgres"));
+    for (const std::string& db : names) {
+      admin.exec("DROP DATABASE IF EXISTS " + db);
+      admin.exec("CREATE DATABASE " + db + " OWNER p2b");
+    }
+  }
+
   ordered_json pg_point(p2b_services::PgCluster& pg, int n, const std::vector<Envelope>& pool,
                         const Capabilities& caps) {
-    const fs::path dir = fresh_dir("postgresql-" + std::to_string(n));
-    const std::string spool_db = "spool_" + std::to_string(n);
-    const std::string model_db = "model_" + std::to_string(n);
-    {
-      p2b::pg::Connection admin(pg.url("postgres"));
-      for (const std::string& db : {spool_db, model_db}) {
-        admin.exec("DROP DATABASE IF EXISTS " + db);
-        admin.exec("CREATE DATABASE " + db + " OWNER p2b");
-      }
-    }
+    const std::string name = std::to_string(n);
+    create_databases(pg, {"spool_" + name, "model_" + name});
     Deployment d;
+    start_pg(
+        &d, [&](const std::string& db) { return pg.url(db); }, name, n, caps);
     d.postmaster = pg.postmaster_pid();
+    ordered_json p = drive(st_, d, pool);
+    p["backend"] = caps.shuffler_postgresql ? "postgresql" : "sqlite spool, postgresql analyzer";
+    if (caps.shuffler_postgresql) p["partitions"] = st_.partitions;
+    return p;
+  }
+
+  // Starts the analyzers, the batchers and `n` ingest processes on the
+  // databases spool_NAME and model_NAME, reached through `url_of(db)`.
+  void start_pg(Deployment* dp, const std::function<std::string(const std::string&)>& url_of,
+                const std::string& name, int n, const Capabilities& caps) {
+    Deployment& d = *dp;
+    const fs::path dir = fresh_dir("postgresql-" + name);
+    const std::string spool_url = url_of("spool_" + name);
+    const std::string model_url = url_of("model_" + name);
     std::string ack_key = key("analyzer.sign.pk");
     if (caps.analyzer_roles) {
       d.analyzer_mode = "postgresql, 2 workers + 1 publisher";
       const fs::path wk = worker_keys();
       ack_key = (wk / "analyzer.ack.pk").string();
       for (const std::string role : {"worker", "worker", "publisher"}) {
-        std::vector<std::string> args = analyzer_args(pg.url(model_db));
+        std::vector<std::string> args = analyzer_args(model_url);
         if (role == "worker") args[3] = wk.string();  // --keys
         args.insert(args.end(), {"--role", role});
         d.analyzers.push_back(
@@ -352,32 +371,98 @@ class Runner {
           start(P2B_SHUFFLER_BIN,
                 shuffler_args((dir / "shuffler.db").string(), d.analyzers[0]->url(), ack_key),
                 dir / "shuffler.log"));
-      ordered_json p = drive(st_, d, pool);
-      p["backend"] = "sqlite spool, postgresql analyzer";
-      return p;
+      return;
     }
     const std::size_t receivers = caps.analyzer_roles ? 2 : 1;  // workers, not the publisher
     const std::string partitions = std::to_string(st_.partitions);
     // One batcher process per receiving analyzer; each leases partitions
     // as they come free, so together they close every partition.
     for (std::size_t i = 0; i < receivers; ++i) {
-      std::vector<std::string> args =
-          shuffler_args(pg.url(spool_db), d.analyzers[i]->url(), ack_key);
+      std::vector<std::string> args = shuffler_args(spool_url, d.analyzers[i]->url(), ack_key);
       args.insert(args.end(), {"--partitions", partitions, "--batch-partitions", "all"});
       d.batchers.push_back(
           start(P2B_SHUFFLER_BIN, args, dir / ("batcher-" + std::to_string(i) + ".log")));
     }
     for (int i = 0; i < n; ++i) {
-      std::vector<std::string> args =
-          shuffler_args(pg.url(spool_db), d.analyzers[0]->url(), ack_key);
+      std::vector<std::string> args = shuffler_args(spool_url, d.analyzers[0]->url(), ack_key);
       args.insert(args.end(), {"--partitions", partitions, "--batch-partitions", "none"});
       d.ingest.push_back(
           start(P2B_SHUFFLER_BIN, args, dir / ("ingest-" + std::to_string(i) + ".log")));
     }
-    ordered_json p = drive(st_, d, pool);
-    p["backend"] = "postgresql";
-    p["partitions"] = st_.partitions;
-    return p;
+  }
+
+  // Failover: one ingest process and the rest of the pipeline on URLs
+  // naming the primary and a streaming standby (target_session_attrs =
+  // read-write); while one client posts, the primary is killed (-9) and
+  // the standby promoted. Measured: the time from the kill to the end of
+  // the first request that started after the kill and got a 202.
+  ordered_json failover(p2b_services::PgCluster& primary, const std::vector<Envelope>& pool,
+                        const Capabilities& caps) {
+    create_databases(primary, {"spool_failover", "model_failover"});
+    const auto standby = primary.start_standby();
+    const auto url_of = [&](const std::string& db) {
+      return "postgresql://p2b@127.0.0.1:" + std::to_string(primary.port()) +
+             ",127.0.0.1:" + std::to_string(standby->port()) + "/" + db +
+             "?target_session_attrs=read-write";
+    };
+    Deployment d;
+    start_pg(&d, url_of, "failover", 1, caps);
+    std::atomic<bool> stop{false};
+    std::atomic<Clock::rep> kill_returned{Clock::time_point::max().time_since_epoch().count()};
+    std::atomic<Clock::rep> back{0};  // end of the first 202 begun after the kill
+    std::atomic<std::size_t> ok{0}, refused{0};
+    std::thread client([&] {
+      httplib::Client cli("127.0.0.1", d.ingest[0]->port());
+      cli.set_connection_timeout(2, 0);
+      cli.set_read_timeout(30, 0);
+      constexpr std::size_t kPerRequest = 10;
+      std::size_t next = 0;
+      while (!stop) {
+        if (next + kPerRequest > pool.size()) next = 0;  // replays get 202 too
+        std::string body;
+        for (std::size_t i = next; i < next + kPerRequest; ++i) {
+          body.append(reinterpret_cast<const char*>(pool[i].data()), pool[i].size());
+        }
+        next += kPerRequest;
+        const Clock::rep started = Clock::now().time_since_epoch().count();
+        const auto res = cli.Post("/v1/reports", body, "application/octet-stream");
+        if (res && res->status == 202) {
+          ++ok;
+          if (started > kill_returned.load() && back.load() == 0) {
+            back = Clock::now().time_since_epoch().count();
+          }
+        } else {
+          ++refused;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    const std::size_t ok_before = ok.load();
+    const auto t_kill = Clock::now();
+    primary.kill9();
+    kill_returned = Clock::now().time_since_epoch().count();
+    const auto t_promote = Clock::now();
+    standby->promote();
+    const double promote_s = seconds_since(t_promote);
+    const auto deadline = Clock::now() + std::chrono::seconds(120);
+    while (back.load() == 0 && Clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    stop = true;
+    client.join();
+    ordered_json f;
+    f["accepted_requests_before_kill"] = ok_before;
+    f["promote_seconds"] = promote_s;
+    if (back.load() != 0) {
+      f["kill_to_first_202_seconds"] =
+          std::chrono::duration<double>(Clock::time_point(Clock::duration(back.load())) - t_kill)
+              .count();
+    } else {
+      f["kill_to_first_202_seconds"] = nullptr;  // not within 120 s
+    }
+    f["requests_refused_meanwhile"] = refused.load();
+    return f;
   }
 
  private:
@@ -471,6 +556,7 @@ int run(int argc, char** argv) {
   app.add_option("--publication-reports", st.publication_reports,
                  "accumulated reports at which to time a publication [1e6,1e7]; 0: skip")
       ->delimiter(',');
+  app.add_flag("!--no-failover", st.failover, "skip the failover measurement");
   app.add_option("--out", out_dir, "directory for the pool, the stores and the results")
       ->type_name("DIR");
   const int parsed = p2b::tools::parse_command_line(app, argc, argv);
@@ -508,7 +594,7 @@ int run(int argc, char** argv) {
       results["points"].push_back(runner.pg_point(*pg, n, pool, caps));
       print_point(results["points"].back());
     }
-    if (caps.analyzer_roles && !ingest.empty()) {
+    if (caps.analyzer_roles && !ingest.empty()) {  // before the failover kills the primary
       // The last point's model database, its processes stopped.
       results["publication"] =
           p2b::bench::time_publications(pg->url("model_" + std::to_string(ingest.back())),
@@ -520,6 +606,17 @@ int run(int argc, char** argv) {
             p["accumulated_reports"].get<double>(), p["accumulator_rows"].get<int>(),
             p["total_ms"].get<double>(), p["sum_shards_ms"].get<double>(),
             p["build_and_sign_ms"].get<double>(), p["store_ms"].get<double>());
+      }
+    }
+    if (caps.shuffler_postgresql && st.failover) {
+      results["failover"] = runner.failover(*pg, pool, caps);
+      const auto& f = results["failover"];
+      if (f["kill_to_first_202_seconds"].is_null()) {
+        std::printf("failover: no 202 within 120 s of the kill\n");
+      } else {
+        std::printf(
+            "failover: kill -9 of the primary to the first 202 again: %.2f s (promote %.2f s)\n",
+            f["kill_to_first_202_seconds"].get<double>(), f["promote_seconds"].get<double>());
       }
     }
   }
