@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Draws the scale-out benchmark's results (scale_out.json) as a PNG.
 
-    plot_scale_out.py scale_out.json scale_out.png
+    plot_scale_out.py scale_out.png scale_out.json [scale_out_ingest.json]
 
 Left: accepted envelopes per second against the number of ingest processes,
-one line per backend, with the goal of 20k envelopes/s per ingest process.
-Right: CPU microseconds per accepted envelope, stacked by component, one bar
-per point (the load generator shares the machine and is drawn hatched).
+one line per backend and mode (the whole pipeline, or ingest alone), with
+the goal of 20k envelopes/s per ingest process. Right: CPU microseconds per
+accepted envelope, stacked by component, one bar per point (the load
+generator shares the machine and is drawn hatched).
 """
 import json
 import sys
@@ -20,15 +21,17 @@ COMPONENTS = ["shuffler ingest", "shuffler batcher", "analyzer", "postgres", "lo
 COLOURS = ["#1f77b4", "#aec7e8", "#2ca02c", "#ff7f0e", "#cccccc"]
 
 
-def main(src, dst):
-    with open(src) as f:
-        results = json.load(f)
-    points = results["points"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+def main(dst, sources):
+    points = []
+    for src in sources:
+        with open(src) as f:
+            points += json.load(f)["points"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
 
     by_backend = {}
     for p in points:
-        by_backend.setdefault(p["backend"], []).append(p)
+        key = f'{p["backend"]}, {p.get("mode", "pipeline")}'
+        by_backend.setdefault(key, []).append(p)
     for backend, ps in by_backend.items():
         ps = sorted(ps, key=lambda p: p["ingest_processes"])
         xs = [p["ingest_processes"] for p in ps]
@@ -48,7 +51,9 @@ def main(src, dst):
     left.legend()
     left.grid(alpha=0.3)
 
-    labels = [f'{p["backend"]}\n{p["ingest_processes"]} ingest' for p in points]
+    short = {"pipeline": "pipeline", "ingest only": "ingest"}
+    labels = [f'{p["backend"][:6]} {p["ingest_processes"]}\n{short.get(p.get("mode"), "")}'
+              for p in points]
     bottom = [0.0] * len(points)
     for name, colour in zip(COMPONENTS, COLOURS):
         values = [p["cpu_us_per_envelope"].get(name, 0.0) for p in points]
@@ -58,6 +63,7 @@ def main(src, dst):
     right.set_ylabel("CPU µs per accepted envelope")
     right.set_title("CPU per envelope by component")
     right.legend(fontsize=8)
+    right.tick_params(axis="x", labelsize=7)
     right.grid(axis="y", alpha=0.3)
 
     fig.tight_layout()
@@ -65,6 +71,6 @@ def main(src, dst):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: plot_scale_out.py scale_out.json scale_out.png")
-    main(sys.argv[1], sys.argv[2])
+    if len(sys.argv) < 3:
+        sys.exit("usage: plot_scale_out.py OUT.png RESULTS.json [RESULTS.json ...]")
+    main(sys.argv[1], sys.argv[2:])

@@ -65,6 +65,7 @@ struct Settings {
   int partitions = 4;
   std::vector<double> publication_reports = {1e6, 1e7};
   bool failover = true;
+  bool ingest_only = false;  // no batchers, no analyzers
   fs::path out;
 };
 
@@ -92,6 +93,9 @@ Capabilities probe_capabilities(const char* shuffler, const char* analyzer) {
   return c;
 }
 
+// Where shufflers that deliver nothing point: a port nobody listens on.
+const char* const kNoAnalyzer = "http://127.0.0.1:9";
+
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
@@ -106,6 +110,7 @@ double seconds_since(Clock::time_point t) {
 struct Deployment {
   std::vector<std::unique_ptr<ServiceProcess>> ingest, batchers, analyzers;
   pid_t postmaster = -1;
+  std::string pg_admin_url;   // for the WAL position and the commit count
   std::string analyzer_mode;  // what ran behind the shufflers
 
   std::vector<int> ingest_ports() const {
@@ -121,6 +126,7 @@ struct Snapshot {
   std::size_t accepted = 0;
   std::map<std::string, double> cpu;  // seconds, by component
   double batches = 0, records = 0, applied = 0;
+  double wal_bytes = 0, commits = 0;  // PostgreSQL: WAL position, committed transactions
 };
 
 double sum_cpu(const std::vector<std::unique_ptr<ServiceProcess>>& ps) {
@@ -150,6 +156,16 @@ Snapshot snapshot(const Deployment& d, std::size_t accepted) {
   s.batches = sum_metric(closers, "p2b_shuffler_batches_total");
   s.records = sum_metric(closers, "p2b_shuffler_forwarded_total");
   s.applied = sum_metric(d.analyzers, "p2b_analyzer_records_applied_total");
+  if (!d.pg_admin_url.empty()) {
+    // Commit counts reach pg_stat_database within about a second: over a
+    // window of several seconds, close enough.
+    p2b::pg::Connection c(d.pg_admin_url);
+    const p2b::pg::Result r = c.query(
+        "SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::int8, "
+        "(SELECT sum(xact_commit)::int8 FROM pg_stat_database)");
+    s.wal_bytes = static_cast<double>(r.int8(0, 0));
+    s.commits = static_cast<double>(r.int8(0, 1));
+  }
   return s;
 }
 
@@ -246,10 +262,23 @@ ordered_json drive(const Settings& st, const Deployment& d, const std::vector<En
   point["batches_per_s"] = (b.batches - a.batches) / secs;
   point["batched_records_per_s"] = (b.records - a.records) / secs;
   point["applied_records_per_s"] = (b.applied - a.applied) / secs;
+  if (!d.pg_admin_url.empty() && got > 0) {
+    point["postgres_wal_bytes_per_envelope"] = (b.wal_bytes - a.wal_bytes) / got;
+    point["postgres_commits_per_s"] = (b.commits - a.commits) / secs;
+  }
   point["duplicates"] = duplicates.load();
   point["envelopes_not_accepted"] = failed_envelopes.load();
   point["pool_ran_out"] = next.load() >= pool.size();
-  point["analyzer"] = d.analyzer_mode;
+  // Other work on the machine competes for its cores: its 1-minute load
+  // average at the end of the window, for the record.
+  point["load_average_1m"] = [] {
+    std::ifstream in("/proc/loadavg");
+    double load = 0;
+    in >> load;
+    return load;
+  }();
+  point["analyzer"] = d.analyzer_mode.empty() ? "none (ingest only)" : d.analyzer_mode;
+  point["mode"] = d.analyzers.empty() ? "ingest only" : "pipeline";
   return point;
 }
 
@@ -296,20 +325,24 @@ class Runner {
             "--store",         store,
             "--analyzer",      analyzer_url,
             "--analyzer-key",  analyzer_key,
-            "--batch-size",    "1000",
-            "--batch-seconds", "1"};
+            "--batch-size",    st_.ingest_only ? "1048576" : "1000",
+            "--batch-seconds", st_.ingest_only ? "86400" : "1"};
   }
 
   ordered_json sqlite_point(const std::vector<Envelope>& pool) {
     const fs::path dir = fresh_dir("sqlite-1");
     Deployment d;
-    d.analyzer_mode = "sqlite, role all";
-    d.analyzers.push_back(start(P2B_ANALYZER_BIN, analyzer_args((dir / "analyzer.db").string()),
-                                dir / "analyzer.log"));
-    d.ingest.push_back(start(P2B_SHUFFLER_BIN,
-                             shuffler_args((dir / "shuffler.db").string(), d.analyzers[0]->url(),
-                                           key("analyzer.sign.pk")),
-                             dir / "shuffler.log"));
+    std::string analyzer_url = kNoAnalyzer;
+    if (!st_.ingest_only) {
+      d.analyzer_mode = "sqlite, role all";
+      d.analyzers.push_back(start(P2B_ANALYZER_BIN, analyzer_args((dir / "analyzer.db").string()),
+                                  dir / "analyzer.log"));
+      analyzer_url = d.analyzers[0]->url();
+    }
+    d.ingest.push_back(
+        start(P2B_SHUFFLER_BIN,
+              shuffler_args((dir / "shuffler.db").string(), analyzer_url, key("analyzer.sign.pk")),
+              dir / "shuffler.log"));
     ordered_json p = drive(st_, d, pool);
     p["backend"] = "sqlite";
     return p;
@@ -332,6 +365,7 @@ class Runner {
     start_pg(
         &d, [&](const std::string& db) { return pg.url(db); }, name, n, caps);
     d.postmaster = pg.postmaster_pid();
+    d.pg_admin_url = pg.url("postgres");
     ordered_json p = drive(st_, d, pool);
     p["backend"] = caps.shuffler_postgresql ? "postgresql" : "sqlite spool, postgresql analyzer";
     if (caps.shuffler_postgresql) p["partitions"] = st_.partitions;
@@ -347,6 +381,16 @@ class Runner {
     const std::string spool_url = url_of("spool_" + name);
     const std::string model_url = url_of("model_" + name);
     std::string ack_key = key("analyzer.sign.pk");
+    const std::string partitions = std::to_string(st_.partitions);
+    if (st_.ingest_only && caps.shuffler_postgresql) {
+      for (int i = 0; i < n; ++i) {
+        std::vector<std::string> args = shuffler_args(spool_url, kNoAnalyzer, ack_key);
+        args.insert(args.end(), {"--partitions", partitions, "--batch-partitions", "none"});
+        d.ingest.push_back(
+            start(P2B_SHUFFLER_BIN, args, dir / ("ingest-" + std::to_string(i) + ".log")));
+      }
+      return;
+    }
     if (caps.analyzer_roles) {
       d.analyzer_mode = "postgresql, 2 workers + 1 publisher";
       const fs::path wk = worker_keys();
@@ -374,7 +418,6 @@ class Runner {
       return;
     }
     const std::size_t receivers = caps.analyzer_roles ? 2 : 1;  // workers, not the publisher
-    const std::string partitions = std::to_string(st_.partitions);
     // One batcher process per receiving analyzer; each leases partitions
     // as they come free, so together they close every partition.
     for (std::size_t i = 0; i < receivers; ++i) {
@@ -520,6 +563,11 @@ void print_point(const ordered_json& p) {
       cpu["shuffler batcher"].get<double>(), cpu["analyzer"].get<double>(),
       cpu["postgres"].get<double>(), cpu["load generator"].get<double>(),
       p["batches_per_s"].get<double>(), p["batched_records_per_s"].get<double>());
+  if (p.contains("postgres_wal_bytes_per_envelope")) {
+    std::printf("           PostgreSQL: %.0f WAL bytes per envelope, %.0f commits/s\n",
+                p["postgres_wal_bytes_per_envelope"].get<double>(),
+                p["postgres_commits_per_s"].get<double>());
+  }
   if (p["pool_ran_out"].get<bool>()) std::printf("           (the pool ran out: raise --pool)\n");
   if (p["envelopes_not_accepted"].get<std::size_t>() > 0) {
     std::printf("           (%zu envelopes were not accepted)\n",
@@ -557,6 +605,8 @@ int run(int argc, char** argv) {
                  "accumulated reports at which to time a publication [1e6,1e7]; 0: skip")
       ->delimiter(',');
   app.add_flag("!--no-failover", st.failover, "skip the failover measurement");
+  app.add_flag("--ingest-only", st.ingest_only,
+               "ingest processes alone: no batchers, analyzers, publication or failover");
   app.add_option("--out", out_dir, "directory for the pool, the stores and the results")
       ->type_name("DIR");
   const int parsed = p2b::tools::parse_command_line(app, argc, argv);
@@ -569,9 +619,13 @@ int run(int argc, char** argv) {
   const Capabilities caps = probe_capabilities(P2B_SHUFFLER_BIN, P2B_ANALYZER_BIN);
   ordered_json results;
   results["machine"] = machine();
-  results["settings"] = {{"seconds", st.seconds},       {"warmup", st.warmup},
-                         {"clients", st.clients},       {"per_request", st.per_request},
-                         {"partitions", st.partitions}, {"data_dir", st.out.string()}};
+  results["settings"] = {{"seconds", st.seconds},
+                         {"warmup", st.warmup},
+                         {"clients", st.clients},
+                         {"per_request", st.per_request},
+                         {"partitions", st.partitions},
+                         {"data_dir", st.out.string()},
+                         {"mode", st.ingest_only ? "ingest only" : "pipeline"}};
   results["points"] = ordered_json::array();
   std::printf("%d clients x %zu envelopes per request, %.0f s measured after %.0f s warm-up\n",
               st.clients, st.per_request, st.seconds, st.warmup);
@@ -594,7 +648,8 @@ int run(int argc, char** argv) {
       results["points"].push_back(runner.pg_point(*pg, n, pool, caps));
       print_point(results["points"].back());
     }
-    if (caps.analyzer_roles && !ingest.empty()) {  // before the failover kills the primary
+    if (caps.analyzer_roles && !ingest.empty() &&
+        !st.ingest_only) {  // before the failover kills the primary
       // The last point's model database, its processes stopped.
       results["publication"] =
           p2b::bench::time_publications(pg->url("model_" + std::to_string(ingest.back())),
@@ -608,7 +663,7 @@ int run(int argc, char** argv) {
             p["build_and_sign_ms"].get<double>(), p["store_ms"].get<double>());
       }
     }
-    if (caps.shuffler_postgresql && st.failover) {
+    if (caps.shuffler_postgresql && st.failover && !st.ingest_only) {
       results["failover"] = runner.failover(*pg, pool, caps);
       const auto& f = results["failover"];
       if (f["kill_to_first_202_seconds"].is_null()) {
@@ -620,14 +675,18 @@ int run(int argc, char** argv) {
       }
     }
   }
-  const fs::path json = st.out / "scale_out.json";
+  const fs::path json = st.out / (st.ingest_only ? "scale_out_ingest.json" : "scale_out.json");
   std::ofstream(json) << results.dump(2) << "\n";
   std::printf("wrote %s\n", json.c_str());
   std::fflush(stdout);  // before the plotter's own output
   const fs::path plot = fs::path(P2B_SOURCE_DIR) / "bench/plot_scale_out.py";
+  // Both runs' results when the other mode's file is there too.
   const fs::path png = st.out / "scale_out.png";
-  if (p2b::proc::run_command({"/usr/bin/python3", plot.string(), json.string(), png.string()}) ==
-      0) {
+  std::vector<std::string> plot_argv = {"/usr/bin/python3", plot.string(), png.string()};
+  for (const char* name : {"scale_out.json", "scale_out_ingest.json"}) {
+    if (fs::exists(st.out / name)) plot_argv.push_back((st.out / name).string());
+  }
+  if (p2b::proc::run_command(plot_argv) == 0) {
     std::printf("wrote %s\n", png.c_str());
   } else {
     std::printf("(no plot: %s failed)\n", plot.c_str());
