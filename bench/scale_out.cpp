@@ -63,6 +63,9 @@ struct Settings {
   std::vector<int> ingest = {1, 2, 4};
   std::vector<std::string> backends = {"sqlite", "postgresql"};
   int partitions = 4;
+  // A batcher process that ingests nothing closes on its timer only (every
+  // second), so P x this bounds the records/s the batchers can take.
+  std::size_t batch_size = 1000;
   std::vector<double> publication_reports = {1e6, 1e7};
   bool failover = true;
   bool ingest_only = false;  // no batchers, no analyzers
@@ -325,7 +328,7 @@ class Runner {
             "--store",         store,
             "--analyzer",      analyzer_url,
             "--analyzer-key",  analyzer_key,
-            "--batch-size",    st_.ingest_only ? "1048576" : "1000",
+            "--batch-size",    st_.ingest_only ? "1048576" : std::to_string(st_.batch_size),
             "--batch-seconds", st_.ingest_only ? "86400" : "1"};
   }
 
@@ -604,6 +607,8 @@ int run(int argc, char** argv) {
   app.add_option("--publication-reports", st.publication_reports,
                  "accumulated reports at which to time a publication [1e6,1e7]; 0: skip")
       ->delimiter(',');
+  app.add_option("--batch-size", st.batch_size, "the shufflers' --batch-size [1000]")
+      ->check(CLI::Range(1, 1000000));
   app.add_flag("!--no-failover", st.failover, "skip the failover measurement");
   app.add_flag("--ingest-only", st.ingest_only,
                "ingest processes alone: no batchers, analyzers, publication or failover");
@@ -619,13 +624,11 @@ int run(int argc, char** argv) {
   const Capabilities caps = probe_capabilities(P2B_SHUFFLER_BIN, P2B_ANALYZER_BIN);
   ordered_json results;
   results["machine"] = machine();
-  results["settings"] = {{"seconds", st.seconds},
-                         {"warmup", st.warmup},
-                         {"clients", st.clients},
-                         {"per_request", st.per_request},
-                         {"partitions", st.partitions},
-                         {"data_dir", st.out.string()},
-                         {"mode", st.ingest_only ? "ingest only" : "pipeline"}};
+  results["settings"] = {
+      {"seconds", st.seconds},       {"warmup", st.warmup},
+      {"clients", st.clients},       {"per_request", st.per_request},
+      {"partitions", st.partitions}, {"batch_size", st.batch_size},
+      {"data_dir", st.out.string()}, {"mode", st.ingest_only ? "ingest only" : "pipeline"}};
   results["points"] = ordered_json::array();
   std::printf("%d clients x %zu envelopes per request, %.0f s measured after %.0f s warm-up\n",
               st.clients, st.per_request, st.seconds, st.warmup);
