@@ -5,7 +5,8 @@
 
 Left: accepted envelopes per second against the number of ingest processes,
 one line per backend and mode (the whole pipeline, or ingest alone), with
-the goal of 20k envelopes/s per ingest process. Right: CPU microseconds per
+the goal of 20k envelopes/s per ingest process. Dashed: the rate both cores would carry at the measured CPU per
+envelope, were nothing else running. Right: CPU microseconds per
 accepted envelope, stacked by component, one bar per point (the load
 generator shares the machine and is drawn hatched).
 """
@@ -37,23 +38,26 @@ def main(dst, sources):
         xs = [p["ingest_processes"] for p in ps]
         ys = [p["envelopes_per_s"] / 1000 for p in ps]
         left.plot(xs, ys, marker="o", label=backend)
-        for x, y in zip(xs, ys):
-            left.annotate(f"{y:.1f}k", (x, y), textcoords="offset points", xytext=(4, 4))
+        # What both cores would carry at the measured CPU per envelope.
+        ceiling = [2e6 / sum(p["cpu_us_per_envelope"].values()) / 1000 for p in ps]
+        left.plot(xs, ceiling, linestyle="--", color=left.lines[-1].get_color(), alpha=0.5)
     most = max(p["ingest_processes"] for p in points)
     goal = list(range(1, most + 1))
-    left.plot(goal, [20 * n for n in goal], linestyle=":", color="grey",
-              label="goal: 20k/s per ingest process")
+    left.axhline(20, linestyle=":", color="grey", label="goal for one ingest process: 20k/s")
+    left.plot([], [], linestyle="--", color="grey", alpha=0.5,
+              label="2 whole cores / measured CPU per envelope")
     left.set_xlabel("ingest processes")
     left.set_ylabel("accepted envelopes/s (thousands)")
     left.set_xticks(goal)
     left.set_ylim(bottom=0)
     left.set_title("Durable ingest throughput, 2 shared cores")
-    left.legend()
+    left.legend(fontsize=8)
     left.grid(alpha=0.3)
 
     short = {"pipeline": "pipeline", "ingest only": "ingest"}
-    labels = [f'{p["backend"][:6]} {p["ingest_processes"]}\n{short.get(p.get("mode"), "")}'
-              for p in points]
+    name = {"sqlite": "sqlite", "postgresql": "pg"}
+    labels = [f'{name.get(p["backend"], p["backend"][:6])} {p["ingest_processes"]}\n'
+              f'{short.get(p.get("mode"), "")}' for p in points]
     bottom = [0.0] * len(points)
     for name, colour in zip(COMPONENTS, COLOURS):
         values = [p["cpu_us_per_envelope"].get(name, 0.0) for p in points]
