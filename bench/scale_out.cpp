@@ -183,6 +183,7 @@ ordered_json drive(const Settings& st, const Deployment& d, const std::vector<En
   std::atomic<bool> stop{false};
   std::vector<std::vector<Request>> requests(static_cast<std::size_t>(st.clients));
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(st.clients));
   for (int c = 0; c < st.clients; ++c) {
     threads.emplace_back([&, c] {
       std::vector<std::unique_ptr<httplib::Client>> clients;
@@ -293,7 +294,7 @@ class Runner {
   // own directory has the box keys and an ack key (analyzer.ack.*), which
   // the shufflers pin instead of analyzer.sign.pk.
   fs::path worker_keys() const {
-    const fs::path dir = dep_ / "worker-keys";
+    fs::path dir = dep_ / "worker-keys";
     if (fs::exists(dir / "analyzer.ack.sk")) return dir;
     fs::create_directories(dir);
     for (const auto& e : fs::directory_iterator(dep_ / "keys")) {
@@ -513,7 +514,7 @@ class Runner {
 
  private:
   fs::path fresh_dir(const std::string& name) const {
-    const fs::path dir = st_.out / "run" / name;
+    fs::path dir = st_.out / "run" / name;
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
