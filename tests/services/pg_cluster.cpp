@@ -1,9 +1,11 @@
 #include "pg_cluster.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -126,21 +128,61 @@ void PgCluster::make_dir() {
     throw std::runtime_error("chown " + dir_ + " failed");
   }
   port_ = free_port();
+  start_guard();
+}
+
+// A guard process per cluster: when the test process ends without the
+// destructor (a crash, the SIGKILL of a ctest timeout), the guard's end of
+// the pipe sees EOF, and it kills the server and removes the directory, so
+// no test leaves a PostgreSQL running. In its own session, so a signal to
+// the test's process group spares it.
+void PgCluster::start_guard() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+  static const char kScript[] =
+      "read _; pid=$(head -n 1 \"$1/data/postmaster.pid\" 2>/dev/null); "
+      "[ -n \"$pid\" ] && kill -9 \"$pid\" && sleep 1; rm -rf \"$1\"";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[0], 0);
+    close_inherited_descriptors();
+    setsid();
+    execl("/bin/sh", "sh", "-c", kScript, "p2b-pg-guard", dir_.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[0]);
+  if (pid < 0) {
+    close(fds[1]);
+    throw std::runtime_error("fork failed");
+  }
+  guard_pid_ = pid;
+  guard_fd_ = fds[1];
+}
+
+void PgCluster::end_guard() {
+  if (guard_pid_ <= 0) return;
+  close(guard_fd_);
+  const auto deadline = std::chrono::steady_clock::now() + seconds(5);
+  while (waitpid(guard_pid_, nullptr, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(guard_pid_, SIGKILL);
+      waitpid(guard_pid_, nullptr, 0);
+      break;
+    }
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  guard_pid_ = -1;
 }
 
 std::unique_ptr<PgCluster> PgCluster::start_primary(Options options) {
   std::unique_ptr<PgCluster> cluster(new PgCluster(std::move(options)));
-  std::vector<std::string> initdb = {bin("initdb"),
-                                     "-D",
-                                     cluster->data_dir(),
-                                     "-U",
-                                     "p2b",
-                                     "--auth-local=trust",
-                                     "--auth-host=trust",
-                                     "-E",
-                                     "UTF8",
-                                     "--locale=C"};
-  if (!cluster->options_.fsync) initdb.emplace_back("--no-sync");
+  // --no-sync: the tests crash processes, never the kernel, so the page
+  // cache outlives every crash; the server's own commits follow `fsync`.
+  const std::vector<std::string> initdb = {
+      bin("initdb"), "-D",        cluster->data_dir(),  "-U",
+      "p2b",         "--no-sync", "--auth-local=trust", "--auth-host=trust",
+      "-E",          "UTF8",      "--locale=C"};
   if (cluster->run(initdb, 60) != 0) cluster->fail("initdb failed");
   cluster->write_settings();
   // The free port may be taken between asking and binding: another port then.
@@ -161,21 +203,21 @@ std::unique_ptr<PgCluster> PgCluster::start_primary(Options options) {
 
 std::unique_ptr<PgCluster> PgCluster::start_standby() {
   std::unique_ptr<PgCluster> standby(new PgCluster(options_));
-  std::vector<std::string> basebackup = {bin("pg_basebackup"),
-                                         "-D",
-                                         standby->data_dir(),
-                                         "-h",
-                                         "127.0.0.1",
-                                         "-p",
-                                         std::to_string(port_),
-                                         "-U",
-                                         "p2b",
-                                         "-R",
-                                         "-X",
-                                         "stream",
-                                         "-c",
-                                         "fast"};
-  if (!options_.fsync) basebackup.emplace_back("--no-sync");
+  const std::vector<std::string> basebackup = {bin("pg_basebackup"),
+                                               "-D",
+                                               standby->data_dir(),
+                                               "-h",
+                                               "127.0.0.1",
+                                               "-p",
+                                               std::to_string(port_),
+                                               "-U",
+                                               "p2b",
+                                               "-R",
+                                               "-X",
+                                               "stream",
+                                               "-c",
+                                               "fast",
+                                               "--no-sync"};
   if (standby->run(basebackup, 120) != 0) standby->fail("pg_basebackup failed");
   standby->write_settings();  // later lines win over the primary's copied ones
   standby->pg_ctl_start();
@@ -306,6 +348,7 @@ PgCluster::~PgCluster() {
   }
   std::error_code ec;
   fs::remove_all(dir_, ec);
+  end_guard();
 }
 
 }  // namespace p2b_services

@@ -6,7 +6,8 @@
 // followed by a streaming standby (pg_basebackup -R) that can be promoted.
 // Every wait is bounded; a failure throws std::runtime_error with the end
 // of the server's log, and a test that failed gets that log printed when
-// the cluster goes away.
+// the cluster goes away. A guard process removes the server and its
+// directory if the test process dies without its destructors.
 #pragma once
 
 #include <sys/types.h>
@@ -19,7 +20,7 @@ namespace p2b_services {
 
 // PgCluster::Options (outside the class so that it can be a default argument).
 struct PgClusterOptions {
-  bool fsync = true;  // durable, like production; false also skips syncs in initdb
+  bool fsync = true;  // the server's commits durable, like production
   int max_connections = 100;
   // Further postgresql.conf lines, e.g. "shared_buffers = '64MB'".
   std::vector<std::string> settings;
@@ -64,6 +65,8 @@ class PgCluster {
   void make_dir();
   void write_settings();
   void pg_ctl_start();
+  void start_guard();
+  void end_guard();
   int run(const std::vector<std::string>& argv, int timeout_s) const;
   [[noreturn]] void fail(const std::string& what) const;
   std::string data_dir() const { return dir_ + "/data"; }
@@ -72,6 +75,8 @@ class PgCluster {
   std::string dir_;
   int port_ = 0;
   bool running_ = false;
+  pid_t guard_pid_ = -1;
+  int guard_fd_ = -1;  // its write end; closing it (or dying) fires the guard
 };
 
 }  // namespace p2b_services

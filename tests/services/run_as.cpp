@@ -30,9 +30,9 @@ bool lookup(const char* name, RunAs* out) {
   return true;
 }
 
-// Closes every descriptor from 3 up, so a postmaster started through
-// pg_ctl holds none of the test's sockets (a proxy's, a service's).
-void close_inherited() {
+}  // namespace
+
+void close_inherited_descriptors() {
 #ifdef SYS_close_range
   if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
 #endif
@@ -43,8 +43,6 @@ void close_inherited() {
   }
   for (long fd = 3; fd < last; ++fd) close(static_cast<int>(fd));
 }
-
-}  // namespace
 
 RunAs postgres_user() {
   if (geteuid() != 0) return RunAs{geteuid(), getegid(), false};
@@ -79,7 +77,7 @@ int run_bounded(const std::vector<std::string>& argv, const RunAs& as, const std
     // Only async-signal-safe calls from here: the test has threads.
     dup2(log, 1);
     dup2(log, 2);
-    close_inherited();
+    close_inherited_descriptors();
     if (as.switch_user &&
         (setgroups(0, nullptr) != 0 || setgid(as.gid) != 0 || setuid(as.uid) != 0)) {
       _exit(126);

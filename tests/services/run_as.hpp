@@ -28,4 +28,9 @@ RunAs postgres_user();
 int run_bounded(const std::vector<std::string>& argv, const RunAs& as, const std::string& log_path,
                 std::chrono::milliseconds timeout);
 
+// In a child between fork and exec: closes every descriptor from 3 up, so
+// a postmaster started through pg_ctl holds none of the test's sockets (a
+// proxy's, a service's). Async-signal-safe.
+void close_inherited_descriptors();
+
 }  // namespace p2b_services

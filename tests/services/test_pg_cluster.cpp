@@ -3,9 +3,17 @@
 // takes writes once promoted, and the proxy that partitions a client from
 // it and heals.
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "common/pg/pg.hpp"
@@ -77,6 +85,58 @@ TEST(PgCluster, CommittedRowsSurviveKill9OfThePrimary) {
   EXPECT_EQ(count(again, "durable"), 200);
 }
 
+// Gone, or a zombie that init has not reaped yet.
+bool process_gone(pid_t pid) {
+  if (kill(pid, 0) != 0) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
+}
+
+TEST(PgCluster, ATestKilledMidwayLeavesNoServerBehind) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t test_process = fork();
+  ASSERT_GE(test_process, 0);
+  if (test_process == 0) {
+    close(pipe_fds[0]);
+    try {
+      PgCluster::Options options;
+      options.fsync = false;
+      auto cluster = PgCluster::start_primary(options);
+      const std::string line =
+          cluster->dir() + " " + std::to_string(cluster->postmaster_pid()) + "\n";
+      if (write(pipe_fds[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+        _exit(2);
+      }
+      for (;;) pause();  // until the SIGKILL: no destructor runs
+    } catch (...) {
+      _exit(3);
+    }
+  }
+  close(pipe_fds[1]);
+  std::string line;
+  char c = 0;
+  pollfd pfd{pipe_fds[0], POLLIN, 0};
+  while (line.find('\n') == std::string::npos && poll(&pfd, 1, 60'000) == 1 &&
+         read(pipe_fds[0], &c, 1) == 1) {
+    line.push_back(c);
+  }
+  close(pipe_fds[0]);
+  kill(test_process, SIGKILL);
+  waitpid(test_process, nullptr, 0);
+  std::istringstream fields(line);
+  std::string dir;
+  pid_t postmaster = -1;
+  fields >> dir >> postmaster;
+  ASSERT_FALSE(dir.empty()) << "the child did not start a cluster";
+  ASSERT_GT(postmaster, 0);
+  EXPECT_TRUE(within(seconds(10),
+                     [&] { return process_gone(postmaster) && !std::filesystem::exists(dir); }))
+      << "the cluster of a killed test is still there: " << dir;
+}
+
 TEST(PgCluster, AStandbyFollowsAndTakesWritesOncePromoted) {
   PgCluster::Options options;
   options.fsync = false;
@@ -87,6 +147,15 @@ TEST(PgCluster, AStandbyFollowsAndTakesWritesOncePromoted) {
 
   auto standby = primary->start_standby();
   ASSERT_NE(standby->port(), primary->port());
+  // What a service given both hosts connects to: the one taking writes.
+  const std::string either = "postgresql://p2b@127.0.0.1:" + std::to_string(primary->port()) +
+                             ",127.0.0.1:" + std::to_string(standby->port()) +
+                             "/p2b?target_session_attrs=read-write";
+  const auto writable_port = [&] {
+    Connection conn(either, seconds(5));
+    return conn.query("SELECT inet_server_port()").int4(0, 0);
+  };
+  EXPECT_EQ(writable_port(), primary->port());
   Connection reader(standby->url());
   EXPECT_TRUE(reader.query("SELECT pg_is_in_recovery()").boolean(0, 0));
   writer.query("INSERT INTO followed VALUES ($1)", Params().int8(2));
@@ -107,6 +176,7 @@ TEST(PgCluster, AStandbyFollowsAndTakesWritesOncePromoted) {
   EXPECT_FALSE(promoted.query("SELECT pg_is_in_recovery()").boolean(0, 0));
   promoted.query("INSERT INTO followed VALUES ($1)", Params().int8(3));
   EXPECT_EQ(count(promoted, "followed"), 3);
+  EXPECT_EQ(writable_port(), standby->port());
 }
 
 TEST(PgCluster, AProxyBlackholeTimesOutAndPassRecovers) {

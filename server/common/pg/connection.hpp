@@ -25,7 +25,10 @@ class Connection {
   static constexpr std::chrono::milliseconds kClientGrace{1000};
 
   // conninfo: a postgresql:// URL or a key=value string. A timeout of 0
-  // means no bound (not advised).
+  // means no bound (not advised). connect_timeout bounds the whole connect
+  // (every host of a multi-host conninfo, TLS, authentication) except a
+  // host name's resolution, which libpq does blocking: give addresses
+  // (hostaddr=) where a slow resolver matters.
   explicit Connection(const std::string& conninfo,
                       std::chrono::milliseconds connect_timeout = std::chrono::seconds(5),
                       std::chrono::milliseconds statement_timeout = std::chrono::seconds(30));
