@@ -58,7 +58,8 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
     return fail(log, "keys_unreadable", err.empty() ? "cannot fingerprint the analyzer key" : err);
   }
 
-  const auto lease_ttl = std::chrono::milliseconds(static_cast<long long>(opt.lease_seconds * 1000));
+  const auto lease_ttl =
+      std::chrono::milliseconds(static_cast<long long>(opt.lease_seconds * 1000));
   sh::OpenedSpool opened;
   try {
     sh::SpoolOptions spool_options;

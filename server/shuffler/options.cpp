@@ -84,9 +84,9 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "--batch-partitions", &batch_partitions,
       "all, none or a list like 0,3,5: the partitions this process closes batches for, each "
       "under a lease (default all)");
-  CLI::Option* lease_opt = line.add_value(
-      "--lease-seconds", &lease_seconds,
-      "a batcher's partition lease outlives its last renewal by this (default 30)");
+  CLI::Option* lease_opt =
+      line.add_value("--lease-seconds", &lease_seconds,
+                     "a batcher's partition lease outlives its last renewal by this (default 30)");
   std::string min_free, grace;
   CLI::Option* min_free_opt = line.add_value(
       "--min-free-disk", &min_free,

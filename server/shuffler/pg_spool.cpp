@@ -83,6 +83,7 @@ struct EpochRow {
 
 std::map<EpochId, EpochRow> lock_epochs(pg::Connection& c, const std::set<EpochId>& epochs) {
   std::vector<std::pair<const uint8_t*, std::size_t>> fps;
+  fps.reserve(epochs.size());
   for (const EpochId& e : epochs) fps.push_back(span(e));
   const pg::Result rows = c.query(
       "SELECT fp, id, retired FROM shuffler_epochs WHERE fp = ANY($1::bytea[]) ORDER BY fp "
@@ -157,13 +158,12 @@ void store_records(pg::Connection& c, const std::vector<const SpoolRecord*>& rec
 }
 
 bool lease_live(pg::Connection& c, const Lease& lease, bool lock) {
-  return c
-             .query(std::string("SELECT 1 FROM shuffler_leases WHERE part = $1 AND token = $2 "
-                                "AND expires_at > clock_timestamp()") +
-                        (lock ? " FOR UPDATE" : ""),
-                    pg::Params()
-                        .int4(static_cast<int32_t>(lease.partition))
-                        .int8(static_cast<int64_t>(lease.token)))
+  return c.query(std::string("SELECT 1 FROM shuffler_leases WHERE part = $1 AND token = $2 "
+                             "AND expires_at > clock_timestamp()") +
+                     (lock ? " FOR UPDATE" : ""),
+                 pg::Params()
+                     .int4(static_cast<int32_t>(lease.partition))
+                     .int8(static_cast<int64_t>(lease.token)))
              .rows() == 1;
 }
 
@@ -222,12 +222,17 @@ PgSpool::PgSpool(const std::string& conninfo, PgSpoolOptions options)
                                   std::chrono::milliseconds(30000));
   health_ = std::make_unique<common::StoreHealth>(pg::redact_conninfo(conninfo));
   run("start", [&](pg::Connection& c) {
+    if (options_.must_exist &&
+        c.query("SELECT to_regclass('shuffler_config') IS NULL").boolean(0, 0)) {
+      throw SpoolError("spool: no shuffler store in this database");
+    }
     pg::migrate(c, "shuffler", kMigrations);
     pg::Transaction tx(c);
     const int64_t wanted = options_.partitions == 0 ? 1 : options_.partitions;
-    c.query("INSERT INTO shuffler_config (name, value) VALUES ('partitions', $1) "
-            "ON CONFLICT (name) DO NOTHING",
-            pg::Params().int8(wanted));
+    c.query(
+        "INSERT INTO shuffler_config (name, value) VALUES ('partitions', $1) "
+        "ON CONFLICT (name) DO NOTHING",
+        pg::Params().int8(wanted));
     const int64_t have =
         c.query("SELECT value FROM shuffler_config WHERE name = 'partitions'").int8(0, 0);
     if (options_.partitions != 0 && have != options_.partitions) {
@@ -237,9 +242,10 @@ PgSpool::PgSpool(const std::string& conninfo, PgSpoolOptions options)
     }
     if (have < 1 || have > INT32_MAX) throw common::StoreRefused("spool: bad partition count");
     partitions_ = static_cast<uint32_t>(have);
-    c.query("INSERT INTO shuffler_leases (part) SELECT generate_series(0, $1 - 1) "
-            "ON CONFLICT (part) DO NOTHING",
-            pg::Params().int4(static_cast<int32_t>(partitions_)));
+    c.query(
+        "INSERT INTO shuffler_leases (part) SELECT generate_series(0, $1 - 1) "
+        "ON CONFLICT (part) DO NOTHING",
+        pg::Params().int4(static_cast<int32_t>(partitions_)));
     tx.commit();
     return 0;
   });
@@ -249,8 +255,8 @@ PgSpool::PgSpool(const std::string& conninfo, PgSpoolOptions options)
 PgSpool::~PgSpool() = default;
 
 std::unique_ptr<pg::Connection> PgSpool::connect() {
-  auto c = std::make_unique<pg::Connection>(conninfo_, options_.connect_timeout,
-                                            statement_timeout_);
+  auto c =
+      std::make_unique<pg::Connection>(conninfo_, options_.connect_timeout, statement_timeout_);
   // Durable on return whatever the server's default; a transaction left
   // open (a paused process) is ended by the server.
   c->exec("SET synchronous_commit = on; SET idle_in_transaction_session_timeout = " +
@@ -323,6 +329,7 @@ std::vector<InsertCounts> PgSpool::insert_all(
       }
     }
     std::vector<std::pair<int32_t, const EnvelopeDigest*>> outer_keys;
+    outer_keys.reserve(outer.size());
     for (const Ref& ref : outer) outer_keys.emplace_back(ref.epoch, &ref.record->digest);
     const std::vector<bool> outer_new = mark_seen(c, "shuffler_seen", outer_keys);
 
@@ -339,6 +346,7 @@ std::vector<InsertCounts> PgSpool::insert_all(
       }
     }
     std::vector<std::pair<int32_t, const server::InnerDigest*>> inner_keys;
+    inner_keys.reserve(inner.size());
     for (const Ref& ref : inner) inner_keys.emplace_back(ref.epoch, &ref.record->inner_digest);
     const std::vector<bool> inner_new = mark_seen(c, "shuffler_seen_inner", inner_keys);
 
@@ -392,11 +400,12 @@ std::optional<Lease> PgSpool::acquire_lease(uint32_t partition, const std::strin
 
 void PgSpool::release_lease(const Lease& lease) {
   run("lease release", [&](pg::Connection& c) {
-    c.query("UPDATE shuffler_leases SET holder = '', expires_at = '-infinity' "
-            "WHERE part = $1 AND token = $2",
-            pg::Params()
-                .int4(static_cast<int32_t>(lease.partition))
-                .int8(static_cast<int64_t>(lease.token)));
+    c.query(
+        "UPDATE shuffler_leases SET holder = '', expires_at = '-infinity' "
+        "WHERE part = $1 AND token = $2",
+        pg::Params()
+            .int4(static_cast<int32_t>(lease.partition))
+            .int8(static_cast<int64_t>(lease.token)));
     return 0;
   });
 }
@@ -435,8 +444,7 @@ std::size_t PgSpool::retire_epoch(const EpochId& epoch) {
     for (const char* table : {"shuffler_seen", "shuffler_seen_inner"}) {
       const std::string child = child_name(table, id);
       if (c.query("SELECT to_regclass($1) IS NOT NULL", pg::Params().text(child)).boolean(0, 0)) {
-        dropped += static_cast<std::size_t>(
-            c.query("SELECT count(*) FROM " + child).int8(0, 0));
+        dropped += static_cast<std::size_t>(c.query("SELECT count(*) FROM " + child).int8(0, 0));
         c.exec("DROP TABLE " + child);
       }
     }
@@ -493,12 +501,14 @@ ClosedBatch PgSpool::close_batch(const server::BatchId& id, const Lease& lease,
               pg::Params().int8_array(dropped_ids));
     }
     if (!kept_ids.empty()) {
-      c.query("UPDATE shuffler_records r SET batch_id = $1, pos = u.pos "
-              "FROM unnest($2::int8[], $3::int4[]) AS u(id, pos) WHERE r.id = u.id",
-              pg::Params().bytes(id.data(), id.size()).int8_array(kept_ids).int4_array(positions));
-      c.query("INSERT INTO shuffler_batches (id, part, seq) SELECT $1, $2, closes + 1 "
-              "FROM shuffler_leases WHERE part = $2",
-              pg::Params().bytes(id.data(), id.size()).int4(part));
+      c.query(
+          "UPDATE shuffler_records r SET batch_id = $1, pos = u.pos "
+          "FROM unnest($2::int8[], $3::int4[]) AS u(id, pos) WHERE r.id = u.id",
+          pg::Params().bytes(id.data(), id.size()).int8_array(kept_ids).int4_array(positions));
+      c.query(
+          "INSERT INTO shuffler_batches (id, part, seq) SELECT $1, $2, closes + 1 "
+          "FROM shuffler_leases WHERE part = $2",
+          pg::Params().bytes(id.data(), id.size()).int4(part));
       c.query("UPDATE shuffler_leases SET closes = closes + 1 WHERE part = $1",
               pg::Params().int4(part));
     }
@@ -524,9 +534,9 @@ std::optional<server::Batch> PgSpool::oldest_unacknowledged(uint32_t partition) 
     const std::vector<uint8_t> id = oldest.bytes(0, 0);
     if (id.size() != batch.id.size()) throw SpoolError("spool: a malformed batch id");
     std::memcpy(batch.id.data(), id.data(), id.size());
-    const pg::Result records = c.query(
-        "SELECT crowd_id, inner_ct FROM shuffler_records WHERE batch_id = $1 ORDER BY pos",
-        pg::Params().bytes(batch.id.data(), batch.id.size()));
+    const pg::Result records =
+        c.query("SELECT crowd_id, inner_ct FROM shuffler_records WHERE batch_id = $1 ORDER BY pos",
+                pg::Params().bytes(batch.id.data(), batch.id.size()));
     for (int i = 0; i < records.rows(); ++i) {
       server::BatchRecord& r = batch.records.emplace_back();
       r.crowd_id = static_cast<uint32_t>(records.int4(i, 0));
@@ -551,9 +561,8 @@ std::size_t PgSpool::acknowledge(const server::BatchId& id) {
 }
 
 std::size_t PgSpool::count(const char* sql) {
-  return run("count", [&](pg::Connection& c) {
-    return static_cast<std::size_t>(c.query(sql).int8(0, 0));
-  });
+  return run("count",
+             [&](pg::Connection& c) { return static_cast<std::size_t>(c.query(sql).int8(0, 0)); });
 }
 
 std::size_t PgSpool::depth() {

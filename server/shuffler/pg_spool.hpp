@@ -45,6 +45,9 @@ struct PgSpoolOptions {
   // are kept below it.
   std::chrono::milliseconds lease_ttl{30000};
   std::chrono::milliseconds connect_timeout{5000};
+  // Refuse (SpoolError) a database without a shuffler store rather than
+  // create one: for commands that only act on an existing store.
+  bool must_exist = false;
 };
 
 // The partition of a crowd among `partitions`: the first 4 bytes (little

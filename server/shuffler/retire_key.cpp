@@ -61,6 +61,7 @@ int retire_key_main(int argc, const char* const* argv) {
     SpoolOptions options;
     options.postgresql = url.is_postgresql();
     options.target = url.target;
+    options.must_exist = true;
     const OpenedSpool opened = open_spool(options);
     const bool already = opened.spool->epoch_retired(epoch);
     const std::size_t dropped = opened.spool->retire_epoch(epoch);

@@ -1,5 +1,7 @@
 #include "shuffler/spool_factory.hpp"
 
+#include <filesystem>
+
 #include "shuffler/pg_spool.hpp"
 #include "shuffler/sqlite_spool.hpp"
 
@@ -11,11 +13,15 @@ OpenedSpool open_spool(const SpoolOptions& options) {
     PgSpoolOptions pg;
     pg.partitions = options.partitions;
     pg.lease_ttl = options.lease_ttl;
+    pg.must_exist = options.must_exist;
     auto spool = std::make_unique<PgSpool>(options.target, pg);
     PgSpool* raw = spool.get();
     opened.storage_check = [raw] { return raw->storage_check(); };
     opened.spool = std::move(spool);
   } else {
+    if (options.must_exist && !std::filesystem::exists(options.target)) {
+      throw SpoolError("spool: " + options.target + " does not exist");
+    }
     auto spool = std::make_unique<SqliteSpool>(options.target, options.sqlite_partition);
     const common::StoreHealth* health = spool->health();
     opened.storage_check = [health] { return health->check(); };

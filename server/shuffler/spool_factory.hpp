@@ -9,18 +9,19 @@
 #include <functional>
 #include <memory>
 
-#include "common/readiness.hpp"
 #include <string>
+#include "common/readiness.hpp"
 #include "shuffler/spool.hpp"
 
 namespace p2b::shuffler {
 
 struct SpoolOptions {
-  bool postgresql = false;  // StoreUrl::is_postgresql()
-  std::string target;       // StoreUrl::target: the file, or the libpq URL
+  bool postgresql = false;        // StoreUrl::is_postgresql()
+  std::string target;             // StoreUrl::target: the file, or the libpq URL
   uint32_t sqlite_partition = 0;  // SQLite: the one partition's label (--partition)
   uint32_t partitions = 0;        // PostgreSQL: --partitions (0: what the store has)
   std::chrono::milliseconds lease_ttl{30000};
+  bool must_exist = false;  // refuse to create a store (SpoolError)
 };
 
 struct OpenedSpool {

@@ -39,6 +39,57 @@ TEST(ShufflerOptions, Defaults) {
   EXPECT_EQ(o.partition, 0U);
 }
 
+TEST(ShufflerOptions, TheStoreNamesItsBackendAndTheScaleOutFlagsParse) {
+  Options o;
+  ASSERT_EQ(parse(kRequired, &o), ParseOutcome::ok);
+  EXPECT_FALSE(o.store_postgresql);
+  EXPECT_EQ(o.store_target, "s.db");
+  EXPECT_TRUE(o.batch_all);
+  EXPECT_EQ(o.partitions, 0U);
+  EXPECT_EQ(o.lease_seconds, 30);
+
+  std::vector<std::string> args = kRequired;
+  args[3] = "postgresql://p2b:secret@db/p2b";
+  for (const char* a :
+       {"--partitions", "8", "--batch-partitions", "0,3,5", "--lease-seconds", "2.5"}) {
+    args.emplace_back(a);
+  }
+  ASSERT_EQ(parse(args, &o), ParseOutcome::ok);
+  EXPECT_TRUE(o.store_postgresql);
+  EXPECT_EQ(o.store_described.find("secret"), std::string::npos) << o.store_described;
+  EXPECT_EQ(o.partitions, 8U);
+  EXPECT_FALSE(o.batch_all);
+  EXPECT_EQ(o.batch_partitions, (std::vector<uint32_t>{0, 3, 5}));
+  EXPECT_EQ(o.lease_seconds, 2.5);
+
+  args.insert(args.end(), {"--batch-partitions", "none"});
+  ASSERT_EQ(parse(args, &o), ParseOutcome::ok);
+  EXPECT_FALSE(o.batch_all);
+  EXPECT_TRUE(o.batch_partitions.empty());
+}
+
+TEST(ShufflerOptions, ScaleOutMistakesAreUsageErrors) {
+  Options o;
+  std::string err;
+  const auto with = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = kRequired;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  // A SQLite spool has exactly one partition.
+  EXPECT_EQ(parse(with({"--partitions", "4"}), &o, &err), ParseOutcome::usage_error);
+  EXPECT_NE(err.find("--partitions"), std::string::npos) << err;
+  std::vector<std::string> pg = kRequired;
+  pg[3] = "postgresql://db/p2b";
+  pg.insert(pg.end(), {"--partitions", "0"});
+  EXPECT_EQ(parse(pg, &o), ParseOutcome::usage_error);
+  for (const char* bad : {"", "1,,2", "x", "1,", "-1", "all,1"}) {
+    EXPECT_EQ(parse(with({"--batch-partitions", bad}), &o), ParseOutcome::usage_error) << bad;
+  }
+  EXPECT_EQ(parse(with({"--lease-seconds", "0.5"}), &o), ParseOutcome::usage_error);
+  EXPECT_EQ(parse(with({"--store", "mysql://db"}), &o), ParseOutcome::usage_error);
+}
+
 TEST(ShufflerOptions, EveryFlag) {
   Options o;
   std::vector<std::string> args = kRequired;
