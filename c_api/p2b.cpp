@@ -9,6 +9,7 @@
 #include "p2b/blake2b.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/envelope.hpp"
+#include "p2b/key_list.hpp"
 
 namespace {
 
@@ -23,7 +24,7 @@ static_assert(P2B_MAX_DIGITS == p2b::kMaxDigits, "limit macro out of sync");
 static_assert(P2B_MAX_WINDOW == p2b::kMaxWindow, "limit macro out of sync");
 static_assert(P2B_MAX_PENDING == p2b::kMaxPending, "limit macro out of sync");
 static_assert(P2B_MAX_OUTBOX == p2b::kMaxOutbox, "limit macro out of sync");
-static_assert(P2B_ERR_MODEL_EXPIRED == p2b::kLowestStatus, "status list out of sync");
+static_assert(P2B_ERR_KEY_RETIRED == p2b::kLowestStatus, "status list out of sync");
 static_assert(sizeof(p2b_tuple) == sizeof(p2b::Report), "tuple layout out of sync");
 static_assert(P2B_ENVELOPE_BYTES == p2b::kEnvelopeBytes, "envelope size out of sync");
 static_assert(P2B_KEY_BYTES == p2b::kPublicKeyBytes, "key size out of sync");
@@ -32,6 +33,7 @@ static_assert(sizeof(p2b_fingerprints) == sizeof(p2b::KeyFingerprints), "fingerp
 static_assert(sizeof(p2b_codebook_info) == sizeof(p2b::CodebookInfo), "codebook info out of sync");
 
 static_assert(P2B_STATE_KEY_BYTES == p2b::kAeadKeyBytes, "state key size out of sync");
+static_assert(P2B_KEY_LIST_BYTES == p2b::kKeyListBytes, "key list size out of sync");
 
 p2b_status out(Status s) {
   return static_cast<p2b_status>(static_cast<int32_t>(s));
@@ -158,6 +160,9 @@ size_t p2b_state_key_bytes(void) {
 }
 size_t p2b_state_encryption_overhead(void) {
   return P2B_STATE_ENCRYPTION_OVERHEAD;
+}
+size_t p2b_key_list_bytes(void) {
+  return P2B_KEY_LIST_BYTES;
 }
 
 p2b_status p2b_config_default(p2b_config* cfg) {
@@ -331,6 +336,25 @@ p2b_status p2b_agent_model_version(const p2b_agent* agent, uint64_t* version) {
   if (version == nullptr) return P2B_ERR_NULL_POINTER;
   *version = ag->model_version();
   return P2B_OK;
+}
+
+p2b_status p2b_agent_apply_key_list(p2b_agent* agent, const uint8_t* list, size_t len,
+                                    uint64_t now_unix) {
+  P2B_RESOLVE(agent);
+  return out(ag->apply_key_list(list, len, now_unix));
+}
+
+p2b_status p2b_agent_key_list_version(const p2b_agent* agent, uint64_t* version) {
+  P2B_RESOLVE(agent);
+  if (version == nullptr) return P2B_ERR_NULL_POINTER;
+  *version = ag->key_list_version();
+  return P2B_OK;
+}
+
+p2b_status p2b_agent_envelope_key_accepted(const p2b_agent* agent, const uint8_t* envelope,
+                                           size_t len) {
+  P2B_RESOLVE(agent);
+  return out(ag->envelope_key_accepted(envelope, len));
 }
 
 p2b_status p2b_codebook_parse(const uint8_t* file, size_t len, float* centroids, size_t cap,

@@ -224,7 +224,10 @@ typedef enum p2b_status {
   P2B_ERR_MODEL_ROLLBACK = -27,        /**< model version <= the applied one, or < the minimum */
   P2B_ERR_NUMERIC_RANGE = -28,         /**< update would leave the savable range */
   P2B_ERR_MODEL_KIND = -29,            /**< raw-baseline model not accepted, or unknown kind */
-  P2B_ERR_MODEL_EXPIRED = -30          /**< model past its not-after time */
+  P2B_ERR_MODEL_EXPIRED = -30,         /**< model past its not-after time */
+  P2B_ERR_KEY_LIST_ROLLBACK = -31,     /**< key list version <= the applied one */
+  P2B_ERR_KEY_LIST_EXPIRED = -32,      /**< key list past its not-after time */
+  P2B_ERR_KEY_RETIRED = -33            /**< envelope sealed to a key the key list dropped */
 } p2b_status;
 
 /**
@@ -257,6 +260,8 @@ P2B_API int p2b_is_error(p2b_status s);
 #define P2B_STATE_KEY_BYTES 32
 /** \brief Bytes encryption at rest adds to p2b_agent_save_size(). */
 #define P2B_STATE_ENCRYPTION_OVERHEAD 44
+/** \brief Size of every signed shuffler-key list (docs/formats.md). */
+#define P2B_KEY_LIST_BYTES 248
 
 /** \brief #P2B_ARENA_ALIGN. \return The arena alignment in bytes. */
 P2B_API size_t p2b_arena_align(void);
@@ -284,6 +289,8 @@ P2B_API size_t p2b_envelope_bytes(void);
 P2B_API size_t p2b_state_key_bytes(void);
 /** \brief #P2B_STATE_ENCRYPTION_OVERHEAD. \return Bytes added by encryption at rest. */
 P2B_API size_t p2b_state_encryption_overhead(void);
+/** \brief #P2B_KEY_LIST_BYTES. \return The size of a signed shuffler-key list. */
+P2B_API size_t p2b_key_list_bytes(void);
 
 /* ---- configuration -------------------------------------------------- */
 
@@ -598,6 +605,9 @@ typedef struct p2b_fingerprints {
 
 /**
  * \brief Fingerprints of the keys and the codebook the agent was set up with.
+ *
+ * `shuffler` is the key new envelopes are sealed to: the configured one, or
+ * the current key of the last list p2b_agent_apply_key_list() applied.
  * \param agent The agent.
  * \param out Receives them.
  * \retval P2B_OK
@@ -831,6 +841,73 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_model_version(const p2b_agent* agent,
 P2B_NODISCARD P2B_API p2b_status p2b_agent_model_version_of(const p2b_agent* agent, uint32_t kind,
                                                             uint64_t* version);
 
+/* ---- shuffler key lists --------------------------------------------- */
+
+/**
+ * \brief Verifies and applies a signed shuffler-key list (#P2B_KEY_LIST_BYTES,
+ *        made by `p2b-keylist`, docs/keys.md). All-or-nothing.
+ *
+ * The list is signed with the analyzer's model-signing key, which the agent
+ * pins (cfg.analyzer_verify_key); the signature is checked before any field
+ * is read. From then on p2b_agent_poll_envelope() seals to the list's
+ * current key, also the reports already waiting in the outbox (they are
+ * kept unsealed until polled), and p2b_agent_envelope_key_accepted() accepts
+ * envelopes sealed to any key of the list. The list's version is saved with
+ * the agent, so an older list is refused after a restart too.
+ * The core has no clock: pass the app's time (a server-confirmed one if the
+ * device clock may be set back); 0 skips the not-after check.
+ * \param agent The agent.
+ * \param list The list's bytes.
+ * \param len Their number, #P2B_KEY_LIST_BYTES.
+ * \param now_unix The current time, in seconds since the Unix epoch.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_MALFORMED_INPUT Not a well-formed list (wrong length or
+ *         magic, a bad field, a repeated or zero key), or signed by the pinned
+ *         key yet naming another signer.
+ * \retval P2B_ERR_BAD_SIGNATURE The signature fails the pinned key.
+ * \retval P2B_ERR_UNSUPPORTED_VERSION A list format this version does not know.
+ * \retval P2B_ERR_KEY_LIST_EXPIRED The list's not-after time is before `now_unix`.
+ * \retval P2B_ERR_KEY_LIST_ROLLBACK Its version is not above the one applied.
+ * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash a key.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_apply_key_list(p2b_agent* agent, const uint8_t* list,
+                                                          size_t len, uint64_t now_unix);
+
+/**
+ * \brief Version of the last shuffler-key list applied (0: none, so the
+ *        configured shuffler key is current).
+ * \param agent The agent.
+ * \param version Receives the version.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_key_list_version(const p2b_agent* agent,
+                                                            uint64_t* version);
+
+/**
+ * \brief Whether an envelope the app holds may still be sent: its shuffler
+ *        key (named in clear at its front) is one the applied list accepts.
+ *
+ * The shuffler refuses an envelope sealed to a retired key (HTTP 421) and
+ * will never take it: drop it unsent. Its report was already counted in
+ * the privacy ledger when it was released to the outbox; dropping it
+ * spends nothing more, and the budget is not refunded.
+ * \param agent The agent.
+ * \param envelope The envelope p2b_agent_poll_envelope() wrote.
+ * \param len Its length, #P2B_ENVELOPE_BYTES.
+ * \retval P2B_OK The current key or a still-accepted one: send it.
+ * \retval P2B_ERR_KEY_RETIRED A key the applied list no longer accepts: drop it.
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_agent_init().
+ * \retval P2B_ERR_MALFORMED_INPUT `len` is not #P2B_ENVELOPE_BYTES.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_agent_envelope_key_accepted(const p2b_agent* agent,
+                                                                 const uint8_t* envelope,
+                                                                 size_t len);
+
 /* ---- codebook files ------------------------------------------------- */
 
 /** \brief What a codebook file describes. */
@@ -881,11 +958,12 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save_size(const p2b_agent* agent, siz
  * \brief Serialises the learned state, keyed to the device.
  *
  * Protobuf (proto/p2b_state.proto) with a keyed BLAKE2b-256 MAC under a
- * subkey of `key`; includes the applied model versions and the privacy
- * ledger. Without the key, the state cannot be edited (say, to fewer
- * reports) and made valid again. What the MAC cannot stop: deleting the
- * state, or restoring an OLDER state saved under the same key, resets the
- * privacy ledger to that point. Only storage with rollback protection
+ * subkey of `key`; includes the applied model versions, the applied
+ * shuffler-key list and the privacy ledger. Without the key, the state
+ * cannot be edited (say, to fewer reports) and made valid again. What the
+ * MAC cannot stop: deleting the state, or restoring an OLDER state saved
+ * under the same key, resets the privacy ledger (and the applied versions)
+ * to that point. Only storage with rollback protection
  * prevents that, which is the app's job. The bytes are not secret: use
  * p2b_agent_save_encrypted() to hide them.
  * \param agent The agent.
@@ -912,7 +990,8 @@ P2B_NODISCARD P2B_API p2b_status p2b_agent_save(const p2b_agent* agent,
  *
  * A wrong key and any edit both give #P2B_ERR_CORRUPT_STATE. An intact state
  * of an older format (with the unkeyed hash of p2b 0.1) gives
- * #P2B_ERR_UNSUPPORTED_VERSION.
+ * #P2B_ERR_UNSUPPORTED_VERSION; one saved before key lists existed restores
+ * as "no key list applied", keeping the configured shuffler key.
  * \param agent The agent.
  * \param key The key the state was saved under.
  * \param buf The saved bytes.

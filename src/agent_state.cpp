@@ -34,6 +34,7 @@ void AgentState::setup(const Config& cfg, const ArenaLayout& layout, const KeyFi
   std::memcpy(analyzer_pk, cfg.analyzer_public_key, kPublicKeyBytes);
   std::memcpy(verify_pk, cfg.analyzer_verify_key, kPublicKeyBytes);
   fp = fps;
+  std::memcpy(accepted_shuffler_fp[0], fps.shuffler, kFingerprintBytes);
   arms.init(shape, arena, layout);
   arms.reset_all(static_cast<real>(cfg.ridge_lambda));
   codebook.init(shape, cfg.round_digits, cfg.centroids, arena, layout);

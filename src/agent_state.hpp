@@ -16,6 +16,7 @@
 #include "arm_set.hpp"
 #include "codebook.hpp"
 #include "p2b/agent.hpp"
+#include "p2b/key_list.hpp"
 #include "pending_ring.hpp"
 #include "random.hpp"
 #include "reporter.hpp"
@@ -47,7 +48,13 @@ struct AgentState : Agent {
   uint64_t model_version = 0;           // private (kind 0)
   uint64_t baseline_model_version = 0;  // raw baseline (kind 1)
   uint64_t min_model_version = 0;
-  uint8_t shuffler_pk[kPublicKeyBytes] = {};
+  // The key list applied last (0: none) and the shuffler keys it accepts:
+  // slot 0 is the current key (shuffler_pk, fp.shuffler), the rest the
+  // still-accepted ones, zero when unused. Before any list, only the
+  // configured key.
+  uint64_t key_list_version = 0;
+  uint8_t accepted_shuffler_fp[kKeyListMaxKeys][kFingerprintBytes] = {};
+  uint8_t shuffler_pk[kPublicKeyBytes] = {};  // the current outer-layer key
   uint8_t analyzer_pk[kPublicKeyBytes] = {};
   uint8_t verify_pk[kPublicKeyBytes] = {};
   KeyFingerprints fp = {};

@@ -57,12 +57,13 @@ bool same_bytes(const uint8_t* a, const uint8_t* b, std::size_t n) {
   return diff == 0;
 }
 
-// An intact state of an older format: another format number in its header
-// and the unkeyed BLAKE2b-256 trailer those formats carried.
+// An intact state of a format older than the keyed MAC: another format
+// number in its header and the unkeyed BLAKE2b-256 trailer those formats
+// carried. (Format 3 had the MAC already and is still read.)
 bool older_format(const uint8_t* in, std::size_t len) {
   const std::size_t covered = len - kMacBytes;
   const uint32_t format = peek_format(in + sizeof kPlainMagic, covered - sizeof kPlainMagic);
-  if (format == 0 || format == kStateFormat) return false;
+  if (format == 0 || format == kStateFormat || format == kOldestReadableStateFormat) return false;
   uint8_t digest[kMacBytes];
   return blake2b(digest, sizeof digest, in, covered) == 0 &&
          same_bytes(digest, in + covered, kMacBytes);

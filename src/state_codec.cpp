@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "p2b/envelope.hpp"
+
 namespace p2b {
 
 namespace {
@@ -38,6 +40,10 @@ bool write_header(pb_ostream_t* os, const AgentState& s) {
   h.rng_spare_bits = rs.spare_bits;
   h.rng_has_spare = rs.has_spare;
   h.rng_deterministic = rs.deterministic;
+  h.has_key_list_version = h.has_shuffler_key = h.has_accepted_fps = true;
+  h.key_list_version = s.key_list_version;
+  std::memcpy(h.shuffler_key, s.shuffler_pk, sizeof h.shuffler_key);
+  std::memcpy(h.accepted_fps, s.accepted_shuffler_fp, sizeof h.accepted_fps);
   return pb_encode_delimited(os, p2b_v1_StateHeader_fields, &h);
 }
 
@@ -103,15 +109,50 @@ ReporterProgress progress_of(const p2b_v1_StateHeader& h) {
                           h.reports,    h.windows_closed, h.dropped_outbox_full};
 }
 
+bool is_zero(const uint8_t* p, std::size_t n) {
+  uint8_t any = 0;
+  for (std::size_t i = 0; i < n; ++i) any = static_cast<uint8_t>(any | p[i]);
+  return any == 0;
+}
+
+// Format 4's shuffler keys: a non-zero current key whose fingerprint leads
+// the accepted ones, which fill their slots from the front without repeats,
+// and no other key before any list was applied. Format 3 has none of them.
+Status check_shuffler_keys(const p2b_v1_StateHeader& h, const AgentState& s) {
+  const bool any = h.has_key_list_version || h.has_shuffler_key || h.has_accepted_fps;
+  const bool all = h.has_key_list_version && h.has_shuffler_key && h.has_accepted_fps;
+  if (h.format == kOldestReadableStateFormat) return any ? Status::corrupt_state : Status::ok;
+  if (!all || is_zero(h.shuffler_key, sizeof h.shuffler_key)) return Status::corrupt_state;
+  uint8_t current[kFingerprintBytes];
+  if (key_fingerprint(s.crypto, h.shuffler_key, current) != Status::ok) {
+    return Status::crypto_failure;
+  }
+  static_assert(sizeof h.accepted_fps == kKeyListMaxKeys * kFingerprintBytes, "slots");
+  const auto slot = [&h](std::size_t i) { return h.accepted_fps + i * kFingerprintBytes; };
+  if (std::memcmp(slot(0), current, kFingerprintBytes) != 0) return Status::corrupt_state;
+  bool ended = false;
+  for (std::size_t i = 1; i < kKeyListMaxKeys; ++i) {
+    const bool used = !is_zero(slot(i), kFingerprintBytes);
+    if (used && (ended || h.key_list_version == 0)) return Status::corrupt_state;
+    ended = ended || !used;
+    for (std::size_t j = 0; used && j < i; ++j) {
+      if (std::memcmp(slot(i), slot(j), kFingerprintBytes) == 0) return Status::corrupt_state;
+    }
+  }
+  return Status::ok;
+}
+
 Status read_header(pb_istream_t* is, const AgentState& s, p2b_v1_StateHeader* h) {
   if (!pb_decode_delimited(is, p2b_v1_StateHeader_fields, h)) return Status::corrupt_state;
-  if (h->format != kStateFormat) return Status::unsupported_version;
+  if (h->format != kStateFormat && h->format != kOldestReadableStateFormat) {
+    return Status::unsupported_version;
+  }
   if (h->scalar_bytes != sizeof(real) || h->config_digest != s.config_digest) {
     return Status::state_mismatch;
   }
   const bool ok = h->next_id >= 1 && s.reporter.progress_consistent(progress_of(*h)) &&
                   h->rng_has_spare <= 1 && h->rng_deterministic == s.rng.state().deterministic;
-  return ok ? Status::ok : Status::corrupt_state;
+  return ok ? check_shuffler_keys(*h, s) : Status::corrupt_state;
 }
 
 void apply_header(const p2b_v1_StateHeader& h, AgentState& s) {
@@ -125,6 +166,12 @@ void apply_header(const p2b_v1_StateHeader& h, AgentState& s) {
   s.reporter.restore(progress_of(h));
   s.model_version = h.model_version;
   s.baseline_model_version = h.baseline_model_version;
+  // A format-3 state predates key lists: the agent's shuffler keys stay.
+  if (h.format == kOldestReadableStateFormat) return;
+  s.key_list_version = h.key_list_version;
+  std::memcpy(s.shuffler_pk, h.shuffler_key, sizeof s.shuffler_pk);
+  std::memcpy(s.accepted_shuffler_fp, h.accepted_fps, sizeof s.accepted_shuffler_fp);
+  std::memcpy(s.fp.shuffler, s.accepted_shuffler_fp[0], kFingerprintBytes);
 }
 
 // Reads column `col` of arm `a` into the factor (col < d) or b (col == d).

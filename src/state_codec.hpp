@@ -22,8 +22,10 @@ constexpr uint32_t kStateMaxDim = sizeof(p2b_v1_StateColumn::values) / sizeof(do
 static_assert(sizeof(p2b_v1_PendingDecision::context) / sizeof(double) == kStateMaxDim,
               "columns and contexts hold d values each");
 
-// StateHeader.format this version writes and reads. 2 had an unkeyed hash.
-constexpr uint32_t kStateFormat = 3;
+// StateHeader.format this version writes and reads. 2 had an unkeyed hash;
+// 3 (no shuffler-key list) is still read.
+constexpr uint32_t kStateFormat = 4;
+constexpr uint32_t kOldestReadableStateFormat = 3;
 
 // The format a body's header names without authenticating or decoding the
 // rest (0 when unreadable): tells an older state from a corrupted one.

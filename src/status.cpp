@@ -57,7 +57,7 @@ const char* status_str(Status s) {
     case Status::malformed_input:
       return "input is not a well-formed p2b message or file";
     case Status::bad_signature:
-      return "model signature does not verify with the pinned key";
+      return "model or key list signature does not verify with the pinned key";
     case Status::model_shape_mismatch:
       return "model has another dimension or number of actions";
     case Status::codebook_mismatch:
@@ -70,6 +70,12 @@ const char* status_str(Status s) {
       return "model is a raw baseline this device does not accept, or of an unknown kind";
     case Status::model_expired:
       return "model is past its not-after time";
+    case Status::key_list_rollback:
+      return "key list version is not newer than the one applied";
+    case Status::key_list_expired:
+      return "key list is past its not-after time";
+    case Status::key_retired:
+      return "envelope is sealed to a shuffler key the applied key list no longer accepts";
   }
   return "unknown status";
 }

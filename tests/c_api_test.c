@@ -1,6 +1,6 @@
 /* Drives the C API from strict C99: footprint, init in caller memory, decide,
  * reward, poll, keyed save/restore, warm-start models (kinds, not-after
- * time), and a few errors. Exits non-zero on failure. */
+ * time), shuffler-key lists, and a few errors. Exits non-zero on failure. */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign under strict C99 */
 #include <math.h>
 #include <stdio.h>
@@ -62,6 +62,63 @@ static void check_models(p2b_agent* agent) {
   CHECK(p2b_agent_apply_model_at(agent, bundle, len, 1795003600u) == P2B_OK);
   CHECK(p2b_agent_model_version(agent, &priv) == P2B_OK && priv == 3);
   CHECK(p2b_agent_apply_model_at(agent, bundle, len, 1795000000u) == P2B_ERR_MODEL_ROLLBACK);
+}
+
+/* Shuffler-key lists: a good list moves the outer key (and its fingerprint
+ * at the front of every new envelope); a truncated, tampered, expired or
+ * rolled-back one changes nothing; the version survives save/restore. */
+static const uint8_t kNextShufflerKey[P2B_KEY_BYTES] = {7, 7, 7, 1};
+
+static uint64_t key_list_version(const p2b_agent* agent) {
+  uint64_t v = 99;
+  CHECK(p2b_agent_key_list_version(agent, &v) == P2B_OK);
+  return v;
+}
+
+static void check_key_lists(p2b_agent* agent, const p2b_config* cfg, size_t need) {
+  static uint8_t list[P2B_KEY_LIST_BYTES], state[1 << 14];
+  uint8_t next_fp[P2B_FINGERPRINT_BYTES], old_envelope[P2B_ENVELOPE_BYTES];
+  p2b_fingerprints fp;
+  p2b_agent* copy = NULL;
+  size_t len, written = 0;
+  void* spare = arena(need);
+  CHECK(spare != NULL);
+  CHECK(p2b_key_list_bytes() == P2B_KEY_LIST_BYTES);
+  CHECK(key_list_version(agent) == 0);
+  CHECK(p2b_agent_fingerprints(agent, &fp) == P2B_OK);
+  memset(old_envelope, 0, sizeof old_envelope);
+  memcpy(old_envelope, fp.shuffler, P2B_FINGERPRINT_BYTES); /* sealed to the configured key */
+  CHECK(p2b_agent_envelope_key_accepted(agent, old_envelope, sizeof old_envelope) == P2B_OK);
+
+  len = c_test_key_list(4, kNextShufflerKey, kShufflerKey, 1795003600u, list, sizeof list);
+  CHECK(len == P2B_KEY_LIST_BYTES);
+  CHECK(p2b_agent_apply_key_list(agent, list, len - 1, 0) == P2B_ERR_MALFORMED_INPUT);
+  list[100] ^= 1;
+  CHECK(p2b_agent_apply_key_list(agent, list, len, 0) == P2B_ERR_BAD_SIGNATURE);
+  list[100] ^= 1;
+  CHECK(p2b_agent_apply_key_list(agent, list, len, 1795003601u) == P2B_ERR_KEY_LIST_EXPIRED);
+  CHECK(key_list_version(agent) == 0);
+  CHECK(p2b_agent_apply_key_list(agent, list, len, 1795003600u) == P2B_OK);
+  CHECK(key_list_version(agent) == 4);
+  CHECK(p2b_agent_apply_key_list(agent, list, len, 0) == P2B_ERR_KEY_LIST_ROLLBACK);
+  CHECK(p2b_key_fingerprint(kNextShufflerKey, next_fp) == P2B_OK);
+  CHECK(p2b_agent_fingerprints(agent, &fp) == P2B_OK);
+  CHECK(memcmp(fp.shuffler, next_fp, P2B_FINGERPRINT_BYTES) == 0);
+  CHECK(p2b_agent_envelope_key_accepted(agent, old_envelope, sizeof old_envelope) == P2B_OK);
+
+  /* The version and the keys survive a restart. */
+  CHECK(p2b_agent_save(agent, kStateKey, state, sizeof state, &written) == P2B_OK);
+  CHECK(p2b_agent_init(spare, need, cfg, &copy) == P2B_OK);
+  CHECK(p2b_agent_restore(copy, kStateKey, state, written) == P2B_OK);
+  CHECK(key_list_version(copy) == 4);
+  CHECK(p2b_agent_apply_key_list(copy, list, len, 0) == P2B_ERR_KEY_LIST_ROLLBACK);
+
+  /* A list without the old key retires envelopes sealed to it. */
+  len = c_test_key_list(5, kNextShufflerKey, NULL, 0, list, sizeof list);
+  CHECK(p2b_agent_apply_key_list(copy, list, len, 1795003600u) == P2B_OK);
+  CHECK(p2b_agent_envelope_key_accepted(copy, old_envelope, sizeof old_envelope) ==
+        P2B_ERR_KEY_RETIRED);
+  free(spare);
 }
 
 int main(void) {
@@ -159,6 +216,7 @@ int main(void) {
   CHECK(p2b_agent_restore(copy, kStateKey, state, state_len) == P2B_ERR_CORRUPT_STATE);
 
   check_models(copy);
+  check_key_lists(copy, &cfg, need);
 
   /* Forget: the last decision's id expires and learning starts over. */
   {

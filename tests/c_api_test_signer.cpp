@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "p2b/key_list.hpp"
 #include "wire/model_bundle.hpp"
 
 namespace {
@@ -58,4 +59,21 @@ extern "C" size_t c_test_bundle(const p2b_agent* agent, uint32_t dim, uint32_t n
   }
   std::memcpy(out, bundle.data(), bundle.size());
   return bundle.size();
+}
+
+extern "C" size_t c_test_key_list(uint64_t version, const uint8_t* current, const uint8_t* accepted,
+                                  uint64_t not_after_unix, uint8_t* out, size_t cap) {
+  p2b::KeyList l{};
+  l.version = version;
+  l.created_unix = 1795000000;
+  l.not_after_unix = not_after_unix;
+  l.count = accepted != nullptr ? 2 : 1;
+  std::memcpy(l.keys[0], current, p2b::kPublicKeyBytes);
+  if (accepted != nullptr) std::memcpy(l.keys[1], accepted, p2b::kPublicKeyBytes);
+  crypto_generichash(l.signer_fp, sizeof l.signer_fp, signing_key().pk, sizeof signing_key().pk,
+                     nullptr, 0);
+  if (cap < p2b::kKeyListBytes || p2b::encode_key_list(l, out) != p2b::Status::ok) return 0;
+  crypto_sign_detached(out + p2b::kKeyListSignedBytes, nullptr, out, p2b::kKeyListSignedBytes,
+                       signing_key().sk);
+  return p2b::kKeyListBytes;
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "key_list_support.hpp"
 #include "model_support.hpp"
 #include "p2b/config.hpp"
 #include "test_support.hpp"
@@ -355,6 +356,41 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   expect(P2B_ERR_NULL_POINTER, "model version out",
          [&] { return p2b_agent_model_version_of(ag, P2B_MODEL_PRIVATE, nullptr); });
 
+  // Shuffler-key lists.
+  p2b_test::ListOptions list_opt;
+  list_opt.version = 2;
+  list_opt.keys = {p2b_test::test_keys().analyzer_pk};
+  const std::vector<uint8_t> list = p2b_test::signed_list(list_opt);
+  expect(P2B_ERR_MALFORMED_INPUT, "truncated key list",
+         [&] { return p2b_agent_apply_key_list(ag, list.data(), list.size() - 1, 0); });
+  expect(P2B_ERR_BAD_SIGNATURE, "key list with a flipped bit", [&] {
+    std::vector<uint8_t> bad = list;
+    bad[60] ^= 1;
+    return p2b_agent_apply_key_list(ag, bad.data(), bad.size(), 0);
+  });
+  expect(P2B_ERR_KEY_LIST_EXPIRED, "expired key list", [&] {
+    p2b_test::ListOptions opt = list_opt;
+    opt.not_after_unix = 1795000100;
+    const std::vector<uint8_t> l = p2b_test::signed_list(opt);
+    return p2b_agent_apply_key_list(ag, l.data(), l.size(), 1795000101);
+  });
+  expect(P2B_ERR_KEY_LIST_ROLLBACK, "key list version rolled back", [&] {
+    auto other = p2b_test::make_agent(cfg());
+    EXPECT_EQ(p2b_agent_apply_key_list(other.agent, list.data(), list.size(), 0), P2B_OK);
+    const std::vector<uint8_t> before = p2b_test::saved(other.agent);
+    const p2b_status s = p2b_agent_apply_key_list(other.agent, list.data(), list.size(), 0);
+    EXPECT_EQ(p2b_test::saved(other.agent), before);
+    return s;
+  });
+  expect(P2B_ERR_NULL_POINTER, "key list version out",
+         [&] { return p2b_agent_key_list_version(ag, nullptr); });
+  expect(P2B_ERR_KEY_RETIRED, "envelope sealed to no key of the deployment", [&] {
+    const std::vector<uint8_t> env(P2B_ENVELOPE_BYTES, 0x42);
+    return p2b_agent_envelope_key_accepted(ag, env.data(), env.size());
+  });
+  expect(P2B_ERR_MALFORMED_INPUT, "short envelope",
+         [&] { return p2b_agent_envelope_key_accepted(ag, buf.data(), P2B_ENVELOPE_BYTES - 1); });
+
   expect(P2B_ERR_NUMERIC_RANGE, "update leaving the savable range", [&] {
     // An agent whose arm 0 is a valid but extreme factor (see test_warm_start).
     auto other = p2b_test::make_agent(cfg());
@@ -429,7 +465,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
   });
 
   std::set<int> all_errors;
-  for (int s = -1; s >= P2B_ERR_NUMERIC_RANGE; --s) all_errors.insert(s);
+  for (int s = -1; s >= P2B_ERR_KEY_RETIRED; --s) all_errors.insert(s);
   std::set<int> missing;
   for (int s : all_errors) {
     if (reached_.count(s) == 0) missing.insert(s);
@@ -442,7 +478,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
 
 TEST(CApiStatus, EveryStatusHasItsOwnDescription) {
   std::set<std::string> seen;
-  for (int s = P2B_ERR_NUMERIC_RANGE; s <= P2B_BUDGET_EXHAUSTED; ++s) {
+  for (int s = P2B_ERR_KEY_RETIRED; s <= P2B_BUDGET_EXHAUSTED; ++s) {
     const char* text = p2b_status_str(static_cast<p2b_status>(s));
     ASSERT_NE(text, nullptr);
     EXPECT_TRUE(seen.insert(text).second) << "duplicate description for " << s;
@@ -476,6 +512,7 @@ TEST(CApiSizes, EverySizeMacroHasAFunctionTwin) {
   EXPECT_EQ(p2b_fingerprint_bytes(), static_cast<size_t>(P2B_FINGERPRINT_BYTES));
   EXPECT_EQ(p2b_envelope_bytes(), static_cast<size_t>(P2B_ENVELOPE_BYTES));
   EXPECT_EQ(p2b_state_key_bytes(), static_cast<size_t>(P2B_STATE_KEY_BYTES));
+  EXPECT_EQ(p2b_key_list_bytes(), static_cast<size_t>(P2B_KEY_LIST_BYTES));
   EXPECT_EQ(p2b_state_encryption_overhead(), static_cast<size_t>(P2B_STATE_ENCRYPTION_OVERHEAD));
   auto t = p2b_test::make_agent(p2b_test::base_config(4, 3, 8, 1));
   size_t plain = 0, sealed = 0;

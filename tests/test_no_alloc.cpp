@@ -8,6 +8,7 @@
 #include <atomic>
 #include <new>
 
+#include "key_list_support.hpp"
 #include "model_support.hpp"
 #include "test_support.hpp"
 
@@ -120,6 +121,9 @@ void exercise(uint32_t policy) {
   p2b_test::BundleOptions timed{2};
   timed.not_after_unix = 1795003600;
   const std::vector<uint8_t> timed_bundle = p2b_test::bundle_from(fresh.agent, d, k_arms, timed);
+  p2b_test::ListOptions list_opt;
+  list_opt.keys = {p2b_test::test_keys().analyzer_pk, p2b_test::test_keys().shuffler_pk};
+  const std::vector<uint8_t> key_list = p2b_test::signed_list(list_opt);
 
   // libsodium sets itself up on first use: that is init, not the hot path.
   uint8_t warm[P2B_ENVELOPE_BYTES];
@@ -164,6 +168,11 @@ void exercise(uint32_t policy) {
   ASSERT_EQ(p2b_agent_apply_model(t.agent, bundle.data(), bundle.size()), P2B_OK);
   ASSERT_EQ(p2b_agent_apply_model_at(t.agent, timed_bundle.data(), timed_bundle.size(), 1795000000),
             P2B_OK);
+  ASSERT_EQ(p2b_agent_apply_key_list(t.agent, key_list.data(), key_list.size(), 1795000000),
+            P2B_OK);
+  uint8_t envelope[P2B_ENVELOPE_BYTES] = {};
+  ASSERT_EQ(p2b_agent_envelope_key_accepted(t.agent, envelope, sizeof envelope),
+            P2B_ERR_KEY_RETIRED);
   ASSERT_EQ(p2b_agent_forget(fresh.agent), P2B_OK);
   EXPECT_EQ(g_allocations.load(), 0) << "heap touched after init";
   EXPECT_GT(ledger.reports, 0U);

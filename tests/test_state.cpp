@@ -138,7 +138,7 @@ TEST_F(StateRejection, EverySingleByteCorruptionIsRejected) {
 
 TEST_F(StateRejection, NewerFormatVersionIsUnsupported) {
   std::vector<uint8_t> bad = blob_;
-  bad[p2b_test::state_layout(bad).header_at + p2b_test::kHeaderFormatAt] = 4;
+  bad[p2b_test::state_layout(bad).header_at + p2b_test::kHeaderFormatAt] = 5;
   reseal(&bad);
   EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), bad.data(), bad.size()),
             P2B_ERR_UNSUPPORTED_VERSION);

@@ -105,6 +105,19 @@ class Agent {
   // The version last applied of a model kind (0 private, 1 raw baseline).
   Status model_version_of(uint32_t kind, uint64_t* version) const;
 
+  // Verifies and applies a signed shuffler-key list (p2b/key_list.hpp):
+  // signature by the pinned analyzer key, its signer, every field, a
+  // not-after time (when set) not before `now_unix`, and a version above the
+  // one applied. Then poll_envelope seals to the list's current key, and
+  // envelope_key_accepted accepts any key of the list. All-or-nothing.
+  Status apply_key_list(const uint8_t* list, std::size_t len, uint64_t now_unix);
+  // The version of the key list applied last (0: none, the configured key).
+  uint64_t key_list_version() const;
+  // ok when `envelope` (kEnvelopeBytes) is sealed to a shuffler key the
+  // applied list accepts (before any list: the configured key); key_retired
+  // when the shuffler would refuse it, so the app should drop it unsent.
+  Status envelope_key_accepted(const uint8_t* envelope, std::size_t len) const;
+
   Status import_stats(const double* a, const double* b, uint32_t n_actions, uint32_t dim,
                       StatsForm form);
   Status export_stats(double* a, double* b, uint32_t n_actions, uint32_t dim) const;

@@ -39,12 +39,15 @@ enum class Status : int32_t {
   codebook_mismatch = -26,
   model_rollback = -27,
   numeric_range = -28,
-  model_kind = -29,     // a raw-baseline model (not accepted) or an unknown kind
-  model_expired = -30,  // the model's not-after time is before the time given
+  model_kind = -29,         // a raw-baseline model (not accepted) or an unknown kind
+  model_expired = -30,      // the model's not-after time is before the time given
+  key_list_rollback = -31,  // key list version not above the one applied
+  key_list_expired = -32,   // the key list's not-after time is before the time given
+  key_retired = -33,        // envelope sealed to a shuffler key the applied list dropped
 };
 
 // Lowest (most negative) status value; tests walk [kLowestStatus, 2].
-constexpr int32_t kLowestStatus = -30;
+constexpr int32_t kLowestStatus = -33;
 
 constexpr bool is_error(Status s) {
   return static_cast<int32_t>(s) < 0;

@@ -11,7 +11,7 @@
 
 /* Struct definitions */
 typedef struct _p2b_v1_StateHeader {
-    uint32_t format; /* 3 */
+    uint32_t format; /* 4 (3: as 4 without fields 17-19) */
     uint32_t scalar_bytes; /* sizeof(real): 4 or 8 */
     uint64_t config_digest;
     uint64_t next_id;
@@ -27,6 +27,14 @@ typedef struct _p2b_v1_StateHeader {
     uint32_t rng_has_spare;
     uint32_t rng_deterministic;
     uint64_t baseline_model_version; /* of the last raw-baseline model applied */
+    /* Format 4 always writes these three; a format-3 state has none of them
+ and restores as "no key list applied, the configured shuffler key". */
+    bool has_key_list_version;
+    uint64_t key_list_version; /* of the last shuffler-key list applied (0: none) */
+    bool has_shuffler_key;
+    pb_byte_t shuffler_key[32]; /* the current outer-layer X25519 key, 32 bytes */
+    bool has_accepted_fps;
+    pb_byte_t accepted_fps[64]; /* 4 x 16-byte fingerprints: current first, 0 unused */
 } p2b_v1_StateHeader;
 
 typedef struct _p2b_v1_StateColumn {
@@ -57,11 +65,11 @@ extern "C" {
 #endif
 
 /* Initializer values for message structs */
-#define p2b_v1_StateHeader_init_default          {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0, 0, 0}
+#define p2b_v1_StateHeader_init_default          {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0, 0, 0, false, 0, false, {0}, false, {0}}
 #define p2b_v1_StateColumn_init_default          {0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_PendingDecision_init_default      {0, 0, 0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_Interaction_init_default          {0, 0, 0}
-#define p2b_v1_StateHeader_init_zero             {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0, 0, 0}
+#define p2b_v1_StateHeader_init_zero             {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0}, 0, 0, 0, 0, false, 0, false, {0}, false, {0}}
 #define p2b_v1_StateColumn_init_zero             {0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_PendingDecision_init_zero         {0, 0, 0, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define p2b_v1_Interaction_init_zero             {0, 0, 0}
@@ -83,6 +91,9 @@ extern "C" {
 #define p2b_v1_StateHeader_rng_has_spare_tag     14
 #define p2b_v1_StateHeader_rng_deterministic_tag 15
 #define p2b_v1_StateHeader_baseline_model_version_tag 16
+#define p2b_v1_StateHeader_key_list_version_tag  17
+#define p2b_v1_StateHeader_shuffler_key_tag      18
+#define p2b_v1_StateHeader_accepted_fps_tag      19
 #define p2b_v1_StateColumn_arm_tag               1
 #define p2b_v1_StateColumn_column_tag            2
 #define p2b_v1_StateColumn_values_tag            3
@@ -112,7 +123,10 @@ X(a, STATIC,   FIXARRAY, FIXED64,  rng_state,        12) \
 X(a, STATIC,   REQUIRED, FIXED64,  rng_spare_bits,   13) \
 X(a, STATIC,   REQUIRED, FIXED32,  rng_has_spare,    14) \
 X(a, STATIC,   REQUIRED, FIXED32,  rng_deterministic,  15) \
-X(a, STATIC,   REQUIRED, FIXED64,  baseline_model_version,  16)
+X(a, STATIC,   REQUIRED, FIXED64,  baseline_model_version,  16) \
+X(a, STATIC,   OPTIONAL, FIXED64,  key_list_version,  17) \
+X(a, STATIC,   OPTIONAL, FIXED_LENGTH_BYTES, shuffler_key,     18) \
+X(a, STATIC,   OPTIONAL, FIXED_LENGTH_BYTES, accepted_fps,     19)
 #define p2b_v1_StateHeader_CALLBACK NULL
 #define p2b_v1_StateHeader_DEFAULT NULL
 
@@ -154,7 +168,7 @@ extern const pb_msgdesc_t p2b_v1_Interaction_msg;
 #define p2b_v1_Interaction_size                  15
 #define p2b_v1_PendingDecision_size              600
 #define p2b_v1_StateColumn_size                  586
-#define p2b_v1_StateHeader_size                  144
+#define p2b_v1_StateHeader_size                  256
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -38,8 +38,8 @@ Epoch epoch_of(const server::InnerCiphertext& inner) {
 bool parse_epoch(const std::string& hex, Epoch* out) {
   std::size_t len = 0;
   return hex.size() == 2 * out->size() &&
-         sodium_hex2bin(out->data(), out->size(), hex.data(), hex.size(), nullptr, &len,
-                        nullptr) == 0 &&
+         sodium_hex2bin(out->data(), out->size(), hex.data(), hex.size(), nullptr, &len, nullptr) ==
+             0 &&
          len == out->size();
 }
 

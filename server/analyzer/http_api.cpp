@@ -179,7 +179,21 @@ void install_routes(httplib::Server* server, AnalyzerApi* analyzer, Metrics* met
   });
   // Downloads are the bulk of the requests: a line each drowned the log.
   common::install_access_log(*server, *log, access_log, [](const httplib::Request& req) {
-    return req.method == "GET" && req.path == "/v1/model";
+    return req.method == "GET" && (req.path == "/v1/model" || req.path == "/v1/keys");
+  });
+}
+
+void serve_key_list(httplib::Server* server, const ServedKeyList* list) {
+  server->Get("/v1/keys", [list](const httplib::Request& req, httplib::Response& res) {
+    if (list == nullptr) return set_error(res, 404, "no_key_list", "no --key-list configured");
+    res.set_header("ETag", list->etag);
+    if (req.has_header("If-None-Match") &&
+        etag_matches(req.get_header_value("If-None-Match"), list->etag)) {
+      res.status = 304;
+      return;
+    }
+    res.set_content(reinterpret_cast<const char*>(list->bytes.data()), list->bytes.size(),
+                    "application/octet-stream");
   });
 }
 

@@ -3,6 +3,7 @@
 //                      batch id; 200 carries a signed ack
 //   GET  /v1/model     the latest signed bundle (?kind=raw: the raw baseline)
 //   POST /v1/raw       the non-private baseline, only when enabled
+//   GET  /v1/keys      the signed shuffler-key list (--key-list), 404 without one
 //   GET  /healthz, GET /readyz, GET /metrics
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "common/readiness.hpp"
 
 #include "analyzer.hpp"
+#include "key_list_file.hpp"
 #include "metrics.hpp"
 
 namespace httplib {
@@ -41,5 +43,9 @@ void install_routes(httplib::Server* server, AnalyzerApi* analyzer, Metrics* met
                     std::size_t max_batch_records = kDefaultMaxBatchRecords,
                     const common::Readiness* readiness = nullptr,
                     common::AccessLog access_log = common::AccessLog::standard);
+
+// GET /v1/keys: `list` (which must outlive the server) with its ETag and
+// 304 on a matching If-None-Match; without a list (null), 404 no_key_list.
+void serve_key_list(httplib::Server* server, const ServedKeyList* list);
 
 }  // namespace p2b::analyzer

@@ -2,8 +2,8 @@
 // docs/operations.md for exit codes, signals and logs.
 #include <httplib.h>
 
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -241,6 +241,18 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
     return kExitFailure;
   }
   for (const std::string& w : warnings) log.warn("secret_key_mode", {{"warning", w}});
+  std::unique_ptr<ServedKeyList> key_list;
+  if (!opt.key_list.empty()) {
+    try {
+      key_list = std::make_unique<ServedKeyList>(load_key_list_file(opt.key_list, keys.sign_sk()));
+    } catch (const std::exception& e) {
+      log.error("key_list_unusable", {{"error", e.what()}});
+      return kExitFailure;
+    }
+    log.info("key_list", {{"version", key_list->version},
+                          {"current_key", key_list->current_fp},
+                          {"not_after_unix", key_list->not_after_unix}});
+  }
   std::vector<p2b::server::VerifyKey> shuffler_keys;
   std::vector<std::string> shuffler_fps;
   if (!read_shuffler_keys(opt, log, &shuffler_keys, &shuffler_fps)) return kExitFailure;
@@ -323,6 +335,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   p2b::common::BoundedServer server(opt.http, metrics.http());
   install_routes(&server, analyzer.get(), &metrics, &log, opt.max_body, opt.max_batch_records,
                  &readiness, opt.access_log);
+  serve_key_list(&server, key_list.get());
   if (p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log) < 0) {
     return kExitFailure;
   }

@@ -1,13 +1,14 @@
-// Where the analyzer's state lives: applied batch ids with their digests and
-// the counts their acks carry, the digests of every inner ciphertext applied,
-// the quarantine (records that could not be applied yet), per-arm statistics
-// and the latest signed bundle, for the private model and the raw baseline. The
-// interface is what a second backend (PostgreSQL) would implement; the
+// Where the single-process analyzer's state lives: applied batch ids with
+// their digests and the counts their acks carry, the digests of every inner
+// ciphertext applied (per epoch: the analyzer box key it is sealed to), the
+// quarantine (records that could not be applied yet), per-arm statistics and
+// the latest signed bundle, for the private model and the raw baseline. The
 // analyzer's only requirement is that commit() is all-or-nothing.
 //
-// Statistics are sums (statistics.hpp), so backends could also merge the
-// contributions of several analyzers by adding them; this one analyzer
-// writes the new totals of the arms a batch touched.
+// Statistics are sums (statistics.hpp): this one analyzer writes the new
+// totals of the arms a batch touched. The PostgreSQL backend (pg_store.hpp)
+// splits the work instead (workers add sums to shards, a publisher signs), so
+// it has an interface of its own.
 #pragma once
 
 #include <cstdint>

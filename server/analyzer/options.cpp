@@ -66,6 +66,9 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
                                         "withhold the private model until N reports back it (0)");
   CLI::Option* ttl_opt = line.add_value(
       "--model-ttl", &model_ttl, "devices refuse a model SECONDS after it was signed (0: never)");
+  std::string key_list;
+  line.add_value("--key-list", &key_list,
+                 "serve this p2b-keylist file at GET /v1/keys (signed by this analyzer's key)");
   std::vector<std::string> shuffler_keys;
   cli.app()
       .add_option("--shuffler-key", shuffler_keys,
@@ -105,9 +108,9 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "--role", &role,
       "all (default: one process), worker (applies batches) or publisher (signs models); "
       "worker and publisher need a postgresql:// store");
-  CLI::Option* publish_seconds_opt = line.add_value(
-      "--publish-seconds", &publish_seconds,
-      "PostgreSQL: publish a model at most SECONDS after new reports (default 10)");
+  CLI::Option* publish_seconds_opt =
+      line.add_value("--publish-seconds", &publish_seconds,
+                     "PostgreSQL: publish a model at most SECONDS after new reports (default 10)");
   CLI::Option* publish_reports_opt =
       line.add_value("--publish-reports", &publish_reports,
                      "PostgreSQL: publish as soon as M new reports are applied (0: off)");
@@ -115,6 +118,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   Options o;
   const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
   if (parsed != ParseOutcome::ok) return parsed;
+  o.key_list = key_list;
   const auto refuse = [message](std::string why) { return usage_error(message, std::move(why)); };
   if (codebook.empty()) return refuse("--codebook is required");
   o.codebook = codebook;
@@ -203,7 +207,8 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
     if (o.central_epsilon > 0) return refuse("--central-epsilon needs a SQLite store");
     if (o.raw_enabled) return refuse("--enable-raw-baseline needs a SQLite store");
   } else {
-    if (o.role != Role::all) return refuse("--role worker and publisher need a postgresql:// store");
+    if (o.role != Role::all)
+      return refuse("--role worker and publisher need a postgresql:// store");
     if (given(publish_seconds_opt) || given(publish_reports_opt)) {
       return refuse("--publish-seconds and --publish-reports need a postgresql:// store");
     }

@@ -36,6 +36,7 @@ struct Options : common::ServiceOptions {
   bool raw_enabled = false;
   uint64_t min_reports = 0;
   uint64_t model_ttl = 0;                  // seconds; 0: models carry no not-after time
+  std::string key_list;                    // served at GET /v1/keys; empty: 404
   std::vector<std::string> shuffler_keys;  // shuffler.sign.pk files a batch may be signed by
   std::size_t threshold = 10;              // l, applied again to valid reports per crowd
   double noisy_threshold = 0;              // sigma on those counts, as the shuffler's
@@ -48,9 +49,9 @@ struct Options : common::ServiceOptions {
   std::size_t max_batch_records = kDefaultMaxBatchRecords;
   // --store parsed: SQLite (a path) or PostgreSQL (a libpq URL).
   StoreChoice store_url;
-  Role role = Role::all;          // worker and publisher need PostgreSQL
-  double publish_seconds = 10;    // PostgreSQL: publish this long after new reports
-  uint64_t publish_reports = 0;   // or after this many (0: by time only)
+  Role role = Role::all;         // worker and publisher need PostgreSQL
+  double publish_seconds = 10;   // PostgreSQL: publish this long after new reports
+  uint64_t publish_reports = 0;  // or after this many (0: by time only)
 };
 
 using common::ParseOutcome;

@@ -51,13 +51,13 @@ PgNode::PgNode(PgNodeSettings settings, const Codebook& codebook, KeyRing worker
     std::vector<Epoch> epochs;
     for (std::size_t i = 0; i < worker_keys_.n_box_keys(); ++i) {
       Epoch e{};
-      std::copy(worker_keys_.box_keys()[i].fp, worker_keys_.box_keys()[i].fp + e.size(),
-                e.begin());
+      std::copy(worker_keys_.box_keys()[i].fp, worker_keys_.box_keys()[i].fp + e.size(), e.begin());
       epochs.push_back(e);
     }
     store_->open_epochs(epochs);
   }
   refresh();
+  if (works) release_quarantine();
   refresher_ = std::thread([this] { refresh_loop(); });
   if (publishes) publisher_ = std::thread([this] { publisher_loop(); });
 }
@@ -196,6 +196,61 @@ bool PgNode::publish_if_due(std::chrono::steady_clock::time_point* last) {
   return true;
 }
 
+Statistics PgNode::sums_of(const std::vector<ValidReport>& reports) const {
+  Statistics s(features_.dim(), settings_.analyzer.n_actions);
+  std::vector<double> x(features_.dim());
+  for (const ValidReport& r : reports) {
+    features_.features(r.code, x.data());
+    s.add(r.action, x.data(), r.reward);
+  }
+  return s;
+}
+
+void PgNode::release_quarantine() {
+  std::set<Epoch> retired;
+  {
+    const std::lock_guard<std::mutex> lock(retired_mu_);
+    retired = retired_;
+  }
+  const common::ThresholdPolicy policy{settings_.analyzer.threshold,
+                                       settings_.analyzer.threshold_noise};
+  uint64_t applied = 0, replayed = 0, below = 0, stay = 0;
+  for (const server::BatchId& id : store_->quarantined_batches()) {
+    const std::vector<QuarantinedRecord> rows = store_->quarantined(id);
+    server::Batch group;
+    group.id = id;
+    for (const QuarantinedRecord& q : rows) group.records.push_back({q.crowd_id, q.inner});
+    std::vector<OpenedRecord> now_valid;
+    for (const OpenedRecord& r : open_records(group, worker_keys_, features_.n_codes(),
+                                              settings_.analyzer.n_actions, &retired)) {
+      if (r.valid) now_valid.push_back(r);
+    }
+    stay += rows.size() - now_valid.size();
+    if (now_valid.empty()) continue;
+    // Judged again as a batch of its own: replays and crowds below l refused.
+    const OpenedBatch done = store_->release(
+        now_valid,
+        [&policy](const std::vector<OpenedRecord>& records,
+                  const std::function<bool(const OpenedRecord&)>& seen) {
+          return screen_opened(records, seen, policy);
+        },
+        [this](const std::vector<ValidReport>& reports) { return sums_of(reports); });
+    applied += done.valid.size();
+    replayed += done.rejected[static_cast<int>(RejectReason::replayed)];
+    below += done.rejected[static_cast<int>(RejectReason::below_threshold)];
+    metrics_->records_released(ReleaseOutcome::applied, done.valid.size());
+  }
+  const std::vector<LogField> fields{{"applied", applied},
+                                     {"replayed", replayed},
+                                     {"below_threshold", below},
+                                     {"quarantine", stay}};
+  if (stay > 0) {
+    log_->error("quarantine_waiting", fields);
+  } else if (applied + replayed + below > 0) {
+    log_->info("quarantine_released", fields);
+  }
+}
+
 BatchOutcome PgNode::receive_batch(const uint8_t* data, std::size_t len) {
   if (settings_.role == Role::publisher) {
     throw BatchesNotTaken("this analyzer is a publisher: send batches to a worker");
@@ -257,22 +312,14 @@ BatchOutcome PgNode::apply_verified(const server::VerifiedBatch& verified) {
     const std::lock_guard<std::mutex> lock(retired_mu_);
     retired = retired_;
   }
-  const std::vector<OpenedRecord> records = open_records(
-      batch, worker_keys_, features_.n_codes(), settings_.analyzer.n_actions, &retired);
+  const std::vector<OpenedRecord> records = open_records(batch, worker_keys_, features_.n_codes(),
+                                                         settings_.analyzer.n_actions, &retired);
   const common::ThresholdPolicy policy{settings_.analyzer.threshold,
                                        settings_.analyzer.threshold_noise};
   const auto screen = [&](const std::function<bool(const OpenedRecord&)>& seen) {
     return screen_opened(records, seen, policy);
   };
-  const auto sums = [this](const std::vector<ValidReport>& reports) {
-    Statistics s(features_.dim(), settings_.analyzer.n_actions);
-    std::vector<double> x(features_.dim());
-    for (const ValidReport& r : reports) {
-      features_.features(r.code, x.data());
-      s.add(r.action, x.data(), r.reward);
-    }
-    return s;
-  };
+  const auto sums = [this](const std::vector<ValidReport>& reports) { return sums_of(reports); };
   const auto counts = [&batch](const OpenedBatch& opened) {
     server::BatchAck c;
     c.records = static_cast<uint32_t>(batch.records.size());
@@ -285,9 +332,9 @@ BatchOutcome PgNode::apply_verified(const server::VerifiedBatch& verified) {
     }
     return c;
   };
-  const PgApplied done = store_->apply_batch(verified, records, screen, sums, counts,
-                                             settings_.analyzer.max_quarantine,
-                                             settings_.analyzer.clock());
+  const PgApplied done =
+      store_->apply_batch(verified, records, screen, sums, counts,
+                          settings_.analyzer.max_quarantine, settings_.analyzer.clock());
   BatchOutcome out;
   switch (done.status) {
     case PgApplied::Status::known:

@@ -38,7 +38,7 @@ struct PgNodeSettings {
   // threshold, threshold_noise, max_quarantine; no raw baseline, no
   // central DP (refused on PostgreSQL).
   AnalyzerSettings analyzer;
-  double publish_seconds = 10;  // publish at most this long after a new report
+  double publish_seconds = 10;   // publish at most this long after a new report
   uint64_t publish_reports = 0;  // or as soon as this many new reports (0: off)
   std::chrono::milliseconds refresh{500};
 };
@@ -72,7 +72,11 @@ class PgNode : public AnalyzerApi {
 
  private:
   BatchOutcome apply_verified(const server::VerifiedBatch& verified);
+  Statistics sums_of(const std::vector<ValidReport>& reports) const;
   BatchOutcome answer_known(const server::VerifiedBatch& verified, const AppliedBatch& known);
+  // A worker's start: applies what of the quarantine opens valid now, one
+  // original batch at a time (as Analyzer::release_quarantine on SQLite).
+  void release_quarantine();
   void refresh();
   void refresh_loop();
   void publisher_loop();

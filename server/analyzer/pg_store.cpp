@@ -42,17 +42,24 @@ CREATE TABLE quarantine(digest bytea PRIMARY KEY, batch_id bytea NOT NULL,
 
 // Advisory lock keys (constants: the publisher's, and the one that orders
 // partition creation against retirement).
-constexpr int64_t kPublisherLock = 0x7032625075624c6bLL;  // "p2bPubLk"
-constexpr int64_t kEpochLock = 0x7032624570636847LL;      // "p2bEpchG"
+constexpr int64_t kPublisherLock = 0x7032625075624c6bLL;   // "p2bPubLk"
+constexpr int64_t kEpochLock = 0x7032624570636847LL;       // "p2bEpchG"
+constexpr int64_t kQuarantineLock = 0x7032625172746e4cLL;  // "p2bQrtnL"
 constexpr int kModelsKept = 8;
 constexpr int kAttempts = 5;
 
-int32_t kind_id(ModelKind kind) { return kind == ModelKind::raw_baseline ? 1 : 0; }
+int32_t kind_id(ModelKind kind) {
+  return kind == ModelKind::raw_baseline ? 1 : 0;
+}
 
-std::string hex(const uint8_t* p, std::size_t n) { return server::hex_of(p, n); }
+std::string hex(const uint8_t* p, std::size_t n) {
+  return server::hex_of(p, n);
+}
 
 // Fingerprints are ours, never input: the hex is safe in DDL.
-std::string partition_name(const Epoch& e) { return "seen_inner_" + hex(e.data(), e.size()); }
+std::string partition_name(const Epoch& e) {
+  return "seen_inner_" + hex(e.data(), e.size());
+}
 
 std::map<std::string, std::string> identity_fields(const StoreIdentity& id) {
   return {{"dim", std::to_string(id.dim)},
@@ -104,6 +111,75 @@ AppliedBatch read_applied(const pg::Result& r) {
   return b;
 }
 
+server::InnerDigest digest_at(const pg::Result& r, int row, int col) {
+  const std::vector<uint8_t> b = r.bytes(row, col);
+  server::InnerDigest d{};
+  if (b.size() != d.size()) throw StoreError("corrupt digest");
+  std::copy(b.begin(), b.end(), d.begin());
+  return d;
+}
+
+// Inserts digests into their epochs' partitions; returns those that were
+// new (ON CONFLICT: any other is a replay, whichever worker stored it).
+std::set<server::InnerDigest> insert_seen(
+    pg::Connection& conn, const std::vector<std::pair<const uint8_t*, std::size_t>>& epochs,
+    const std::vector<std::pair<const uint8_t*, std::size_t>>& digests) {
+  std::set<server::InnerDigest> fresh;
+  if (digests.empty()) return fresh;
+  const pg::Result r = conn.query(
+      "INSERT INTO seen_inner(epoch, digest) SELECT * FROM unnest($1::bytea[], $2::bytea[]) "
+      "ON CONFLICT DO NOTHING RETURNING digest",
+      pg::Params().bytea_array(epochs).bytea_array(digests));
+  for (int i = 0; i < r.rows(); ++i) fresh.insert(digest_at(r, i, 0));
+  return fresh;
+}
+
+// Adds `add` into one shard, picked at random, of the private model's rows.
+void add_to_shard(pg::Connection& conn, const Statistics& add) {
+  const uint32_t d = add.dim();
+  std::vector<int32_t> arms;
+  for (uint32_t a = 0; a < add.n_actions(); ++a) {
+    if (add.count(a) > 0) arms.push_back(static_cast<int32_t>(a));
+  }
+  uint32_t pick = 0;
+  randombytes_buf(&pick, sizeof pick);
+  const auto shard = static_cast<int32_t>(pick % kAccumulatorShards);
+  const std::vector<uint8_t> zero_gram(static_cast<std::size_t>(d) * d * sizeof(double), 0);
+  const std::vector<uint8_t> zero_reward(static_cast<std::size_t>(d) * sizeof(double), 0);
+  conn.query(
+      "INSERT INTO accumulators(kind, arm, shard, count, gram, reward) "
+      "SELECT 0, a, $1, 0, $2, $3 FROM unnest($4::int4[]) AS a ON CONFLICT DO NOTHING",
+      pg::Params()
+          .int4(shard)
+          .bytes(zero_gram.data(), zero_gram.size())
+          .bytes(zero_reward.data(), zero_reward.size())
+          .int4_array(arms));
+  // Locked in arm order, so two workers on one shard cannot deadlock.
+  const pg::Result rows = conn.query(
+      "SELECT arm, count, gram, reward FROM accumulators WHERE kind = 0 AND shard = $1 "
+      "AND arm = ANY($2::int4[]) ORDER BY arm FOR UPDATE",
+      pg::Params().int4(shard).int4_array(arms));
+  for (int i = 0; i < rows.rows(); ++i) {
+    const auto arm = static_cast<uint32_t>(rows.int4(i, 0));
+    if (arm >= add.n_actions()) throw StoreError("corrupt row in accumulators");
+    std::vector<double> gram(add.gram(arm), add.gram(arm) + static_cast<std::size_t>(d) * d);
+    std::vector<double> reward(add.reward_sum(arm), add.reward_sum(arm) + d);
+    add_f64(rows.bytes(i, 2), gram.data(), gram.size());
+    add_f64(rows.bytes(i, 3), reward.data(), reward.size());
+    const std::vector<uint8_t> g = f64_bytes(gram.data(), gram.size());
+    const std::vector<uint8_t> rw = f64_bytes(reward.data(), reward.size());
+    conn.query(
+        "UPDATE accumulators SET count = $1, gram = $2, reward = $3 "
+        "WHERE kind = 0 AND arm = $4 AND shard = $5",
+        pg::Params()
+            .int8(rows.int8(i, 1) + static_cast<int64_t>(add.count(arm)))
+            .bytes(g.data(), g.size())
+            .bytes(rw.data(), rw.size())
+            .int4(static_cast<int32_t>(arm))
+            .int4(shard));
+  }
+}
+
 constexpr const char* kSelectApplied =
     "SELECT digest, version, records, applied, quarantined, refused FROM applied_batches "
     "WHERE batch_id = $1";
@@ -111,24 +187,39 @@ constexpr const char* kSelectApplied =
 }  // namespace
 
 PgPool::Lease::~Lease() {
-  if (conn_ && conn_->healthy()) pool_->give_back(std::move(conn_));
+  if (pool_ == nullptr) return;
+  if (conn_ && !conn_->healthy()) conn_.reset();
+  pool_->give_back(std::move(conn_));
 }
 
 PgPool::Lease PgPool::take() {
   {
-    const std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!freed_.wait_for(lock, std::chrono::seconds(30), [this] { return out_ < kMaxOpen; })) {
+      throw StoreError("no database connection free within 30 s");
+    }
+    ++out_;
     if (!idle_.empty()) {
       std::unique_ptr<pg::Connection> c = std::move(idle_.back());
       idle_.pop_back();
       return Lease(this, std::move(c));
     }
   }
-  return Lease(this, std::make_unique<pg::Connection>(conninfo_));
+  try {
+    return Lease(this, std::make_unique<pg::Connection>(conninfo_));
+  } catch (...) {
+    give_back(nullptr);
+    throw;
+  }
 }
 
 void PgPool::give_back(std::unique_ptr<pg::Connection> conn) {
-  const std::lock_guard<std::mutex> lock(mu_);
-  if (idle_.size() < 16) idle_.push_back(std::move(conn));
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    --out_;
+    if (conn) idle_.push_back(std::move(conn));
+  }
+  freed_.notify_one();
 }
 
 PgAnalyzerStore::PgAnalyzerStore(const std::string& conninfo, const StoreIdentity& id)
@@ -150,8 +241,9 @@ PgAnalyzerStore::PgAnalyzerStore(const std::string& conninfo, const StoreIdentit
     const auto it = have.find(key);
     const std::string stored = it == have.end() ? "(none)" : it->second;
     if (stored != value) {
-      throw common::StoreRefused("the database was created for " + key + " = " + stored +
-                                 ", not " + value);
+      std::string why = "the database was created for ";
+      why.append(key).append(" = ").append(stored).append(", not ").append(value);
+      throw common::StoreRefused(why);
     }
   }
   tx.commit();
@@ -199,9 +291,8 @@ std::optional<AppliedBatch> PgAnalyzerStore::find_batch(const server::BatchId& i
 
 PgApplied PgAnalyzerStore::apply_batch(const server::VerifiedBatch& verified,
                                        const std::vector<OpenedRecord>& records,
-                                       const Screen& screen, const Sums& sums,
-                                       const Counts& counts, uint64_t max_quarantine,
-                                       uint64_t now_unix) {
+                                       const Screen& screen, const Sums& sums, const Counts& counts,
+                                       uint64_t max_quarantine, uint64_t now_unix) {
   const server::Batch& batch = verified.batch;
   return retried(&pool_, [&](pg::Connection& conn) -> PgApplied {
     PgApplied out;
@@ -237,20 +328,8 @@ PgApplied PgAnalyzerStore::apply_batch(const server::VerifiedBatch& verified,
         invalid.emplace_back(r.digest.data(), r.digest.size());
       }
     }
-    std::set<server::InnerDigest> fresh, quarantined;
-    if (!digests.empty()) {
-      const pg::Result r = conn.query(
-          "INSERT INTO seen_inner(epoch, digest) SELECT * FROM unnest($1::bytea[], $2::bytea[]) "
-          "ON CONFLICT DO NOTHING RETURNING digest",
-          pg::Params().bytea_array(epochs).bytea_array(digests));
-      for (int i = 0; i < r.rows(); ++i) {
-        const std::vector<uint8_t> b = r.bytes(i, 0);
-        server::InnerDigest d{};
-        if (b.size() != d.size()) throw StoreError("corrupt digest");
-        std::copy(b.begin(), b.end(), d.begin());
-        fresh.insert(d);
-      }
-    }
+    const std::set<server::InnerDigest> fresh = insert_seen(conn, epochs, digests);
+    std::set<server::InnerDigest> quarantined;
     if (!invalid.empty()) {
       const pg::Result r =
           conn.query("SELECT digest FROM quarantine WHERE digest = ANY($1::bytea[])",
@@ -296,53 +375,9 @@ PgApplied PgAnalyzerStore::apply_batch(const server::VerifiedBatch& verified,
               .int4_array(q_reason)
               .int8(static_cast<int64_t>(now_unix)));
     }
-    if (!out.opened.valid.empty()) {
-      const Statistics add = sums(out.opened.valid);
-      const uint32_t d = add.dim();
-      std::vector<int32_t> arms;
-      for (uint32_t a = 0; a < add.n_actions(); ++a) {
-        if (add.count(a) > 0) arms.push_back(static_cast<int32_t>(a));
-      }
-      uint32_t pick = 0;
-      randombytes_buf(&pick, sizeof pick);
-      const auto shard = static_cast<int32_t>(pick % kAccumulatorShards);
-      const std::vector<uint8_t> zero_gram(static_cast<std::size_t>(d) * d * sizeof(double), 0);
-      const std::vector<uint8_t> zero_reward(static_cast<std::size_t>(d) * sizeof(double), 0);
-      conn.query(
-          "INSERT INTO accumulators(kind, arm, shard, count, gram, reward) "
-          "SELECT 0, a, $1, 0, $2, $3 FROM unnest($4::int4[]) AS a ON CONFLICT DO NOTHING",
-          pg::Params()
-              .int4(shard)
-              .bytes(zero_gram.data(), zero_gram.size())
-              .bytes(zero_reward.data(), zero_reward.size())
-              .int4_array(arms));
-      // Locked in arm order, so two workers on one shard cannot deadlock.
-      const pg::Result rows = conn.query(
-          "SELECT arm, count, gram, reward FROM accumulators WHERE kind = 0 AND shard = $1 "
-          "AND arm = ANY($2::int4[]) ORDER BY arm FOR UPDATE",
-          pg::Params().int4(shard).int4_array(arms));
-      for (int i = 0; i < rows.rows(); ++i) {
-        const auto arm = static_cast<uint32_t>(rows.int4(i, 0));
-        if (arm >= add.n_actions()) throw StoreError("corrupt row in accumulators");
-        std::vector<double> gram(add.gram(arm), add.gram(arm) + static_cast<std::size_t>(d) * d);
-        std::vector<double> reward(add.reward_sum(arm), add.reward_sum(arm) + d);
-        add_f64(rows.bytes(i, 2), gram.data(), gram.size());
-        add_f64(rows.bytes(i, 3), reward.data(), reward.size());
-        const std::vector<uint8_t> g = f64_bytes(gram.data(), gram.size());
-        const std::vector<uint8_t> rw = f64_bytes(reward.data(), reward.size());
-        conn.query(
-            "UPDATE accumulators SET count = $1, gram = $2, reward = $3 "
-            "WHERE kind = 0 AND arm = $4 AND shard = $5",
-            pg::Params()
-                .int8(rows.int8(i, 1) + static_cast<int64_t>(add.count(arm)))
-                .bytes(g.data(), g.size())
-                .bytes(rw.data(), rw.size())
-                .int4(static_cast<int32_t>(arm))
-                .int4(shard));
-      }
-    }
-    const pg::Result v = conn.query(
-        "SELECT coalesce(max(version), 0)::int8 FROM models WHERE kind = 0");
+    if (!out.opened.valid.empty()) add_to_shard(conn, sums(out.opened.valid));
+    const pg::Result v =
+        conn.query("SELECT coalesce(max(version), 0)::int8 FROM models WHERE kind = 0");
     out.version = static_cast<uint64_t>(v.int8(0, 0));
     const server::BatchAck ack = counts(out.opened);
     conn.query(
@@ -357,6 +392,79 @@ PgApplied PgAnalyzerStore::apply_batch(const server::VerifiedBatch& verified,
             .int8(static_cast<int64_t>(out.version)));
     tx.commit();
     out.status = PgApplied::Status::applied;
+    return out;
+  });
+}
+
+std::vector<server::BatchId> PgAnalyzerStore::quarantined_batches() {
+  return retried(&pool_, [](pg::Connection& conn) {
+    std::vector<server::BatchId> out;
+    const pg::Result r = conn.query(
+        "SELECT batch_id FROM quarantine GROUP BY batch_id ORDER BY min(quarantined_unix), "
+        "batch_id");
+    for (int i = 0; i < r.rows(); ++i) {
+      const std::vector<uint8_t> b = r.bytes(i, 0);
+      server::BatchId id{};
+      if (b.size() != id.size()) throw StoreError("corrupt row in quarantine");
+      std::copy(b.begin(), b.end(), id.begin());
+      out.push_back(id);
+    }
+    return out;
+  });
+}
+
+std::vector<QuarantinedRecord> PgAnalyzerStore::quarantined(const server::BatchId& id) {
+  return retried(&pool_, [&](pg::Connection& conn) {
+    std::vector<QuarantinedRecord> out;
+    const pg::Result r = conn.query(
+        "SELECT digest, position, crowd_id, inner_ct, reason, quarantined_unix FROM quarantine "
+        "WHERE batch_id = $1 ORDER BY position",
+        pg::Params().bytes(id.data(), id.size()));
+    for (int i = 0; i < r.rows(); ++i) {
+      QuarantinedRecord q;
+      q.digest = digest_at(r, i, 0);
+      q.batch_id = id;
+      q.position = static_cast<uint32_t>(r.int4(i, 1));
+      q.crowd_id = static_cast<uint32_t>(r.int4(i, 2));
+      const std::vector<uint8_t> inner = r.bytes(i, 3);
+      if (inner.size() != q.inner.size()) throw StoreError("corrupt row in quarantine");
+      std::copy(inner.begin(), inner.end(), q.inner.begin());
+      q.reason = static_cast<RejectReason>(r.int4(i, 4));
+      q.quarantined_unix = static_cast<uint64_t>(r.int8(i, 5));
+      out.push_back(q);
+    }
+    return out;
+  });
+}
+
+OpenedBatch PgAnalyzerStore::release(const std::vector<OpenedRecord>& now_valid,
+                                     const ScreenRecords& screen, const Sums& sums) {
+  return retried(&pool_, [&](pg::Connection& conn) {
+    pg::Transaction tx(conn);
+    conn.query("SELECT pg_advisory_xact_lock($1)", pg::Params().int8(kQuarantineLock));
+    std::vector<std::pair<const uint8_t*, std::size_t>> all;
+    all.reserve(now_valid.size());
+    for (const OpenedRecord& r : now_valid) all.emplace_back(r.digest.data(), r.digest.size());
+    const pg::Result taken =
+        conn.query("DELETE FROM quarantine WHERE digest = ANY($1::bytea[]) RETURNING digest",
+                   pg::Params().bytea_array(all));
+    std::set<server::InnerDigest> mine;
+    for (int i = 0; i < taken.rows(); ++i) mine.insert(digest_at(taken, i, 0));
+    std::vector<OpenedRecord> records;
+    std::vector<std::pair<const uint8_t*, std::size_t>> epochs, digests;
+    for (const OpenedRecord& r : now_valid) {
+      if (mine.count(r.digest) == 0) continue;
+      records.push_back(r);
+    }
+    for (const OpenedRecord& r : records) {
+      epochs.emplace_back(r.epoch.data(), r.epoch.size());
+      digests.emplace_back(r.digest.data(), r.digest.size());
+    }
+    const std::set<server::InnerDigest> fresh = insert_seen(conn, epochs, digests);
+    OpenedBatch out =
+        screen(records, [&](const OpenedRecord& r) { return fresh.count(r.digest) == 0; });
+    if (!out.valid.empty()) add_to_shard(conn, sums(out.valid));
+    tx.commit();
     return out;
   });
 }
@@ -404,24 +512,24 @@ void PgAnalyzerStore::store_model(ModelKind kind, const SignedModel& model, uint
   const std::lock_guard<std::mutex> lock(lead_mu_);
   if (!lead_) throw StoreError("not the publisher");
   pg::Transaction tx(*lead_);
-  const pg::Result v = lead_->query(
-      "SELECT coalesce(max(version), 0)::int8 FROM models WHERE kind = $1",
-      pg::Params().int4(kind_id(kind)));
+  const pg::Result v =
+      lead_->query("SELECT coalesce(max(version), 0)::int8 FROM models WHERE kind = $1",
+                   pg::Params().int4(kind_id(kind)));
   if (static_cast<uint64_t>(v.int8(0, 0)) + 1 != model.version) {
     throw StoreError("model version moved underneath this publisher");
   }
   lead_->query(
-      "INSERT INTO models(kind, version, created_unix, reports, bundle) VALUES ($1, $2, $3, $4, $5)",
+      "INSERT INTO models(kind, version, created_unix, reports, bundle) VALUES ($1, $2, $3, $4, "
+      "$5)",
       pg::Params()
           .int4(kind_id(kind))
           .int8(static_cast<int64_t>(model.version))
           .int8(static_cast<int64_t>(model.created_unix))
           .int8(static_cast<int64_t>(reports))
           .bytes(model.bundle.data(), model.bundle.size()));
-  lead_->query("DELETE FROM models WHERE kind = $1 AND version <= $2",
-               pg::Params()
-                   .int4(kind_id(kind))
-                   .int8(static_cast<int64_t>(model.version) - kModelsKept));
+  lead_->query(
+      "DELETE FROM models WHERE kind = $1 AND version <= $2",
+      pg::Params().int4(kind_id(kind)).int8(static_cast<int64_t>(model.version) - kModelsKept));
   tx.commit();
 }
 

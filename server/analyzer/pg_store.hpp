@@ -7,6 +7,7 @@
 // table. Thread-safe: each call takes a pooled connection of its own.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,8 +30,12 @@ namespace p2b::analyzer {
 constexpr int32_t kAccumulatorShards = 16;
 
 // A few connections, opened on demand and reused; a broken one is dropped.
+// At most kMaxOpen are out at once, so a burst of requests cannot exhaust
+// the server's max_connections: take() waits (bounded) for one.
 class PgPool {
  public:
+  static constexpr std::size_t kMaxOpen = 8;
+
   explicit PgPool(std::string conninfo) : conninfo_(std::move(conninfo)) {}
 
   class Lease {
@@ -38,7 +43,7 @@ class PgPool {
     Lease(PgPool* pool, std::unique_ptr<pg::Connection> conn)
         : pool_(pool), conn_(std::move(conn)) {}
     ~Lease();
-    Lease(Lease&&) = default;
+    Lease(Lease&& o) noexcept : pool_(o.pool_), conn_(std::move(o.conn_)) { o.pool_ = nullptr; }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
     Lease& operator=(Lease&&) = delete;
@@ -55,20 +60,23 @@ class PgPool {
 
  private:
   friend class Lease;
+  // Returns a lease's slot, and its connection when still usable.
   void give_back(std::unique_ptr<pg::Connection> conn);
 
   std::string conninfo_;
   std::mutex mu_;
+  std::condition_variable freed_;
+  std::size_t out_ = 0;  // leases held
   std::vector<std::unique_ptr<pg::Connection>> idle_;
 };
 
 // What a worker's transaction did with one verified batch.
 struct PgApplied {
   enum class Status { applied, known, quarantine_full } status = Status::applied;
-  AppliedBatch known;        // status known: the batch as first applied
-  OpenedBatch opened;        // status applied: the screening
-  uint64_t version = 0;      // the latest published model version at commit
-  uint64_t quarantine = 0;   // quarantine_full: the records it holds
+  AppliedBatch known;       // status known: the batch as first applied
+  OpenedBatch opened;       // status applied: the screening
+  uint64_t version = 0;     // the latest published model version at commit
+  uint64_t quarantine = 0;  // quarantine_full: the records it holds
 };
 
 // The latest stored model of a kind, as served.
@@ -106,6 +114,20 @@ class PgAnalyzerStore {
                         const std::vector<OpenedRecord>& records, const Screen& screen,
                         const Sums& sums, const Counts& counts, uint64_t max_quarantine,
                         uint64_t now_unix);
+
+  // The quarantine (kept by apply_batch), for a worker's start: the batches
+  // with quarantined records, oldest first, and one batch's records.
+  std::vector<server::BatchId> quarantined_batches();
+  std::vector<QuarantinedRecord> quarantined(const server::BatchId& id);
+  // One transaction, serialised with other workers' releases: takes
+  // `now_valid` (quarantined records that open valid now) out of the
+  // quarantine, skipping any another worker took meanwhile, inserts their
+  // digests (a replay is refused), screens them as a batch of their own and
+  // adds the valid ones' sums. Returns the screening.
+  using ScreenRecords = std::function<OpenedBatch(const std::vector<OpenedRecord>&,
+                                                  const std::function<bool(const OpenedRecord&)>&)>;
+  OpenedBatch release(const std::vector<OpenedRecord>& now_valid, const ScreenRecords& screen,
+                      const Sums& sums);
 
   // The publisher. try_lead() takes the session advisory lock that makes
   // one publisher (false: another holds it); it is held until this store's

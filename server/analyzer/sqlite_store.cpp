@@ -375,8 +375,7 @@ uint64_t SqliteModelStore::retire_epoch(const std::string& path, const Epoch& ep
     const std::unique_ptr<common::Database> db = common::open_store(path, common::kAnalyzerStore);
     const int64_t have = common::schema_version(*db, kSchemaVersion, common::kAnalyzerStore);
     if (have < kSchemaVersion) {
-      throw common::StoreRefused(path + " has no epochs yet (store schema " +
-                                 std::to_string(have) +
+      throw common::StoreRefused(path + " has no epochs yet (store schema " + std::to_string(have) +
                                  "): start this version of p2b-analyzer on it once");
     }
     uint64_t dropped = 0;

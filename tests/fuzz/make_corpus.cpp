@@ -16,6 +16,7 @@
 #include "../model_support.hpp"
 #include "fuzz_fixture.hpp"
 #include "p2b/codebook_format.hpp"
+#include "p2b/key_list.hpp"
 #include "wire/batch_ack.hpp"
 
 namespace {
@@ -299,6 +300,41 @@ void batch_seeds() {
   }
 }
 
+// Lists of one key and of four (the current one third, with a not-after
+// time), signed with the fixed analyzer key, each applied to be sure.
+void key_list_seeds() {
+  const p2b_fuzz::Keys& k = p2b_fuzz::keys();
+  struct Seed {
+    const char* name;
+    uint32_t count, current;
+    uint64_t not_after;
+  };
+  for (const Seed& s : {Seed{"one-key", 1, 0, 0}, Seed{"four-keys", 4, 2, 1795003600}}) {
+    p2b::KeyList l{};
+    l.version = 2;
+    l.created_unix = 1794990000;
+    l.not_after_unix = s.not_after;
+    l.count = s.count;
+    l.current = s.current;
+    for (uint32_t i = 0; i < s.count; ++i) {
+      std::memcpy(l.keys[i], i % 2 == 0 ? k.shuffler[i / 2].pk : k.analyzer[i / 2].pk,
+                  p2b::kPublicKeyBytes);
+    }
+    crypto_generichash(l.signer_fp, sizeof l.signer_fp, k.verify_pk, sizeof k.verify_pk, nullptr,
+                       0);
+    Bytes list(p2b::kKeyListBytes);
+    require(p2b::encode_key_list(l, list.data()) == p2b::Status::ok, "encode_key_list");
+    crypto_sign_detached(list.data() + p2b::kKeyListSignedBytes, nullptr, list.data(),
+                         p2b::kKeyListSignedBytes, k.sign_sk);
+    p2b_fuzz::FixedAgent agent(p2b_fuzz::agent_config());
+    require(p2b_agent_apply_key_list(agent.init(), list.data(), list.size(), 1795000000) == P2B_OK,
+            "the agent refuses a seed key list");
+    write_seed("fuzz_key_list", std::string("list-") + s.name, 0, list);
+    write_seed("fuzz_key_list", std::string("signed-part-") + s.name, 1, list.data(),
+               p2b::kKeyListSignedBytes);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -313,6 +349,7 @@ int main(int argc, char** argv) {
   codebook_seeds();
   state_seeds();
   batch_seeds();
+  key_list_seeds();
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }

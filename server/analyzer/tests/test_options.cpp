@@ -199,4 +199,44 @@ TEST(AnalyzerOptions, ModelTtlDefaultsToNoneAndIsBounded) {
   }
 }
 
+TEST(AnalyzerOptions, RolesAndPublishingNeedPostgresql) {
+  const std::vector<const char*> base = {"--keys",    "k", "--codebook",     "c",
+                                         "--actions", "3", "--shuffler-key", "s.pk"};
+  const auto with = [&base](std::vector<const char*> more) {
+    std::vector<const char*> args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  an::Options o;
+  std::string err;
+  ASSERT_EQ(parse(with({"--store", "sqlite:a.db"}), &o, &err), an::ParseOutcome::ok) << err;
+  EXPECT_FALSE(o.store_url.is_postgresql());
+  EXPECT_EQ(o.store_url.target, "a.db");
+  EXPECT_EQ(o.role, an::Role::all);
+  ASSERT_EQ(parse(with({"--store", "postgresql://p2b:secret@db/p2b", "--role", "worker",
+                        "--publish-seconds", "2.5", "--publish-reports", "500"}),
+                  &o, &err),
+            an::ParseOutcome::ok)
+      << err;
+  EXPECT_TRUE(o.store_url.is_postgresql());
+  EXPECT_EQ(o.role, an::Role::worker);
+  EXPECT_EQ(o.publish_seconds, 2.5);
+  EXPECT_EQ(o.publish_reports, 500u);
+  EXPECT_EQ(o.store_url.describe().find("secret"), std::string::npos) << "no password in logs";
+  const std::vector<std::vector<const char*>> refused = {
+      with({"--store", "a.db", "--role", "worker"}),
+      with({"--store", "a.db", "--role", "publisher"}),
+      with({"--store", "a.db", "--publish-seconds", "5"}),
+      with({"--store", "postgresql://db/p2b", "--role", "boss"}),
+      with({"--store", "postgresql://db/p2b", "--central-epsilon", "1"}),
+      with({"--store", "postgresql://db/p2b", "--enable-raw-baseline"}),
+      with({"--store", "postgresql://db/p2b", "--publish-seconds", "0"}),
+      with({"--store", "mysql://db/p2b"}),
+  };
+  for (std::size_t i = 0; i < refused.size(); ++i) {
+    an::Options r;
+    EXPECT_EQ(parse(refused[i], &r, &err), an::ParseOutcome::usage_error) << "case " << i;
+  }
+}
+
 }  // namespace

@@ -348,4 +348,51 @@ TEST(AnalyzerStore, AStoreOfAnOlderSchemaIsRefusedUntouched) {
   EXPECT_FALSE(mac.step()) << "the refused store was altered";
 }
 
+TEST(AnalyzerStore, RetiringAnEpochDropsItsDigestsAndRefusesItsKeyAndItsReports) {
+  const Deployment dep(4, 8);
+  const TempDir tmp;
+  const std::string db = tmp.file("s.db");
+  std::mt19937_64 rng(21);
+  const p2b::server::Batch first =
+      analyzer_test::make_batch(dep, analyzer_test::random_tuples(rng, 30, 8, 2));
+  {
+    Harness h(dep, db, 2);
+    EXPECT_EQ(analyzer_test::apply(*h.analyzer, first).applied, 30U);
+  }
+  an::Epoch epoch{};
+  std::copy(dep.analyzer.fp, dep.analyzer.fp + epoch.size(), epoch.begin());
+  EXPECT_EQ(an::SqliteModelStore::retire_epoch(db, epoch, 1), 30U);
+  {
+    p2b::common::Database raw(db);
+    p2b::common::Statement left(raw, "SELECT COUNT(*) FROM seen_inner");
+    ASSERT_TRUE(left.step());
+    EXPECT_EQ(left.column_int(0), 0) << "the epoch's digests are gone";
+  }
+  // The retired key itself may not come back.
+  EXPECT_THROW(Harness(dep, db, 2), p2b::common::StoreRefused);
+
+  // Under a new key, the retired key's reports (a replay under a new batch
+  // id) are refused as replays: neither applied nor quarantined.
+  p2b::server::BoxKey next{};
+  uint8_t pk[32], sk[32];
+  crypto_box_keypair(pk, sk);
+  p2b::server::make_box_key(pk, sk, &next);
+  an::SqliteModelStore store(db, analyzer_test::test_mac_keys());
+  std::ostringstream sink;
+  an::Logger log(&sink);
+  an::Metrics metrics;
+  an::Analyzer analyzer(analyzer_test::settings(2), dep.codebook,
+                        an::KeyRing::from_keys({next}, p2b_test::test_keys().sign_sk), &store,
+                        &metrics, &log);
+  p2b::server::Batch replay = first;
+  randombytes_buf(replay.id.data(), replay.id.size());
+  const an::BatchOutcome out = analyzer_test::apply(analyzer, replay);
+  EXPECT_EQ(out.result, an::BatchResult::applied);
+  EXPECT_EQ(out.applied, 0U);
+  EXPECT_EQ(out.quarantined, 0U);
+  EXPECT_EQ(out.by_reason[static_cast<int>(an::RejectReason::replayed)], 30U);
+  EXPECT_EQ(store.quarantine_size(), 0U);
+  EXPECT_EQ(analyzer.statistics(an::ModelKind::private_reports).total_count(), 30U);
+}
+
 }  // namespace

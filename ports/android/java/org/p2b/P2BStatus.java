@@ -41,4 +41,7 @@ public final class P2BStatus {
   public static final int ERR_NUMERIC_RANGE = -28;
   public static final int ERR_MODEL_KIND = -29;
   public static final int ERR_MODEL_EXPIRED = -30;
+  public static final int ERR_KEY_LIST_ROLLBACK = -31;
+  public static final int ERR_KEY_LIST_EXPIRED = -32;
+  public static final int ERR_KEY_RETIRED = -33;
 }
