@@ -4,19 +4,25 @@
 // PostgreSQL fsync and synchronous_commit on), with the whole pipeline
 // running behind them: batcher processes, analyzer workers and a publisher
 // (or, with a service that has no PostgreSQL backend yet, what it has).
+// docs/benchmarks.md ("Scale-out") has the method and the figures.
 //
 //   scale_out [--seconds S] [--warmup S] [--clients C] [--per-request N]
 //             [--pool P] [--ingest 1,2,4] [--backends sqlite,postgresql]
-//             [--partitions P] [--publication-reports 1e6,1e7] [--out DIR]
+//             [--partitions P] [--batch-size N] [--publication-reports 1e6,1e7]
+//             [--no-failover] [--ingest-only] [--out DIR]
 //
-// For every point it prints and writes (DIR/scale_out.json) the accepted
-// envelopes per second, the p50/p99 request latency, the CPU microseconds
-// per accepted envelope of every component (utime + stime from
-// /proc/PID/stat; for PostgreSQL the postmaster and all its children), the
-// batches and records the batchers delivered per second, and the load
-// generator's own CPU (it shares the machine). bench/plot_scale_out.py
-// draws DIR/scale_out.png from the JSON. Envelopes are sealed before the
-// run (DIR/pool.bin, reused), every point starts from empty stores.
+// For every point it prints and writes (DIR/scale_out.json, or
+// DIR/scale_out_ingest.json with --ingest-only) the accepted envelopes per
+// second, the p50/p99 request latency, the CPU microseconds per accepted
+// envelope of every component (utime + stime from /proc/PID/stat; for
+// PostgreSQL the postmaster and all its children), the batches and records
+// the batchers delivered per second, PostgreSQL's WAL bytes per envelope,
+// and the load generator's own CPU (it shares the machine). Then, on
+// PostgreSQL, the publisher's time at each accumulated report count
+// (publication_timing.hpp) and the failover time of the primary.
+// bench/plot_scale_out.py draws DIR/scale_out.png. Envelopes are sealed
+// before the run (DIR/pool.bin, reused); every point starts from empty
+// stores.
 #include <httplib.h>
 #include <unistd.h>
 
