@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-bench --target scale_out
-exec build-bench/bench/scale_out --out scale-out "$@"
+exec build-bench/bench/scale_out "$@"  # --out defaults to scale-out
