@@ -29,6 +29,7 @@
 
 #include "bench_deployment.hpp"
 #include "cli/tool_cli.hpp"
+#include "envelope_pool.hpp"
 #include "proc/run_command.hpp"
 #include "proc/service_process.hpp"
 
@@ -43,35 +44,6 @@ const char* const kColumns[] = {
     "analyzer_wal", "analyzer_shm",     "shuffler_writes", "analyzer_writes"};
 constexpr std::size_t kColumnCount = sizeof kColumns / sizeof kColumns[0];
 using Sample = std::array<double, kColumnCount>;
-
-// The pool, sealed once and kept in DIR/pool.bin with the keys it was
-// sealed for (DIR/deployment), so that a later run skips the sealing.
-std::vector<Envelope> load_or_seal(const fs::path& out, std::size_t pool) {
-  const fs::path file = out / "pool.bin";
-  if (fs::exists(out / "deployment/keys") &&
-      p2b::bench::file_bytes(file.string()) ==
-          static_cast<long long>(pool) * static_cast<long long>(p2b::kEnvelopeBytes)) {
-    std::printf("reusing %zu sealed envelopes from %s\n", pool, file.c_str());
-    std::vector<Envelope> v(pool);
-    std::ifstream(file, std::ios::binary)
-        .read(reinterpret_cast<char*>(v.data()),
-              static_cast<std::streamsize>(pool * p2b::kEnvelopeBytes));
-    return v;
-  }
-  const p2b::bench::Deployment d(out / "deployment");
-  std::printf("sealing %zu envelopes (once; kept in %s)...\n", pool, file.c_str());
-  std::fflush(stdout);
-  const unsigned threads = std::max(1U, std::thread::hardware_concurrency());
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<Envelope> v = d.seal(pool, threads);
-  std::printf("sealed in %.0f s on %u threads\n",
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-              threads);
-  std::ofstream(file, std::ios::binary)
-      .write(reinterpret_cast<const char*>(v.data()),
-             static_cast<std::streamsize>(pool * p2b::kEnvelopeBytes));
-  return v;
-}
 
 // Least-squares slope of y against x over the rows from `first` on.
 double slope(const std::vector<Sample>& rows, std::size_t first, std::size_t x, std::size_t y) {
@@ -125,7 +97,7 @@ int run(int argc, char** argv) {
 
   const fs::path out = fs::absolute(out_dir);
   fs::create_directories(out);
-  const std::vector<Envelope> envelopes = load_or_seal(out, pool);
+  const std::vector<Envelope> envelopes = p2b::bench::load_or_seal(out, pool);
   // Fresh stores every run, with the keys the pool was sealed for.
   const fs::path run_dir = out / "run";
   fs::remove_all(run_dir);
