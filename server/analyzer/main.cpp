@@ -80,7 +80,7 @@ int retire_key(int argc, char** argv) {
                                              std::chrono::system_clock::now().time_since_epoch())
                                              .count());
   try {
-    const StoreChoice url = parse_store_choice(store);
+    const p2b::common::StoreUrl url = p2b::common::parse_store_url(store);
     const uint64_t dropped = url.is_postgresql()
                                  ? PgAnalyzerStore::retire_epoch(url.target, epoch, now)
                                  : SqliteModelStore::retire_epoch(url.target, epoch, now);

@@ -32,11 +32,6 @@ common::ServiceDefaults defaults() {
 
 }  // namespace
 
-StoreChoice parse_store_choice(const std::string& value) {
-  const common::StoreUrl url = common::parse_store_url(value);
-  return StoreChoice{url.is_postgresql(), url.target, url.describe()};
-}
-
 Options::Options() {
   listen_port = kDefaultPort;
   max_body = batch_request_bytes(kDefaultMaxBatchRecords);
@@ -186,7 +181,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
     o.max_body = batch_request_bytes(o.max_batch_records);
   }
   try {
-    o.store_url = parse_store_choice(o.store);
+    o.store_url = common::parse_store_url(o.store);
   } catch (const std::invalid_argument& e) {
     return refuse(std::string("--store: ") + e.what());
   }

@@ -9,23 +9,12 @@
 #include <vector>
 
 #include "common/service_options.hpp"
+#include "common/store_url.hpp"
 #include "features.hpp"
 #include "http_api.hpp"
 #include "role.hpp"
 
 namespace p2b::analyzer {
-
-// --store parsed by common/store_url.hpp (kept out of this header: its
-// StoreKind clashes with common/store_open.hpp's in one translation unit).
-struct StoreChoice {
-  bool postgresql = false;
-  std::string target;       // the SQLite path or the libpq URL
-  std::string description;  // for logs: any password redacted
-  bool is_postgresql() const { return postgresql; }
-  const std::string& describe() const { return description; }
-};
-// Throws std::invalid_argument with a message for the command line.
-StoreChoice parse_store_choice(const std::string& value);
 
 struct Options : common::ServiceOptions {
   Options();
@@ -48,7 +37,7 @@ struct Options : common::ServiceOptions {
   // A batch with more records is refused (413) before it is decrypted.
   std::size_t max_batch_records = kDefaultMaxBatchRecords;
   // --store parsed: SQLite (a path) or PostgreSQL (a libpq URL).
-  StoreChoice store_url;
+  common::StoreUrl store_url;
   Role role = Role::all;         // worker and publisher need PostgreSQL
   double publish_seconds = 10;   // PostgreSQL: publish this long after new reports
   uint64_t publish_reports = 0;  // or after this many (0: by time only)

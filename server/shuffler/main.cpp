@@ -63,14 +63,14 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   sh::OpenedSpool opened;
   try {
     sh::SpoolOptions spool_options;
-    spool_options.postgresql = opt.store_postgresql;
-    spool_options.target = opt.store_target;
+    spool_options.postgresql = opt.store_url.is_postgresql();
+    spool_options.target = opt.store_url.target;
     spool_options.sqlite_partition = opt.partition;
     spool_options.partitions = opt.partitions;
     spool_options.lease_ttl = lease_ttl;
     opened = sh::open_spool(spool_options);
   } catch (const p2b::common::StoreRefused& e) {
-    log.error("store_refused", {{"error", e.what()}, {"store", opt.store_described}});
+    log.error("store_refused", {{"error", e.what()}, {"store", opt.store_url.describe()}});
     return p2b::common::kExitStoreRefused;
   } catch (const sh::SpoolError& e) {
     return fail(log, "store_unusable", e.what());
@@ -107,8 +107,8 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   }
   // Free disk is the SQLite file's concern; a PostgreSQL server watches its own.
   std::unique_ptr<sh::DiskGuard> disk;
-  if (!opt.store_postgresql) {
-    disk = std::make_unique<sh::DiskGuard>(opt.store_target, opt.min_free_disk, metrics);
+  if (!opt.store_url.is_postgresql()) {
+    disk = std::make_unique<sh::DiskGuard>(opt.store_url.target, opt.min_free_disk, metrics);
   }
   // Each key held is an epoch of replay state; a retired one must never
   // come back into service (its replays could no longer be recognised).
@@ -150,7 +150,7 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
             {"key_fingerprints", keys.fingerprints},
             {"sign_key_fingerprint", p2b::common::verify_key_fingerprint(sign_sk.data())},
             {"analyzer_key_fingerprint", analyzer_fp},
-            {"store", opt.store_described},
+            {"store", opt.store_url.describe()},
             {"partitions", all_partitions.size()},
             {"batch_partitions", batched},
             {"batch_size", opt.batch_size},

@@ -133,9 +133,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   }
   try {
     const common::StoreUrl url = common::parse_store_url(o.store);
-    o.store_postgresql = url.is_postgresql();
-    o.store_target = url.target;
-    o.store_described = url.describe();
+    o.store_url = url;
   } catch (const std::invalid_argument& e) {
     return refuse(e.what());
   }
@@ -143,7 +141,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
     if (!common::parse_count(partitions, 1, 1u << 16, &n)) {
       return refuse(bad_value("partitions", "1..65536", partitions));
     }
-    if (!o.store_postgresql) {
+    if (!o.store_url.is_postgresql()) {
       return refuse("--partitions is for a PostgreSQL store; a SQLite spool has one (--partition)");
     }
     o.partitions = static_cast<uint32_t>(n);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/service_options.hpp"
+#include "common/store_url.hpp"
 
 namespace p2b::shuffler {
 
@@ -25,11 +26,7 @@ struct Options : common::ServiceOptions {
   // New reports get 507 while the spool's filesystem has less free (0: off).
   uint64_t min_free_disk = uint64_t{64} << 20;
   double delivery_grace = 300;  // seconds of failed delivery before /readyz fails
-  // --store parsed by common/store_url.hpp (kept out of this header: its
-  // StoreKind clashes with common/store_open.hpp's).
-  bool store_postgresql = false;
-  std::string store_target;     // the SQLite file or the libpq URL
-  std::string store_described;  // StoreUrl::describe(): no password
+  common::StoreUrl store_url;   // --store parsed
   // PostgreSQL: the store's partition count (fixed at creation; 0 takes what
   // the store has, 1 for a new one).
   uint32_t partitions = 0;

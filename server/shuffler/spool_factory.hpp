@@ -1,7 +1,6 @@
 // The spool a --store value names (common/store_url.hpp): SqliteSpool for a
 // file, PgSpool for a postgresql:// URL, with the /readyz "storage" check
-// that fits it. (The parsed StoreUrl stays out of this header: its
-// StoreKind clashes with common/store_open.hpp's.)
+// that fits it.
 #pragma once
 
 #include <chrono>

@@ -239,4 +239,24 @@ TEST(AnalyzerOptions, RolesAndPublishingNeedPostgresql) {
   }
 }
 
+TEST(AnalyzerOptions, TheExampleConfigsParse) {
+  an::Options sqlite;
+  std::string err;
+  ASSERT_EQ(parse({"--config", P2B_EXAMPLES_DIR "/analyzer-sqlite.conf"}, &sqlite, &err),
+            an::ParseOutcome::ok)
+      << err;
+  EXPECT_FALSE(sqlite.store_url.is_postgresql());
+  EXPECT_EQ(sqlite.role, an::Role::all);
+
+  for (const char* role : {"worker", "publisher"}) {
+    an::Options pg;
+    ASSERT_EQ(parse({"--config", P2B_EXAMPLES_DIR "/analyzer-postgresql.conf", "--keys",
+                     "/etc/p2b/worker-keys", "--role", role},
+                    &pg, &err),
+              an::ParseOutcome::ok)
+        << role << ": " << err;
+    EXPECT_TRUE(pg.store_url.is_postgresql());
+  }
+}
+
 }  // namespace

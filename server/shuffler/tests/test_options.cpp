@@ -42,8 +42,8 @@ TEST(ShufflerOptions, Defaults) {
 TEST(ShufflerOptions, TheStoreNamesItsBackendAndTheScaleOutFlagsParse) {
   Options o;
   ASSERT_EQ(parse(kRequired, &o), ParseOutcome::ok);
-  EXPECT_FALSE(o.store_postgresql);
-  EXPECT_EQ(o.store_target, "s.db");
+  EXPECT_FALSE(o.store_url.is_postgresql());
+  EXPECT_EQ(o.store_url.target, "s.db");
   EXPECT_TRUE(o.batch_all);
   EXPECT_EQ(o.partitions, 0U);
   EXPECT_EQ(o.lease_seconds, 30);
@@ -55,8 +55,8 @@ TEST(ShufflerOptions, TheStoreNamesItsBackendAndTheScaleOutFlagsParse) {
     args.emplace_back(a);
   }
   ASSERT_EQ(parse(args, &o), ParseOutcome::ok);
-  EXPECT_TRUE(o.store_postgresql);
-  EXPECT_EQ(o.store_described.find("secret"), std::string::npos) << o.store_described;
+  EXPECT_TRUE(o.store_url.is_postgresql());
+  EXPECT_EQ(o.store_url.describe().find("secret"), std::string::npos) << o.store_url.describe();
   EXPECT_EQ(o.partitions, 8U);
   EXPECT_FALSE(o.batch_all);
   EXPECT_EQ(o.batch_partitions, (std::vector<uint32_t>{0, 3, 5}));
@@ -162,6 +162,24 @@ TEST(ShufflerOptions, AnUnreadableConfigAndABadLineAreUsageErrors) {
   const std::string path = dir.file("bad.conf");
   std::ofstream(path) << "colour = blue\n";
   EXPECT_EQ(parse({"--config", path}, &o), ParseOutcome::usage_error);
+}
+
+TEST(ShufflerOptions, TheExampleConfigsParse) {
+  Options sqlite;
+  ASSERT_EQ(parse({"--config", P2B_EXAMPLES_DIR "/shuffler-sqlite.conf"}, &sqlite),
+            ParseOutcome::ok);
+  EXPECT_FALSE(sqlite.store_url.is_postgresql());
+  EXPECT_EQ(sqlite.store_url.target, "/var/lib/p2b/shuffler.db");
+
+  Options pg;
+  std::string err;
+  ASSERT_EQ(parse({"--config", P2B_EXAMPLES_DIR "/shuffler-postgresql.conf", "--batch-partitions",
+                   "none"},
+                  &pg, &err),
+            ParseOutcome::ok)
+      << err;
+  EXPECT_TRUE(pg.store_url.is_postgresql());
+  EXPECT_EQ(pg.partitions, 8U);
 }
 
 }  // namespace
