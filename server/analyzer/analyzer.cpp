@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "batch_answers.hpp"
 #include "batch_opener.hpp"
 #include "common/store_open.hpp"
 #include "wire/batch_ack.hpp"
@@ -228,51 +229,20 @@ void Analyzer::add_reports(const std::vector<ValidReport>& reports, Statistics* 
 }
 
 BatchOutcome Analyzer::receive_batch(const uint8_t* data, std::size_t len) {
-  // The signature is checked before any state is read: a forged batch can
-  // neither change the model nor claim a batch id.
   server::VerifiedBatch verified;
   BatchOutcome out;
-  const server::BatchCheck check =
-      server::verify_batch(data, len, settings_.shuffler_keys.data(),
-                           settings_.shuffler_keys.size(), &verified, &out.error);
-  switch (check) {
-    case server::BatchCheck::ok:
-      return apply_verified(verified);
-    case server::BatchCheck::malformed:
-      out.result = BatchResult::malformed;
-      metrics_->batch_refused(BatchRefusal::malformed);
-      break;
-    case server::BatchCheck::unknown_signer:
-      out.result = BatchResult::unknown_signer;
-      metrics_->batch_refused(BatchRefusal::unknown_signer);
-      break;
-    case server::BatchCheck::bad_signature:
-      out.result = BatchResult::bad_signature;
-      metrics_->batch_refused(BatchRefusal::bad_signature);
-      break;
+  if (!verify_or_refuse(data, len, settings_.shuffler_keys, &verified, &out, *metrics_, *log_)) {
+    return out;
   }
-  log_->warn("batch_refused", {{"reason", out.error}});
-  return out;
+  return apply_verified(verified);
 }
 
 BatchOutcome Analyzer::answer_known(const server::VerifiedBatch& verified,
                                     const AppliedBatch& known) {
-  const server::Batch& batch = verified.batch;
-  const std::string id = server::batch_id_hex(batch.id);
-  BatchOutcome out;
-  if (sodium_memcmp(known.digest.data(), verified.digest.data(), known.digest.size()) != 0) {
-    out.result = BatchResult::conflict;
-    out.error = "batch id " + id + " was applied with other contents";
-    metrics_->batch_refused(BatchRefusal::conflict);
-    log_->warn("batch_conflict", {{"batch", id}});
-    return out;
-  }
-  out.result = BatchResult::duplicate;
-  out.version = known.version;
-  out.ack = ack(batch.id, verified.digest, known.version, known.counts);
-  metrics_->batch_duplicate();
-  log_->info("batch_duplicate", {{"batch", id}});
-  return out;
+  return answer_known_batch(
+      verified, known,
+      [this](const server::BatchAck& a) { return server::encode_signed_ack(a, keys_.sign_sk()); },
+      *metrics_, *log_);
 }
 
 BatchOutcome Analyzer::apply_verified(const server::VerifiedBatch& verified) {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "batch_answers.hpp"
 #include "batch_opener.hpp"
 #include "wire/batch_ack.hpp"
 #include "wire/model_bundle.hpp"
@@ -257,48 +258,21 @@ BatchOutcome PgNode::receive_batch(const uint8_t* data, std::size_t len) {
   }
   server::VerifiedBatch verified;
   BatchOutcome out;
-  const std::vector<server::VerifyKey>& keys = settings_.analyzer.shuffler_keys;
-  switch (server::verify_batch(data, len, keys.data(), keys.size(), &verified, &out.error)) {
-    case server::BatchCheck::ok:
-      return apply_verified(verified);
-    case server::BatchCheck::malformed:
-      out.result = BatchResult::malformed;
-      metrics_->batch_refused(BatchRefusal::malformed);
-      break;
-    case server::BatchCheck::unknown_signer:
-      out.result = BatchResult::unknown_signer;
-      metrics_->batch_refused(BatchRefusal::unknown_signer);
-      break;
-    case server::BatchCheck::bad_signature:
-      out.result = BatchResult::bad_signature;
-      metrics_->batch_refused(BatchRefusal::bad_signature);
-      break;
+  if (!verify_or_refuse(data, len, settings_.analyzer.shuffler_keys, &verified, &out, *metrics_,
+                        *log_)) {
+    return out;
   }
-  log_->warn("batch_refused", {{"reason", out.error}});
-  return out;
+  return apply_verified(verified);
 }
 
 BatchOutcome PgNode::answer_known(const server::VerifiedBatch& verified,
                                   const AppliedBatch& known) {
-  const std::string id = server::batch_id_hex(verified.batch.id);
-  BatchOutcome out;
-  if (sodium_memcmp(known.digest.data(), verified.digest.data(), known.digest.size()) != 0) {
-    out.result = BatchResult::conflict;
-    out.error = "batch id " + id + " was applied with other contents";
-    metrics_->batch_refused(BatchRefusal::conflict);
-    log_->warn("batch_conflict", {{"batch", id}});
-    return out;
-  }
-  out.result = BatchResult::duplicate;
-  out.version = known.version;
-  server::BatchAck ack = known.counts;
-  ack.id = verified.batch.id;
-  ack.digest = verified.digest;
-  ack.model_version = known.version;
-  out.ack = server::encode_signed_ack(ack, worker_keys_.sign_sk());
-  metrics_->batch_duplicate();
-  log_->info("batch_duplicate", {{"batch", id}});
-  return out;
+  return answer_known_batch(
+      verified, known,
+      [this](const server::BatchAck& a) {
+        return server::encode_signed_ack(a, worker_keys_.sign_sk());
+      },
+      *metrics_, *log_);
 }
 
 BatchOutcome PgNode::apply_verified(const server::VerifiedBatch& verified) {

@@ -240,6 +240,7 @@ TEST(AnalyzerOptions, RolesAndPublishingNeedPostgresql) {
 }
 
 TEST(AnalyzerOptions, TheExampleConfigsParse) {
+  const std::string pg_conf = std::string(P2B_EXAMPLES_DIR) + "/analyzer-postgresql.conf";
   an::Options sqlite;
   std::string err;
   ASSERT_EQ(parse({"--config", P2B_EXAMPLES_DIR "/analyzer-sqlite.conf"}, &sqlite, &err),
@@ -250,8 +251,7 @@ TEST(AnalyzerOptions, TheExampleConfigsParse) {
 
   for (const char* role : {"worker", "publisher"}) {
     an::Options pg;
-    ASSERT_EQ(parse({"--config", P2B_EXAMPLES_DIR "/analyzer-postgresql.conf", "--keys",
-                     "/etc/p2b/worker-keys", "--role", role},
+    ASSERT_EQ(parse({"--config", pg_conf.c_str(), "--keys", "/etc/p2b/worker-keys", "--role", role},
                     &pg, &err),
               an::ParseOutcome::ok)
         << role << ": " << err;

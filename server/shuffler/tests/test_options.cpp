@@ -173,10 +173,8 @@ TEST(ShufflerOptions, TheExampleConfigsParse) {
 
   Options pg;
   std::string err;
-  ASSERT_EQ(parse({"--config", P2B_EXAMPLES_DIR "/shuffler-postgresql.conf", "--batch-partitions",
-                   "none"},
-                  &pg, &err),
-            ParseOutcome::ok)
+  const std::string pg_conf = std::string(P2B_EXAMPLES_DIR) + "/shuffler-postgresql.conf";
+  ASSERT_EQ(parse({"--config", pg_conf, "--batch-partitions", "none"}, &pg, &err), ParseOutcome::ok)
       << err;
   EXPECT_TRUE(pg.store_url.is_postgresql());
   EXPECT_EQ(pg.partitions, 8U);

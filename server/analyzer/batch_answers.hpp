@@ -1,0 +1,39 @@
+// The answers a batch gets before anything is applied, the same from a
+// single analyzer (analyzer.hpp) and a PostgreSQL worker (pg_node.hpp): a
+// refusal of a batch that does not verify, and the answer to a batch id
+// that was applied before.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "analyzer.hpp"
+#include "common/json_log.hpp"
+#include "metrics.hpp"
+#include "model_store.hpp"
+#include "wire/batch_ack.hpp"
+#include "wire/batch_format.hpp"
+
+namespace p2b::analyzer {
+
+// Verifies an encoded batch against the pinned shuffler keys. True with
+// `verified` filled; false with `out` the refusal (malformed, unknown
+// signer, bad signature), counted and logged. Nothing else is read: a forged
+// batch can neither change the model nor claim a batch id.
+bool verify_or_refuse(const uint8_t* data, std::size_t len,
+                      const std::vector<server::VerifyKey>& shuffler_keys,
+                      server::VerifiedBatch* verified, BatchOutcome* out, Metrics& metrics,
+                      common::Logger& log);
+
+// Signs an ack whose id, digest and model version are set.
+using AckSigner = std::function<std::vector<uint8_t>(const server::BatchAck&)>;
+
+// For a batch id already applied: a conflict when `verified` has another
+// digest (nothing changes), else a duplicate that gets the same ack again
+// (the counts `known` stored, signed by `sign`). Counted and logged.
+BatchOutcome answer_known_batch(const server::VerifiedBatch& verified, const AppliedBatch& known,
+                                const AckSigner& sign, Metrics& metrics, common::Logger& log);
+
+}  // namespace p2b::analyzer
