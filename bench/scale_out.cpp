@@ -46,7 +46,7 @@
 #include "cli/tool_cli.hpp"
 #include "common/pg/connection.hpp"
 #include "envelope_pool.hpp"
-#include "pg_cluster.hpp"
+#include "proc/pg_cluster.hpp"
 #include "proc/run_command.hpp"
 #include "proc/service_process.hpp"
 #include "proc_cpu.hpp"
@@ -359,7 +359,7 @@ class Runner {
   }
 
   // Creates the point's two databases (dropped first) on `pg`.
-  static void create_databases(p2b_services::PgCluster& pg, const std::vector<std::string>& names) {
+  static void create_databases(p2b::proc::PgCluster& pg, const std::vector<std::string>& names) {
     p2b::pg::Connection admin(pg.url("postgres"));
     for (const std::string& db : names) {
       admin.exec("DROP DATABASE IF EXISTS " + db);
@@ -367,7 +367,7 @@ class Runner {
     }
   }
 
-  ordered_json pg_point(p2b_services::PgCluster& pg, int n, const std::vector<Envelope>& pool,
+  ordered_json pg_point(p2b::proc::PgCluster& pg, int n, const std::vector<Envelope>& pool,
                         const Capabilities& caps) {
     const std::string name = std::to_string(n);
     create_databases(pg, {"spool_" + name, "model_" + name});
@@ -449,7 +449,7 @@ class Runner {
   // read-write); while one client posts, the primary is killed (-9) and
   // the standby promoted. Measured: the time from the kill to the end of
   // the first request that started after the kill and got a 202.
-  ordered_json failover(p2b_services::PgCluster& primary, const std::vector<Envelope>& pool,
+  ordered_json failover(p2b::proc::PgCluster& primary, const std::vector<Envelope>& pool,
                         const Capabilities& caps) {
     create_databases(primary, {"spool_failover", "model_failover"});
     const auto standby = primary.start_standby();
@@ -649,9 +649,9 @@ int run(int argc, char** argv) {
       std::printf("postgresql: skipped, neither service has a PostgreSQL backend here\n");
       continue;
     }
-    p2b_services::PgClusterOptions o;
+    p2b::proc::PgClusterOptions o;
     o.settings = {"synchronous_commit = on", "shared_buffers = '256MB'", "max_wal_size = '2GB'"};
-    const auto pg = p2b_services::PgCluster::start_primary(o);
+    const auto pg = p2b::proc::PgCluster::start_primary(o);
     // Without a PostgreSQL spool, one point: the SQLite shuffler in front.
     const std::vector<int> ingest = caps.shuffler_postgresql ? st.ingest : std::vector<int>{1};
     for (const int n : ingest) {

@@ -6,6 +6,10 @@
 // analyzer's signed model is fetched over HTTP; late users then start cold,
 // warm from the private (P2B) model, or warm from a non-private baseline
 // model built from raw tuples; the services are stopped with SIGTERM.
+// With --store postgresql the same job runs on PostgreSQL (a throwaway
+// cluster under --out, or a server given by URL): an ingest node and a
+// batcher process of p2b-shuffler, an analyzer worker and a publisher, and
+// the raw baseline on a SQLite analyzer of its own.
 #include <httplib.h>
 
 #include <chrono>
@@ -21,6 +25,7 @@
 #include "../ports/posix/sodium_port.hpp"
 #include "cli/tool_cli.hpp"
 #include "common/keyfiles.hpp"
+#include "demo/pg_databases.hpp"
 #include "p2b/codebook_format.hpp"
 #include "proc/metrics.hpp"
 #include "proc/run_command.hpp"
@@ -48,6 +53,7 @@ constexpr uint32_t kWindow = 10;
 constexpr double kParticipation = 0.5;
 constexpr std::size_t kEnvelopesPerPost = 256;
 constexpr std::size_t kRawPerPost = 4096;
+constexpr int kPgPartitions = 4;
 
 struct Options {
   uint32_t users = 50000;  // early (sharing) users; the late cohort is 3/7 of it
@@ -55,6 +61,11 @@ struct Options {
   uint32_t codes = 1024;
   uint64_t seed = 1;
   std::string out = "out/demo";
+  // "sqlite", "postgresql" (a throwaway cluster) or a postgresql:// URL.
+  std::string store = "sqlite";
+  bool on_postgresql() const { return store != "sqlite"; }
+  // The server to use, empty for a throwaway cluster.
+  std::string pg_server() const { return store == "postgresql" ? "" : store; }
 };
 
 // A whole number in [1, 1e7] (1e4 and 2.5e4 are accepted, as before CLI11),
@@ -91,6 +102,19 @@ int parse(int argc, char** argv, Options* o) {
   add_count(app, "--seed", "S", &o->seed, "[1]");
   app.add_option("--out", o->out, "keys, codebook, service data and results [out/demo]")
       ->type_name("DIR");
+  app.add_option_function<std::string>(
+         "--store",
+         [o](const std::string& v) {
+           if (v != "sqlite" && v != "postgresql" && v.rfind("postgresql://", 0) != 0 &&
+               v.rfind("postgres://", 0) != 0) {
+             throw std::invalid_argument("--store needs sqlite, postgresql or postgresql://URL");
+           }
+           o->store = v;
+         },
+         "the services' backend: sqlite (files under --out), postgresql (a throwaway "
+         "cluster under --out) or postgresql://URL (a server whose user may create the "
+         "databases p2b_demo_shuffler and p2b_demo_analyzer, dropped first) [sqlite]")
+      ->type_name("STORE");
   return p2b::tools::parse_command_line(app, argc, argv);
 }
 
@@ -188,6 +212,26 @@ Model fetch_model(httplib::Client& cli, const char* path) {
   return m;
 }
 
+// Polls `done` every 200 ms for at most `seconds`; throws `what` past that.
+template <typename Done>
+void wait_for(Done done, int seconds, const std::string& what) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) {
+      throw std::runtime_error(what + " within " + std::to_string(seconds) + " s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+// The first failing exit status of several services, else 0.
+int first_failure(std::initializer_list<int> statuses) {
+  for (const int s : statuses) {
+    if (s != 0) return s;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -200,7 +244,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  p2b::proc::ServiceProcess analyzer, shuffler;
+  // SQLite: the analyzer (with the raw baseline) and the shuffler.
+  // PostgreSQL: the raw baseline's SQLite analyzer and the batcher, plus
+  // an ingest node, an analyzer worker and the publisher.
+  p2b::proc::ServiceProcess analyzer, shuffler, ingest, worker, publisher;
+  std::unique_ptr<p2b::demo::PgDatabases> pg;
   try {
     const fs::path out = o.out;
     fs::create_directories(out);
@@ -212,19 +260,53 @@ int main(int argc, char** argv) {
     const std::vector<float> centroids = load_or_make_codebook(codebook_file, o.codes, o.seed);
 
     // Fresh stores: every run starts at model version 1.
-    for (const char* f : {"shuffler.db", "shuffler.db-wal", "shuffler.db-shm", "analyzer.db",
-                          "analyzer.db-wal", "analyzer.db-shm"}) {
+    for (const char* f :
+         {"shuffler.db", "shuffler.db-wal", "shuffler.db-shm", "analyzer.db", "analyzer.db-wal",
+          "analyzer.db-shm", "analyzer-raw.db", "analyzer-raw.db-wal", "analyzer-raw.db-shm"}) {
       fs::remove(out / f);
     }
-    analyzer.start(
-        P2B_ANALYZER_BIN,
-        {"--listen", "127.0.0.1:0", "--keys", (out / "keys").string(), "--shuffler-key",
-         (out / "keys" / "shuffler.sign.pk").string(), "--threshold", std::to_string(o.threshold),
-         "--codebook", codebook_file.string(), "--store", (out / "analyzer.db").string(),
-         "--actions", std::to_string(kActions), "--enable-raw-baseline"},
-        (out / "analyzer.log").string());
-    std::printf("analyzer: %s (log %s)\n", analyzer.url().c_str(), (out / "analyzer.log").c_str());
+    auto analyzer_args = [&](const fs::path& keys, const std::string& store) {
+      return std::vector<std::string>{
+          "--listen",       "127.0.0.1:0",
+          "--keys",         keys.string(),
+          "--shuffler-key", (out / "keys" / "shuffler.sign.pk").string(),
+          "--threshold",    std::to_string(o.threshold),
+          "--codebook",     codebook_file.string(),
+          "--store",        store,
+          "--actions",      std::to_string(kActions)};
+    };
+    // PostgreSQL analyzers refuse the raw baseline: on PostgreSQL a SQLite
+    // analyzer of its own takes only /v1/raw.
+    const std::string raw_name = o.on_postgresql() ? "analyzer-raw" : "analyzer";
+    std::vector<std::string> raw_args =
+        analyzer_args(out / "keys", (out / (raw_name + ".db")).string());
+    raw_args.emplace_back("--enable-raw-baseline");
+    analyzer.start(P2B_ANALYZER_BIN, raw_args, (out / (raw_name + ".log")).string());
+    if (o.on_postgresql()) {
+      std::printf(
+          "raw baseline: %s, a SQLite analyzer taking only /v1/raw (PostgreSQL "
+          "analyzers refuse it; log %s)\n",
+          analyzer.url().c_str(), (out / (raw_name + ".log")).c_str());
+    } else {
+      std::printf("analyzer: %s (log %s)\n", analyzer.url().c_str(),
+                  (out / "analyzer.log").c_str());
+    }
     httplib::Client to_analyzer("127.0.0.1", analyzer.port());
+    const fs::path worker_keys = out / "worker-keys";
+    if (o.on_postgresql()) {
+      pg = std::make_unique<p2b::demo::PgDatabases>(o.pg_server(), out);
+      std::printf("store: postgresql, %s\n", pg->where().c_str());
+      // Workers ack with a key of their own; only the publisher signs models.
+      p2b::demo::make_worker_keys(out / "keys", worker_keys, P2B_KEYGEN_BIN);
+      std::vector<std::string> args = analyzer_args(worker_keys, pg->analyzer_url());
+      args.insert(args.end(), {"--role", "worker"});
+      worker.start(P2B_ANALYZER_BIN, args, (out / "analyzer-worker.log").string());
+      args = analyzer_args(out / "keys", pg->analyzer_url());
+      args.insert(args.end(), {"--role", "publisher", "--publish-seconds", "0.5"});
+      publisher.start(P2B_ANALYZER_BIN, args, (out / "analyzer-publisher.log").string());
+      std::printf("analyzer: worker %s, publisher %s (logs %s/analyzer-{worker,publisher}.log)\n",
+                  worker.url().c_str(), publisher.url().c_str(), out.c_str());
+    }
 
     p2b_config cfg;
     check(p2b_config_default(&cfg), "config");
@@ -290,38 +372,100 @@ int main(int argc, char** argv) {
 
     // The paper's setting is one shuffler batch over the whole early
     // population, so the batch closes when the last of them has arrived.
-    shuffler.start(
-        P2B_SHUFFLER_BIN,
-        {"--listen", "127.0.0.1:0", "--keys", (out / "keys").string(), "--spool",
-         (out / "shuffler.db").string(), "--analyzer", analyzer.url(), "--analyzer-key",
-         (out / "keys" / "analyzer.sign.pk").string(), "--threshold", std::to_string(o.threshold),
-         "--batch-size", std::to_string(std::max<std::size_t>(sent, 1)), "--batch-seconds", "600"},
-        (out / "shuffler.log").string());
-    std::printf("shuffler: %s (log %s)\n", shuffler.url().c_str(), (out / "shuffler.log").c_str());
-    httplib::Client to_shuffler("127.0.0.1", shuffler.port());
+    const std::string batch_size = std::to_string(std::max<std::size_t>(sent, 1));
+    if (!o.on_postgresql()) {
+      shuffler.start(
+          P2B_SHUFFLER_BIN,
+          {"--listen", "127.0.0.1:0", "--keys", (out / "keys").string(), "--spool",
+           (out / "shuffler.db").string(), "--analyzer", analyzer.url(), "--analyzer-key",
+           (out / "keys" / "analyzer.sign.pk").string(), "--threshold", std::to_string(o.threshold),
+           "--batch-size", batch_size, "--batch-seconds", "600"},
+          (out / "shuffler.log").string());
+      std::printf("shuffler: %s (log %s)\n", shuffler.url().c_str(),
+                  (out / "shuffler.log").c_str());
+    }
+    // On PostgreSQL every partition is one batch of the whole population:
+    // an ingest node takes every envelope, then a batcher process closes
+    // each partition once. A crowd lives in one partition, so the crowds
+    // and the threshold are exactly those of the one SQLite batch.
+    auto pg_shuffler_args = [&](const char* batch_partitions, const char* batch_seconds) {
+      return std::vector<std::string>{"--listen",
+                                      "127.0.0.1:0",
+                                      "--keys",
+                                      (out / "keys").string(),
+                                      "--store",
+                                      pg->shuffler_url(),
+                                      "--partitions",
+                                      std::to_string(kPgPartitions),
+                                      "--batch-partitions",
+                                      batch_partitions,
+                                      "--analyzer",
+                                      worker.url(),
+                                      "--analyzer-key",
+                                      (worker_keys / "analyzer.ack.pk").string(),
+                                      "--threshold",
+                                      std::to_string(o.threshold),
+                                      "--batch-size",
+                                      batch_size,
+                                      "--batch-seconds",
+                                      batch_seconds};
+    };
+    if (o.on_postgresql()) {
+      ingest.start(P2B_SHUFFLER_BIN, pg_shuffler_args("none", "600"),
+                   (out / "shuffler-ingest.log").string());
+      std::printf("shuffler: ingest node %s, %d partitions (log %s)\n", ingest.url().c_str(),
+                  kPgPartitions, (out / "shuffler-ingest.log").c_str());
+    }
+    httplib::Client to_ingest("127.0.0.1", o.on_postgresql() ? ingest.port() : shuffler.port());
     for (std::size_t i = 0; i < sent; i += kEnvelopesPerPost) {
       std::string body;
       for (std::size_t j = i; j < std::min(sent, i + kEnvelopesPerPost); ++j) body += envelopes[j];
-      post_or_throw(to_shuffler, "/v1/reports", body, 202);
+      post_or_throw(to_ingest, "/v1/reports", body, 202);
       progress("envelopes -> shuffler", static_cast<double>(std::min(sent, i + kEnvelopesPerPost)),
                static_cast<double>(sent));
     }
+    if (o.on_postgresql()) {
+      shuffler.start(P2B_SHUFFLER_BIN, pg_shuffler_args("all", "1"),
+                     (out / "shuffler-batcher.log").string());
+      std::printf("shuffler: batcher %s for all partitions (log %s)\n", shuffler.url().c_str(),
+                  (out / "shuffler-batcher.log").c_str());
+    }
+    httplib::Client to_shuffler("127.0.0.1", shuffler.port());
 
     // The batch closes with its last envelope; wait until it is forwarded.
     std::printf("waiting for the shuffler to threshold and forward its batch\n");
-    const auto wait_until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (scrape(to_shuffler, "p2b_shuffler_spool_depth") != 0.0 ||
-           scrape(to_shuffler, "p2b_shuffler_batches_total") < 1.0) {
-      if (std::chrono::steady_clock::now() > wait_until) {
-        throw std::runtime_error("the shuffler did not forward within 60 s");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    const double received = scrape(to_shuffler, "p2b_shuffler_received_total");
+    wait_for(
+        [&] {
+          return scrape(to_shuffler, "p2b_shuffler_spool_depth") == 0.0 &&
+                 scrape(to_shuffler, "p2b_shuffler_batches_total") >= 1.0;
+        },
+        60, "the shuffler did not forward");
+    const double received = scrape(to_ingest, "p2b_shuffler_received_total");
     const double thresholded = scrape(to_shuffler, "p2b_shuffler_thresholded_total");
     const double forwarded = scrape(to_shuffler, "p2b_shuffler_forwarded_total");
-    const double applied = scrape(to_analyzer, "p2b_analyzer_records_applied_total");
-    const Model private_model = fetch_model(to_analyzer, "/v1/model");
+    httplib::Client to_worker("127.0.0.1", o.on_postgresql() ? worker.port() : analyzer.port());
+    const double applied = scrape(to_worker, "p2b_analyzer_records_applied_total");
+    // The publisher sums the workers' shards into a model every 0.5 s, and
+    // every node serves the newest within about 0.5 s.
+    p2b::demo::PgDatabases::Model published;
+    if (o.on_postgresql() && applied > 0) {
+      std::printf("waiting for the publisher's model to hold every applied report\n");
+      wait_for(
+          [&] {
+            published = pg->newest_model();
+            return static_cast<double>(published.reports) >= applied;
+          },
+          60, "the publisher did not publish every applied report");
+      httplib::Client to_publisher("127.0.0.1", publisher.port());
+      wait_for(
+          [&] {
+            return scrape(to_publisher, "p2b_analyzer_model_version") >=
+                   static_cast<double>(published.version);
+          },
+          30, "the publisher did not serve its newest model");
+    }
+    httplib::Client to_model("127.0.0.1", o.on_postgresql() ? publisher.port() : analyzer.port());
+    const Model private_model = fetch_model(to_model, "/v1/model");
     const Model raw_model = fetch_model(to_analyzer, "/v1/model?kind=raw");
 
     // Late users on fresh agents.
@@ -341,8 +485,11 @@ int main(int argc, char** argv) {
     const Estimate oracle = p2b::sim::evaluate_late(device, env, cohort, nullptr, Late::oracle);
     progress("late users", 4, 4);
 
-    const int shuffler_exit = shuffler.stop();
-    const int analyzer_exit = analyzer.stop();
+    const int shuffler_exit =
+        o.on_postgresql() ? first_failure({ingest.stop(), shuffler.stop()}) : shuffler.stop();
+    const int analyzer_exit =
+        o.on_postgresql() ? first_failure({worker.stop(), publisher.stop(), analyzer.stop()})
+                          : analyzer.stop();
     double eps = 0.0;
     check(p2b_epsilon_per_report(kParticipation, &eps), "epsilon");
 
@@ -350,6 +497,17 @@ int main(int argc, char** argv) {
         "\nreports: %zu sent, %.0f accepted by the shuffler, %.0f dropped below l=%u, "
         "%.0f forwarded, %.0f applied by the analyzer\n",
         sent, received, thresholded, o.threshold, forwarded, applied);
+    if (o.on_postgresql()) {
+      // Every accepted report above l must be in the published model once.
+      const double passed = received - thresholded;
+      const double in_model = static_cast<double>(published.reports);
+      std::printf(
+          "backend: postgresql (%d partitions; ingest node + batcher, worker + publisher; the "
+          "raw baseline on SQLite): model version %lld holds %.0f reports, lost %.0f, "
+          "duplicated %.0f\n",
+          kPgPartitions, static_cast<long long>(published.version), in_model,
+          std::max(0.0, passed - in_model), std::max(0.0, in_model - passed));
+    }
     std::printf("model: %zu-byte signed bundle fetched over HTTP, verified by every late device\n",
                 private_model.signed_bundle.size());
     std::printf(
@@ -377,8 +535,9 @@ int main(int argc, char** argv) {
     return shuffler_exit == 0 && analyzer_exit == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "\np2b-demo: error: %s\n", e.what());
-    shuffler.stop(2.0);
-    analyzer.stop(2.0);
+    for (p2b::proc::ServiceProcess* p : {&ingest, &shuffler, &worker, &publisher, &analyzer}) {
+      p->stop(2.0);
+    }
     return 1;
   }
 }

@@ -1,4 +1,4 @@
-#include "run_as.hpp"
+#include "proc/run_as.hpp"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace p2b_services {
+namespace p2b::proc {
 
 namespace {
 
@@ -106,4 +106,4 @@ int run_bounded(const std::vector<std::string>& argv, const RunAs& as, const std
   return -1;
 }
 
-}  // namespace p2b_services
+}  // namespace p2b::proc

@@ -1,7 +1,6 @@
-#include "pg_cluster.hpp"
+#include "proc/pg_cluster.hpp"
 
 #include <fcntl.h>
-#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -19,9 +18,9 @@
 #include <thread>
 
 #include "common/pg/pg.hpp"
-#include "run_as.hpp"
+#include "proc/run_as.hpp"
 
-namespace p2b_services {
+namespace p2b::proc {
 
 namespace {
 
@@ -95,6 +94,8 @@ bool gone(pid_t pid) {
   return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
 }
 
+bool (*g_print_log_if)() = nullptr;
+
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> out;
   std::error_code ec;
@@ -115,12 +116,18 @@ std::vector<pid_t> children_of(pid_t parent) {
 
 }  // namespace
 
+void PgCluster::print_log_on_exit_if(bool (*predicate)()) {
+  g_print_log_if = predicate;
+}
+
 PgCluster::PgCluster(Options options) : options_(std::move(options)) {
   make_dir();
 }
 
 void PgCluster::make_dir() {
-  std::string pattern = (fs::temp_directory_path() / "p2b-pg-XXXXXX").string();
+  const fs::path parent =
+      options_.parent_dir.empty() ? fs::temp_directory_path() : fs::path(options_.parent_dir);
+  std::string pattern = (parent / "p2b-pg-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
   const RunAs user = postgres_user();
@@ -337,7 +344,7 @@ void PgCluster::fail(const std::string& what) const {
 }
 
 PgCluster::~PgCluster() {
-  if (::testing::Test::HasFailure()) {
+  if (g_print_log_if != nullptr && g_print_log_if()) {
     std::cerr << "--- server.log of the PostgreSQL cluster on port " << port_ << ":\n"
               << tail(log(), 80) << "---\n";
   }
@@ -351,4 +358,4 @@ PgCluster::~PgCluster() {
   end_guard();
 }
 
-}  // namespace p2b_services
+}  // namespace p2b::proc

@@ -1,6 +1,7 @@
-// Runs PostgreSQL's programs for the tests: initdb and postgres refuse to
-// run as root, so a test running as root runs them as a system user it
-// creates (p2b-pgtest), and as itself otherwise. Every run is bounded.
+// Runs PostgreSQL's programs for the tests and p2b-demo: initdb and
+// postgres refuse to run as root, so a process running as root runs them as
+// a system user it creates (p2b-pgtest), and as itself otherwise. Every run
+// is bounded.
 #pragma once
 
 #include <sys/types.h>
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace p2b_services {
+namespace p2b::proc {
 
 struct RunAs {
   uid_t uid;
@@ -33,4 +34,4 @@ int run_bounded(const std::vector<std::string>& argv, const RunAs& as, const std
 // proxy's, a service's). Async-signal-safe.
 void close_inherited_descriptors();
 
-}  // namespace p2b_services
+}  // namespace p2b::proc
