@@ -129,6 +129,19 @@ void Batcher::notify_stored(std::size_t n) {
   if (full) wake_.notify_all();
 }
 
+bool Batcher::poll_shared_count() {
+  std::optional<std::size_t> count;
+  try {
+    count = spool_.shared_unbatched(policy_.partition);
+  } catch (const SpoolError&) {
+    return true;  // a shared store that is down now; the close step reports it
+  }
+  if (!count) return false;
+  const std::lock_guard<std::mutex> lock(mu_);
+  pending_ = static_cast<int64_t>(*count);
+  return true;
+}
+
 void Batcher::note_backlog() {
   metrics_.unacknowledged_batches = spool_.unacknowledged_batches();
 }
@@ -260,6 +273,10 @@ BatcherStatus Batcher::status() const {
 
 void Batcher::run() {
   const auto size = static_cast<int64_t>(policy_.batch_size);
+  // On a shared store other processes ingest too: poll the partition's
+  // count so a size trigger fires on their records, not on the timer only.
+  const bool shared = poll_shared_count();
+  auto next_poll = Clock::now() + kSharedPoll;
   // Recovery comes first: batches an earlier run assigned but never saw
   // acknowledged go out, under their old ids, before anything new closes.
   bool undelivered = true;
@@ -268,12 +285,21 @@ void Batcher::run() {
   auto close_not_before = Clock::time_point{};  // the pause after a failed close
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
-    const auto now = Clock::now();
+    auto now = Clock::now();
+    if (shared && now >= next_poll) {
+      lock.unlock();
+      poll_shared_count();
+      lock.lock();
+      now = Clock::now();
+      next_poll = now + kSharedPoll;
+      if (stopping_) break;
+    }
     const bool due_close = now >= close_not_before && (pending_ >= size || now >= next_close);
     const bool due_delivery = undelivered && now >= next_delivery;
     if (!due_close && !due_delivery) {
       auto wake = std::max(pending_ >= size ? now : next_close, close_not_before);
       if (undelivered) wake = std::min(wake, next_delivery);
+      if (shared) wake = std::min(wake, next_poll);
       wake_.wait_until(lock, wake);
       continue;
     }

@@ -101,6 +101,10 @@ class Batcher {
   // Records a failed delivery (not one cut short by stop()).
   void delivery_failed(const std::string& reason);
   void note_backlog();
+  // Sets pending_ from the store's count of the partition's unbatched
+  // records; false if the store is not shared (the count is not kept).
+  bool poll_shared_count();
+  static constexpr std::chrono::milliseconds kSharedPoll{300};
 
   Spool& spool_;
   AnalyzerSink& sink_;

@@ -574,6 +574,16 @@ std::size_t PgSpool::unbatched() {
   return count("SELECT count(*) FROM shuffler_records WHERE batch_id IS NULL");
 }
 
+std::optional<std::size_t> PgSpool::shared_unbatched(uint32_t partition) {
+  // Served by the partial index shuffler_records_unbatched.
+  return run("count", [&](pg::Connection& c) {
+    return static_cast<std::size_t>(
+        c.query("SELECT count(*) FROM shuffler_records WHERE part = $1 AND batch_id IS NULL",
+                pg::Params().int4(static_cast<int32_t>(partition)))
+            .int8(0, 0));
+  });
+}
+
 std::size_t PgSpool::unacknowledged_batches() {
   return count("SELECT count(*) FROM shuffler_batches");
 }

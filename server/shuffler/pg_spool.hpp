@@ -84,6 +84,7 @@ class PgSpool final : public Spool {
   std::size_t acknowledge(const server::BatchId& id) override;
   std::size_t depth() override;
   std::size_t unbatched() override;
+  std::optional<std::size_t> shared_unbatched(uint32_t partition) override;
   std::size_t unacknowledged_batches() override;
   const common::StoreHealth* health() const override { return health_.get(); }
 

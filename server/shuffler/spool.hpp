@@ -158,6 +158,13 @@ class Spool {
   // Records stored, batched or not.
   virtual std::size_t depth() = 0;
   virtual std::size_t unbatched() = 0;
+  // A partition's unbatched records, for a store other processes insert
+  // into (their inserts never reach this process's batcher as
+  // notify_stored); nullopt where every insert is local (SQLite), so the
+  // batcher counts notifications instead of polling.
+  virtual std::optional<std::size_t> shared_unbatched(uint32_t /*partition*/) {
+    return std::nullopt;
+  }
   // Batches closed and not yet acknowledged.
   virtual std::size_t unacknowledged_batches() = 0;
 

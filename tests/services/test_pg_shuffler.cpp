@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sodium.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -74,7 +75,14 @@ class PgShuffler : public ::testing::Test {
       }
     }
     args.insert(args.end(), {"--partitions", "4", "--batch-partitions", batch});
-    args.insert(args.end(), extra.begin(), extra.end());
+    for (std::size_t i = 0; i + 1 < extra.size(); i += 2) {
+      const auto at = std::find(args.begin(), args.end(), extra[i]);
+      if (at != args.end() && at + 1 != args.end()) {
+        *(at + 1) = extra[i + 1];  // overrides the deployment's value
+      } else {
+        args.insert(args.end(), {extra[i], extra[i + 1]});
+      }
+    }
     nodes_.push_back(std::make_unique<ServiceProcess>());
     const std::string log =
         (d_->dir() / ("node" + std::to_string(nodes_.size()) + ".log")).string();
@@ -202,6 +210,27 @@ TEST_F(PgShuffler, KillNineOfAnIngestNodeAndOfABatcherMidStreamLosesNothing) {
   const LedgerTally t = settle(ledger);
   expect_exact(t);
   EXPECT_GE(t.acknowledged, 800U) << t.summary();  // node 2 took its half throughout
+}
+
+TEST_F(PgShuffler, ABatcherThatIngestsNothingClosesBySizeOnOthersRecords) {
+  ServiceProcess& ingest = start_node(1, "none");
+  // The timer alone would close nothing within the test's bounds.
+  start_node(1, "all", {"--batch-size", "50", "--batch-seconds", "3600"});
+  const std::vector<Envelope> all = envelopes(400);
+  Ledger ledger;
+  EXPECT_EQ(ledger.post_range(ingest.port(), all, 0, all.size(), 10), all.size());
+  // Size triggers leave under batch_size unbatched in each of the 4
+  // partitions, every closed batch acknowledged.
+  const char* most_unbatched =
+      "SELECT coalesce(max(n), 0)::int8 FROM (SELECT count(*) AS n FROM shuffler_records "
+      "WHERE batch_id IS NULL GROUP BY part) AS p";
+  EXPECT_TRUE(eventually(30,
+                         [&] {
+                           return scalar(most_unbatched) < 50 &&
+                                  scalar("SELECT count(*) FROM shuffler_batches") == 0 &&
+                                  scalar("SELECT count(*) FROM shuffler_records") <= 4 * 49;
+                         }))
+      << "unbatched per partition: " << scalar(most_unbatched);
 }
 
 TEST_F(PgShuffler, ABatcherPausedPastItsLeaseCannotCloseTwice) {
