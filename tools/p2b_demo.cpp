@@ -7,7 +7,7 @@
 // warm from the private (P2B) model, or warm from a non-private baseline
 // model built from raw tuples; the services are stopped with SIGTERM.
 // With --store postgresql the same job runs on PostgreSQL (a throwaway
-// cluster under --out, or a server given by URL): an ingest node and a
+// cluster in the temporary directory, or a server given by URL): an ingest node and a
 // batcher process of p2b-shuffler, an analyzer worker and a publisher, and
 // the raw baseline on a SQLite analyzer of its own.
 #include <httplib.h>
@@ -112,7 +112,8 @@ int parse(int argc, char** argv, Options* o) {
            o->store = v;
          },
          "the services' backend: sqlite (files under --out), postgresql (a throwaway "
-         "cluster under --out) or postgresql://URL (a server whose user may create the "
+         "cluster in the temporary directory) or postgresql://URL (a server whose user may create "
+         "the "
          "databases p2b_demo_shuffler and p2b_demo_analyzer, dropped first) [sqlite]")
       ->type_name("STORE");
   return p2b::tools::parse_command_line(app, argc, argv);

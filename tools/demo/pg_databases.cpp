@@ -35,9 +35,11 @@ PgDatabases::PgDatabases(const std::string& server_url, const fs::path& out)
     : out_(out), server_url_(server_url) {
   std::string admin_url = server_url;
   if (server_url.empty()) {
-    p2b::proc::PgClusterOptions options;
-    options.parent_dir = fs::absolute(out).string();
-    cluster_ = p2b::proc::PgCluster::start_primary(options);
+    // In the system's temporary directory, as for the tests: under root the
+    // server runs as p2b-pgtest, which could not reach an --out below a
+    // private (0700) directory. The cluster's guard removes it however the
+    // demo ends; its log is copied into --out.
+    cluster_ = p2b::proc::PgCluster::start_primary(p2b::proc::PgClusterOptions{});
     admin_url = cluster_->url("postgres");
     where_ = "a throwaway cluster on 127.0.0.1:" + std::to_string(cluster_->port()) + " (data in " +
              cluster_->dir() + ")";

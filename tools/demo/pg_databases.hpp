@@ -1,6 +1,6 @@
 // p2b-demo --store postgresql: the two databases the services run on (the
 // shufflers' and the analyzer's, never shared: separate trust domains), on
-// a throwaway cluster under --out or on a server the user names.
+// a throwaway cluster in the temporary directory or on a server the user names.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@ namespace p2b::demo {
 
 class PgDatabases {
  public:
-  // `server_url` empty: starts a throwaway cluster under `out` (as
+  // `server_url` empty: starts a throwaway cluster in the temporary directory (as
   // p2b-pgtest under root). Else a postgresql:// URL whose user may create
   // databases. Either way p2b_demo_shuffler and p2b_demo_analyzer are
   // dropped if present and created empty. Throws std::runtime_error.

@@ -78,7 +78,8 @@ std::string read_file(const std::string& path) {
 
 std::string tail(const std::string& text, std::size_t lines) {
   std::size_t at = text.size();
-  for (std::size_t n = 0; n <= lines && at > 0; ++n) {
+  for (std::size_t n = 0; n <= lines; ++n) {
+    if (at == 0) return text;  // an empty log, or fewer lines than asked
     at = text.rfind('\n', at - 1);
     if (at == std::string::npos) return text;
   }
