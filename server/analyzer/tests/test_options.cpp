@@ -251,7 +251,7 @@ TEST(AnalyzerOptions, TheExampleConfigsParse) {
 
   for (const char* role : {"worker", "publisher"}) {
     an::Options pg;
-    ASSERT_EQ(parse({"--config", pg_conf.c_str(), "--keys", "/etc/p2b/worker-keys", "--role", role},
+    ASSERT_EQ(parse({"--config", pg_conf.c_str(), "--keys", "worker-keys", "--role", role},
                     &pg, &err),
               an::ParseOutcome::ok)
         << role << ": " << err;
