@@ -251,9 +251,9 @@ TEST(AnalyzerOptions, TheExampleConfigsParse) {
 
   for (const char* role : {"worker", "publisher"}) {
     an::Options pg;
-    ASSERT_EQ(parse({"--config", pg_conf.c_str(), "--keys", "worker-keys", "--role", role},
-                    &pg, &err),
-              an::ParseOutcome::ok)
+    ASSERT_EQ(
+        parse({"--config", pg_conf.c_str(), "--keys", "worker-keys", "--role", role}, &pg, &err),
+        an::ParseOutcome::ok)
         << role << ": " << err;
     EXPECT_TRUE(pg.store_url.is_postgresql());
   }
