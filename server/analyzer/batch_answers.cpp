@@ -54,4 +54,14 @@ BatchOutcome answer_known_batch(const server::VerifiedBatch& verified, const App
   return out;
 }
 
+void add_rejection_fields(const RejectCounts& by_reason, std::vector<common::LogField>* fields) {
+  for (int i = 0; i < kRejectReasons; ++i) {
+    if (by_reason[i] > 0) {
+      fields->push_back(
+          {std::string("rejected_") + reject_reason_name(static_cast<RejectReason>(i)),
+           by_reason[i]});
+    }
+  }
+}
+
 }  // namespace p2b::analyzer

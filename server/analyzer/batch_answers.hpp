@@ -36,4 +36,7 @@ using AckSigner = std::function<std::vector<uint8_t>(const server::BatchAck&)>;
 BatchOutcome answer_known_batch(const server::VerifiedBatch& verified, const AppliedBatch& known,
                                 const AckSigner& sign, Metrics& metrics, common::Logger& log);
 
+// Appends a `rejected_<reason>` log field for every reason with a count.
+void add_rejection_fields(const RejectCounts& by_reason, std::vector<common::LogField>* fields);
+
 }  // namespace p2b::analyzer

@@ -345,12 +345,7 @@ BatchOutcome PgNode::apply_verified(const server::VerifiedBatch& verified) {
                                {"quarantined", out.quarantined},
                                {"rejected", out.rejected},
                                {"published_version", out.version}};
-  for (int i = 0; i < kRejectReasons; ++i) {
-    if (out.by_reason[i] > 0) {
-      fields.push_back({std::string("rejected_") + reject_reason_name(static_cast<RejectReason>(i)),
-                        out.by_reason[i]});
-    }
-  }
+  add_rejection_fields(out.by_reason, &fields);
   log_->info("batch_applied", fields);
   if (out.quarantined > 0) {
     log_->error("records_quarantined", {{"batch", id}, {"quarantined", out.quarantined}});
