@@ -6,8 +6,24 @@ case_name=$1 sim=$2 work=$3 yeast=${4:-}
 rm -rf "$work" && mkdir -p "$work"
 small=(--users 400 --codes 16 --quiet)
 
-# results.csv without the timing and memory columns (the last two).
-numbers() { cut -d, -f1-34 "$1/results.csv"; }
+# Columns of a results.csv picked by header name, so that new columns break
+# nothing: cols FILE NAME... (header line included).
+cols() {
+  local file=$1; shift
+  awk -F, -v want="$*" 'NR == 1 { n = split(want, w, " ");
+      for (i = 1; i <= n; ++i) { for (j = 1; j <= NF; ++j) if ($j == w[i]) idx[i] = j;
+        if (!idx[i]) { print "no column " w[i] > "/dev/stderr"; exit 1 } } }
+    { line = ""; for (i = 1; i <= n; ++i) line = line (i > 1 ? "," : "") $(idx[i]); print line }' "$file"
+}
+# Every column but the run's timing and memory, and optionally others.
+numbers() {
+  local file=$1/results.csv; shift
+  local skip=" seconds peak_rss_mb $* " names=()
+  for c in $(head -1 "$file" | tr , ' '); do [[ $skip == *" $c "* ]] || names+=("$c"); done
+  cols "$file" "${names[@]}"
+}
+# One column's value on data row N (1-based): value FILE NAME N
+value() { cols "$1" "$2" | sed -n "$(($3 + 1))p"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 case "$case_name" in
@@ -21,14 +37,14 @@ case "$case_name" in
     "$sim" "${small[@]}" --no-crypto --out "$work/plain" \
       --codebook "$work/sealed/codebooks/d10-q1-k16-seed1.p2bc" >"$work/plain.log"
     grep -q -- "--no-crypto (reports NOT sealed" "$work/plain.log" || fail "--no-crypto not reported"
-    diff <(numbers "$work/sealed" | cut -d, -f1-14,16-) <(numbers "$work/plain" | cut -d, -f1-14,16-) ||
+    diff <(numbers "$work/sealed" crypto) <(numbers "$work/plain" crypto) ||
       fail "sealing changed the results"
-    cut -d, -f15 "$work/plain/results.csv" | tail -n +2 | grep -qv 0 && fail "crypto column not 0"
+    cols "$work/plain/results.csv" crypto | tail -n +2 | grep -qv 0 && fail "crypto column not 0"
     true ;;
   seed_matters)  # a different seed gives different users
     "$sim" "${small[@]}" --mode default --out "$work/s1" >/dev/null
     "$sim" "${small[@]}" --mode default --seed 2 --out "$work/s2" >/dev/null
-    ! diff -q <(numbers "$work/s1" | cut -d, -f17-) <(numbers "$work/s2" | cut -d, -f17-) >/dev/null ||
+    ! diff -q <(numbers "$work/s1" seed) <(numbers "$work/s2" seed) >/dev/null ||
       fail "seed had no effect" ;;
   grid_and_plots)  # lists make a grid; --plot draws fig4 and fig5
     "$sim" --users 200,400 --dim 4-5 --actions 3 --codes 8 --quiet --plot --out "$work/g" >"$work/g.log"
@@ -40,7 +56,7 @@ case "$case_name" in
     "$sim" --users 300 --dim 3 --actions 3 --codes 8 --quiet --mode default \
       --weights "$work/w.csv" --beta 1 --out "$work/w" >/dev/null
     # A strongly contextual W: warm non-private must beat cold clearly.
-    awk -F, 'NR==2 { exit !($19 > $17 + 0.05) }' "$work/w/results.csv" ||
+    cols "$work/w/results.csv" warm_nonprivate cold | awk -F, 'NR==2 { exit !($1 > $2 + 0.05) }' ||
       fail "warm non-private does not beat cold on a strong signal"
     printf '1,2\n' > "$work/bad.csv"
     if "$sim" --users 300 --dim 3 --actions 3 --codes 8 --weights "$work/bad.csv" --out "$work/bad" \
@@ -60,12 +76,17 @@ case "$case_name" in
       --out "$work/on" >"$work/on.log"
     [ "$(tail -n +2 "$work/on/results.csv" | wc -l)" = 2 ] || fail "expected two points"
     diff <(numbers "$work/off") <(numbers "$work/on" | head -2) || fail "epsilon 0 changed the results"
-    off=$(numbers "$work/off" | sed -n 2p) on=$(numbers "$work/on" | sed -n 3p)
-    awk -F, '{ exit !($31 == 1 && $32 == 1e-06 && $33 > 0 && $34 == 20) }' <<<"$on" ||
+    on=$(numbers "$work/on" | sed -n 3p)
+    central=(central_epsilon central_delta central_sigma central_nodes)
+    cols "$work/on/results.csv" "${central[@]}" | sed -n 3p |
+      awk -F, '{ exit !($1 == 1 && $2 == 1e-06 && $3 > 0 && $4 == 20) }' ||
       fail "central columns: $on"
-    [ "$(cut -d, -f17-20 <<<"$on")" = "$(cut -d, -f17-20 <<<"$off")" ] ||
+    unchanged=(cold cold_se warm_nonprivate warm_nonprivate_se)
+    [ "$(cols "$work/on/results.csv" "${unchanged[@]}" | sed -n 3p)" = \
+      "$(cols "$work/off/results.csv" "${unchanged[@]}" | sed -n 2p)" ] ||
       fail "central DP changed cold or warm non-private"
-    [ "$(cut -d, -f21 <<<"$on")" != "$(cut -d, -f21 <<<"$off")" ] || fail "no effect on warm private"
+    [ "$(value "$work/on/results.csv" warm_private 2)" != \
+      "$(value "$work/off/results.csv" warm_private 1)" ] || fail "no effect on warm private"
     grep -q "central DP: epsilon 1, delta 1e-06 over 1048576 releases" "$work/on.log" ||
       fail "central DP not reported"
     "$sim" "${small[@]}" --mode default --central-epsilon 1 --codebook "$cb" --threads 1 \
@@ -73,7 +94,7 @@ case "$case_name" in
     [ "$(numbers "$work/again" | sed -n 2p)" = "$on" ] || fail "central noise does not repeat"
     "$sim" "${small[@]}" --mode default --central-epsilon 1 --central-release 1048576 \
       --codebook "$cb" --out "$work/first" >/dev/null
-    awk -F, 'NR == 2 { exit !($34 == 1) }' "$work/first/results.csv" || fail "--central-release"
+    [ "$(value "$work/first/results.csv" central_nodes 1)" = 1 ] || fail "--central-release"
     if "$sim" "${small[@]}" --central-epsilon -1 --out "$work/x" >/dev/null 2>&1; then
       fail "accepted a negative epsilon"
     fi ;;
@@ -88,7 +109,7 @@ case "$case_name" in
     printf 'users = "400"\ncodes = 16\nquiet = true\nno-crypto = true\nmode = "default"\n' \
       > "$work/sim.toml"
     "$sim" --config "$work/sim.toml" --mode paper --out "$work/c" >"$work/c.log"
-    [ "$(cut -d, -f2,3,8,15 "$work/c/results.csv" | tail -n +2)" = "paper,400,16,0" ] ||
+    [ "$(cols "$work/c/results.csv" mode users codes crypto | tail -n +2)" = "paper,400,16,0" ] ||
       fail "config file or command line not applied"
     "$sim" --version | grep -qE '^p2b-sim [0-9]+\.[0-9]+\.[0-9]+' || fail "--version"
     printf 'users = 5\n' > "$work/bad.toml"

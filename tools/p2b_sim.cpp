@@ -76,7 +76,7 @@ struct EnvInputs {
 
 std::unique_ptr<p2b::sim::Environment> make_environment(const SimOptions& o, const EnvInputs& in,
                                                         uint32_t actions, uint32_t dim,
-                                                        uint64_t population) {
+                                                        uint64_t population, Mode mode) {
   if (in.multilabel) return p2b::sim::make_multilabel_environment(o, *in.multilabel, population);
   p2b::sim::EnvParams ep;
   ep.dim = dim;
@@ -85,6 +85,7 @@ std::unique_ptr<p2b::sim::Environment> make_environment(const SimOptions& o, con
   ep.noise_variance = o.noise_sd * o.noise_sd;
   ep.seed = o.seed;
   ep.contexts = o.contexts;
+  ep.mapping = p2b::sim::mapping_for(o, mode);
   if (!in.weights) {
     return std::make_unique<p2b::sim::SyntheticEnvironment>(p2b::sim::SyntheticEnv(ep));
   }
@@ -107,9 +108,12 @@ int main(int argc, char** argv) {
         o.threshold, o.neg_rate, o.alpha, static_cast<unsigned long long>(o.seed), o.threads,
         o.crypto ? "" : " --no-crypto (reports NOT sealed: plaintext tuples)");
     if (o.env == "synthetic") {
+      const char* map = !o.mapping                             ? "auto (paper: linear, default: softmax)"
+                        : *o.mapping == p2b::sim::Mapping::linear ? "linear Wx+b"
+                                                                  : "softmax(Wx+b)";
       std::printf(
-          "environment: rbar = %.3g*softmax(Wx+b) + N(0, %.3g^2), clipped; contexts %s; %s\n",
-          o.beta, o.noise_sd,
+          "environment: rbar = %.3g*map + N(0, %.3g^2), clipped, map %s; contexts %s; %s\n",
+          o.beta, o.noise_sd, map,
           o.contexts == p2b::sim::ContextLaw::simplex ? "uniform on the simplex"
                                                       : "normalised U(0,1)^d",
           o.weights.empty() ? "W, b Glorot-uniform from the seed"
@@ -131,8 +135,8 @@ int main(int argc, char** argv) {
         for (uint64_t users : o.users) {
           const auto population =
               static_cast<uint64_t>(static_cast<double>(users) / o.early_fraction);
-          const auto env = make_environment(o, inputs, actions, dim, population);
           for (const auto& [mode, central_epsilon] : points(o)) {
+            const auto env = make_environment(o, inputs, actions, dim, population, mode);
             PointSpec spec;
             spec.central_epsilon = central_epsilon;
             spec.central_delta = o.central_delta;
@@ -162,8 +166,10 @@ int main(int argc, char** argv) {
                 });
             const double secs =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            rows.push_back(
-                ResultRow{o.env, mode, env->n_actions(), dim, cb.k, spec, r, secs, peak_rss_mb()});
+            const std::string mapping =
+                o.env == "synthetic" ? p2b::sim::mapping_name(p2b::sim::mapping_for(o, mode)) : "";
+            rows.push_back(ResultRow{o.env, mode, mapping, env->n_actions(), dim, cb.k, spec, r,
+                                     secs, peak_rss_mb()});
             print_row(rows.back(), !o.quiet);
           }
         }

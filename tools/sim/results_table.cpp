@@ -42,6 +42,7 @@ std::vector<Cell> cells(const ResultRow& w) {
   return {
       text("env", w.env),
       text("mode", mode_name(w.mode)),
+      text("mapping", w.mapping),
       integer("users", s.early_users),
       integer("population", r.population),
       integer("late_users", r.late_users),

@@ -15,6 +15,7 @@ namespace p2b::sim {
 struct ResultRow {
   std::string env;
   Mode mode = Mode::standard;
+  std::string mapping;  // synthetic: linear | softmax; empty for data sets
   uint32_t actions = 0, dim = 0, codes = 0;
   PointSpec spec;
   PointResult r;

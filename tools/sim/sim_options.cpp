@@ -171,6 +171,20 @@ void add_environment(CLI::App& app, SimOptions* o) {
             throw std::invalid_argument("--contexts must be simplex or uniform");
           }
         });
+  value(app, "--mapping", "auto|linear|softmax",
+        "rbar = beta*(Wx+b) (the reference code's Keras Dense layer) or beta*softmax(Wx+b) (the "
+        "paper's Eq. 4); auto: linear in paper mode, softmax in default mode [auto]",
+        [o](const std::string& v) {
+          if (v == "auto") {
+            o->mapping.reset();
+          } else if (v == "linear") {
+            o->mapping = Mapping::linear;
+          } else if (v == "softmax") {
+            o->mapping = Mapping::softmax;
+          } else {
+            throw std::invalid_argument("--mapping must be auto, linear or softmax");
+          }
+        });
   app.add_option("--weights", o->weights, "W and b from .npy, .npz or .csv (docs/data.md)")
       ->type_name("FILE");
   app.add_option("--data", o->data, "multi-label data set (--env multilabel)")
@@ -178,7 +192,8 @@ void add_environment(CLI::App& app, SimOptions* o) {
   app.add_option("--labels", o->labels, "auto, first:N, last:N or prefix:NAME [auto]")
       ->type_name("SPEC");
   for (const char* name :
-       {"--env", "--beta", "--noise-sd", "--contexts", "--weights", "--data", "--labels"}) {
+       {"--env", "--beta", "--noise-sd", "--contexts", "--mapping", "--weights", "--data",
+        "--labels"}) {
     app.get_option(name)->group("environment");
   }
 }
@@ -212,6 +227,11 @@ void check_combinations(const SimOptions& o) {
 }
 
 }  // namespace
+
+Mapping mapping_for(const SimOptions& o, Mode mode) {
+  if (o.mapping) return *o.mapping;
+  return mode == Mode::paper ? Mapping::linear : Mapping::softmax;
+}
 
 int parse_sim_options(int argc, char** argv, SimOptions* o) {
   o->threads = std::max(1U, std::thread::hardware_concurrency());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct SimOptions {
   double beta = 0.1;
   double noise_sd = 0.001;
   ContextLaw contexts = ContextLaw::simplex;
+  std::optional<Mapping> mapping;  // --mapping; empty: mapping_for_mode
   std::string weights;  // --weights FILE (.npy, .npz or .csv)
   std::string data;     // --data FILE.arff (multilabel)
   std::string labels = "auto";
@@ -43,6 +45,10 @@ struct SimOptions {
   bool quiet = false;
   std::string out_dir = "out/sim";
 };
+
+// The synthetic mapping of a grid point: --mapping when given, else linear
+// (the reference code's map) for paper mode and softmax (Eq. 4) for default.
+Mapping mapping_for(const SimOptions& o, Mode mode);
 
 // Returns -1 to go on, else the exit code (0 after --help, 2 on bad usage).
 int parse_sim_options(int argc, char** argv, SimOptions* o);

@@ -7,6 +7,8 @@
 
 namespace p2b::sim {
 
+const char* mapping_name(Mapping m) { return m == Mapping::linear ? "linear" : "softmax"; }
+
 double Draws::uniform() {
   return static_cast<double>(gen_() >> 11) * 0x1.0p-53;
 }
@@ -27,6 +29,8 @@ SyntheticEnv::SyntheticEnv(const EnvParams& p) : p_(p) {
   const double sb = std::sqrt(6.0 / (1.0 + p.n_actions));
   b_.resize(p.n_actions);
   for (double& b : b_) b = (2.0 * d.uniform() - 1.0) * sb;
+  // Keras initialises a Dense layer's bias to zero; W stays the same draw.
+  if (p.mapping == Mapping::linear) std::fill(b_.begin(), b_.end(), 0.0);
 }
 
 SyntheticEnv::SyntheticEnv(const EnvParams& p, std::vector<double> w, std::vector<double> b)
@@ -68,6 +72,13 @@ uint32_t SyntheticEnv::best_action(const float* x) const {
 }
 
 void SyntheticEnv::expected_rewards(Draws& d, const float* x, double* rbar) const {
+  const double sigma = std::sqrt(p_.noise_variance);
+  if (p_.mapping == Mapping::linear) {
+    for (uint32_t a = 0; a < p_.n_actions; ++a) {
+      rbar[a] = std::clamp(p_.beta * logit(a, x) + sigma * d.gaussian(), 0.0, 1.0);
+    }
+    return;
+  }
   double logits[1024];
   double top = -INFINITY;
   for (uint32_t a = 0; a < p_.n_actions; ++a) {
@@ -76,7 +87,6 @@ void SyntheticEnv::expected_rewards(Draws& d, const float* x, double* rbar) cons
   }
   double z = 0.0;
   for (uint32_t a = 0; a < p_.n_actions; ++a) z += std::exp(logits[a] - top);
-  const double sigma = std::sqrt(p_.noise_variance);
   for (uint32_t a = 0; a < p_.n_actions; ++a) {
     const double r = p_.beta * std::exp(logits[a] - top) / z + sigma * d.gaussian();
     rbar[a] = std::clamp(r, 0.0, 1.0);

@@ -1,7 +1,11 @@
-// The synthetic environment of the P2B paper (section 5.1, Eq. 4):
-//   rbar_a(x) = beta * softmax(W x + b)_a + z,  z ~ N(0, sigma^2),
-// clipped to [0, 1]; the observed reward is a Bernoulli(rbar_a) draw.
-// W and b are Glorot-uniform from a seed; contexts are uniform on the simplex.
+// The synthetic environment of the P2B paper (section 5.1), in two mappings:
+//   softmax (the paper's Eq. 4): rbar_a(x) = beta * softmax(W x + b)_a + z
+//   linear (the reference code's untrained Keras Dense layer):
+//                                rbar_a(x) = beta * (W x + b)_a + z
+// with z ~ N(0, sigma^2), clipped to [0, 1]; the observed reward is a
+// Bernoulli(rbar_a) draw. W is Glorot-uniform from a seed; so is b under
+// softmax, while linear keeps Keras's zero bias. Contexts are uniform on the
+// simplex or normalised U(0,1)^d (ContextLaw).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +37,10 @@ enum class ContextLaw { simplex, normalised_uniform };
 // 0.01 instead (sd 0.1) lifts every arm to about 0.045 through clipping.
 constexpr double kReferenceNoiseVariance = 1e-6;
 
+// How a context becomes per-action reward probabilities (see above).
+enum class Mapping { softmax, linear };
+const char* mapping_name(Mapping m);
+
 struct EnvParams {
   uint32_t dim = 10;
   uint32_t n_actions = 10;
@@ -40,6 +48,7 @@ struct EnvParams {
   double noise_variance = 0.01;  // of z, added after the beta scaling
   uint64_t seed = 1;             // of W and b (Glorot uniform)
   ContextLaw contexts = ContextLaw::simplex;
+  Mapping mapping = Mapping::softmax;
 };
 
 class SyntheticEnv {

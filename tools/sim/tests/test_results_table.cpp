@@ -36,6 +36,7 @@ ResultRow row() {
   ResultRow w;
   w.env = "synthetic";
   w.mode = p2b::sim::Mode::paper;
+  w.mapping = "linear";
   w.actions = 10, w.dim = 10, w.codes = 1024;
   w.spec.early_users = 1000;
   w.r.population = 1428, w.r.late_users = 428;
@@ -53,12 +54,12 @@ TEST(ResultsTable, CsvKeepsItsColumnsAndFormats) {
   const fs::path dir = out_dir("csv");
   p2b::sim::write_results(dir.string(), {row()});
   EXPECT_EQ(read(dir / "results.csv"),
-            "env,mode,users,population,late_users,actions,dim,codes,digits,interactions,p,"
+            "env,mode,mapping,users,population,late_users,actions,dim,codes,digits,interactions,p,"
             "threshold,neg_rate,alpha,crypto,seed,cold,cold_se,warm_nonprivate,"
             "warm_nonprivate_se,warm_private,warm_private_se,oracle,reports,kept,codes_reported,"
             "codes_released,smallest_crowd,epsilon_per_user,delta_indicative,central_epsilon,"
             "central_delta,central_sigma,central_nodes,seconds,peak_rss_mb\n"
-            "synthetic,paper,1000,1428,428,10,10,1024,1,10,0.500,10,0.050,1.000,1,1,0.010514,"
+            "synthetic,paper,linear,1000,1428,428,10,10,1024,1,10,0.500,10,0.050,1.000,1,1,0.010514,"
             "0.001556,0.000000,0.000000,0.012383,0.001788,0.017785,506,0,0,0,0,0.6931,1.23e-05,"
             "0,0,0,0,0.1,30\n");
 }
@@ -70,7 +71,8 @@ TEST(ResultsTable, JsonHoldsTheCsvValuesByName) {
   ASSERT_EQ(j.size(), 2U);
   const auto& o = j[0];
   EXPECT_EQ(o.begin().key(), "env");
-  EXPECT_EQ(o.size(), 36U);
+  EXPECT_EQ(o.size(), 37U);
+  EXPECT_EQ(o["mapping"], "linear");
   EXPECT_EQ(o["mode"], "paper");
   EXPECT_EQ(o["users"], 1000);
   EXPECT_EQ(o["cold"].get<double>(), 0.010514);  // as the CSV rounds it
