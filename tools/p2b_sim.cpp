@@ -108,16 +108,15 @@ int main(int argc, char** argv) {
         o.threshold, o.neg_rate, o.alpha, static_cast<unsigned long long>(o.seed), o.threads,
         o.crypto ? "" : " --no-crypto (reports NOT sealed: plaintext tuples)");
     if (o.env == "synthetic") {
-      const char* map = !o.mapping                             ? "auto (paper: linear, default: softmax)"
+      const char* map = !o.mapping ? "auto (paper: linear, default: softmax)"
                         : *o.mapping == p2b::sim::Mapping::linear ? "linear Wx+b"
                                                                   : "softmax(Wx+b)";
-      std::printf(
-          "environment: rbar = %.3g*map + N(0, %.3g^2), clipped, map %s; contexts %s; %s\n",
-          o.beta, o.noise_sd, map,
-          o.contexts == p2b::sim::ContextLaw::simplex ? "uniform on the simplex"
-                                                      : "normalised U(0,1)^d",
-          o.weights.empty() ? "W, b Glorot-uniform from the seed"
-                            : ("W, b from " + o.weights).c_str());
+      std::printf("environment: rbar = %.3g*map + N(0, %.3g^2), clipped, map %s; contexts %s; %s\n",
+                  o.beta, o.noise_sd, map,
+                  o.contexts == p2b::sim::ContextLaw::simplex ? "uniform on the simplex"
+                                                              : "normalised U(0,1)^d",
+                  o.weights.empty() ? "W, b Glorot-uniform from the seed"
+                                    : ("W, b from " + o.weights).c_str());
     }
     std::fflush(stdout);
     std::filesystem::create_directories(o.out_dir);

@@ -191,9 +191,8 @@ void add_environment(CLI::App& app, SimOptions* o) {
       ->type_name("FILE.arff");
   app.add_option("--labels", o->labels, "auto, first:N, last:N or prefix:NAME [auto]")
       ->type_name("SPEC");
-  for (const char* name :
-       {"--env", "--beta", "--noise-sd", "--contexts", "--mapping", "--weights", "--data",
-        "--labels"}) {
+  for (const char* name : {"--env", "--beta", "--noise-sd", "--contexts", "--mapping", "--weights",
+                           "--data", "--labels"}) {
     app.get_option(name)->group("environment");
   }
 }

@@ -7,7 +7,9 @@
 
 namespace p2b::sim {
 
-const char* mapping_name(Mapping m) { return m == Mapping::linear ? "linear" : "softmax"; }
+const char* mapping_name(Mapping m) {
+  return m == Mapping::linear ? "linear" : "softmax";
+}
 
 double Draws::uniform() {
   return static_cast<double>(gen_() >> 11) * 0x1.0p-53;

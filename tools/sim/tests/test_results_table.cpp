@@ -53,15 +53,16 @@ ResultRow row() {
 TEST(ResultsTable, CsvKeepsItsColumnsAndFormats) {
   const fs::path dir = out_dir("csv");
   p2b::sim::write_results(dir.string(), {row()});
-  EXPECT_EQ(read(dir / "results.csv"),
-            "env,mode,mapping,users,population,late_users,actions,dim,codes,digits,interactions,p,"
-            "threshold,neg_rate,alpha,crypto,seed,cold,cold_se,warm_nonprivate,"
-            "warm_nonprivate_se,warm_private,warm_private_se,oracle,reports,kept,codes_reported,"
-            "codes_released,smallest_crowd,epsilon_per_user,delta_indicative,central_epsilon,"
-            "central_delta,central_sigma,central_nodes,seconds,peak_rss_mb\n"
-            "synthetic,paper,linear,1000,1428,428,10,10,1024,1,10,0.500,10,0.050,1.000,1,1,0.010514,"
-            "0.001556,0.000000,0.000000,0.012383,0.001788,0.017785,506,0,0,0,0,0.6931,1.23e-05,"
-            "0,0,0,0,0.1,30\n");
+  EXPECT_EQ(
+      read(dir / "results.csv"),
+      "env,mode,mapping,users,population,late_users,actions,dim,codes,digits,interactions,p,"
+      "threshold,neg_rate,alpha,crypto,seed,cold,cold_se,warm_nonprivate,"
+      "warm_nonprivate_se,warm_private,warm_private_se,oracle,reports,kept,codes_reported,"
+      "codes_released,smallest_crowd,epsilon_per_user,delta_indicative,central_epsilon,"
+      "central_delta,central_sigma,central_nodes,seconds,peak_rss_mb\n"
+      "synthetic,paper,linear,1000,1428,428,10,10,1024,1,10,0.500,10,0.050,1.000,1,1,0.010514,"
+      "0.001556,0.000000,0.000000,0.012383,0.001788,0.017785,506,0,0,0,0,0.6931,1.23e-05,"
+      "0,0,0,0,0.1,30\n");
 }
 
 TEST(ResultsTable, JsonHoldsTheCsvValuesByName) {
