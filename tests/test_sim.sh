@@ -61,14 +61,39 @@ case "$case_name" in
     printf '1,2\n' > "$work/bad.csv"
     if "$sim" --users 300 --dim 3 --actions 3 --codes 8 --weights "$work/bad.csv" --out "$work/bad" \
          >/dev/null 2>"$work/bad.err"; then fail "a malformed weights file was accepted"; fi
-    grep -q "bad.csv" "$work/bad.err" || fail "error does not name the file" ;;
+    grep -q "bad.csv" "$work/bad.err" || fail "error does not name the file"
+    # Provenance: the row names the file and its SHA-256.
+    [ "$(cols "$work/w/results.csv" weights weights_sha256 contexts mapping | sed -n 2p)" = \
+      "$work/w.csv,$(sha256sum "$work/w.csv" | cut -d' ' -f1),simplex,softmax" ] ||
+      fail "weights provenance: $(cols "$work/w/results.csv" weights weights_sha256 | sed -n 2p)" ;;
+  nothing_released)  # no crowd reaches l: no private model, so private devices run cold
+    "$sim" "${small[@]}" --no-crypto --threshold 100000 --out "$work/n" >"$work/n.log"
+    [ "$(cols "$work/n/results.csv" codes_released private_model nonprivate_model |
+         tail -n +2 | sort -u)" = "0,0,1" ] || fail "expected nothing released, a non-private model"
+    cols "$work/n/results.csv" mode warm_private cold warm_private_se cold_se | tail -n +2 |
+      awk -F, '{ if ($2 != $3 || $4 != $5) { print "row " $1 ": " $0; bad = 1 } } END { exit bad }' ||
+      fail "warm private differs from cold with nothing released"
+    grep -q "paper .*u=400: epsilon 0.6931; nothing released" "$work/n.log" ||
+      fail "privacy line per point missing" ;;
+  baselines)  # best fixed arm: a ceiling for context-free play, under the oracle
+    "$sim" --users 400,800 --codes 16 --quiet --no-crypto --out "$work/b" >"$work/b.log"
+    cols "$work/b/results.csv" best_fixed_arm oracle best_fixed_arm_index actions | tail -n +2 |
+      awk -F, '{ if (!($1 > 0 && $1 <= $2 && $3 < $4)) bad = 1 } END { exit bad }' ||
+      fail "best fixed arm out of range"
+    [ "$(grep -c "^  .*u=[48]00: epsilon" "$work/b.log")" = 4 ] || fail "one privacy line per point" ;;
   multilabel)
     [ -f "$yeast" ] || { echo "yeast.arff not found: skipped"; exit 77; }
     "$sim" --env multilabel --data "$yeast" --dim 6 --codes 8 --users 160 --quiet \
       --out "$work/m" >"$work/m.log"
     grep -q "14 labels" "$work/m.log" || fail "labels not detected"
     grep -q "disjoint slices" "$work/m.log" || fail "users should get disjoint rows"
-    [ "$(tail -n +2 "$work/m/results.csv" | wc -l)" = 2 ] || fail "expected two modes" ;;
+    [ "$(tail -n +2 "$work/m/results.csv" | wc -l)" = 2 ] || fail "expected two modes"
+    [ "$(cols "$work/m/results.csv" data_sha256 labels mapping | sed -n 2p)" = \
+      "$(sha256sum "$yeast" | cut -d' ' -f1),auto," ] || fail "data provenance"
+    # The majority label is a fixed arm: never above the best fixed arm in hindsight.
+    cols "$work/m/results.csv" majority_label best_fixed_arm | tail -n +2 |
+      awk -F, '{ if (!($1 > 0 && $1 <= $2)) bad = 1 } END { exit bad }' || fail "majority label"
+    grep -q "majority label 0\.[0-9]" "$work/m.log" || fail "majority label not printed" ;;
   central_dp)  # --central-epsilon: one point per value; 0 is exactly the run without it
     "$sim" "${small[@]}" --mode default --out "$work/off" >/dev/null
     cb="$work/off/codebooks/d10-q1-k16-seed1.p2bc"

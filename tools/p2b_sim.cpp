@@ -21,6 +21,7 @@
 #include "sim/codebook_source.hpp"
 #include "sim/environment.hpp"
 #include "sim/experiment.hpp"
+#include "sim/file_digest.hpp"
 #include "sim/multilabel_env.hpp"
 #include "sim/progress.hpp"
 #include "sim/results_table.hpp"
@@ -43,19 +44,52 @@ double peak_rss_mb() {
 }
 
 void print_row_header() {
-  std::printf("%-8s %8s %4s %3s %9s %9s %9s %9s %8s %8s %7s %6s %6s\n", "mode", "users", "|A|", "d",
-              "cold", "warm-np", "warm-p", "oracle", "reports", "kept", "eps", "c-eps", "secs");
+  std::printf("%-8s %8s %4s %3s %9s %9s %9s %9s %9s %8s %8s %7s %6s %6s\n", "mode", "users", "|A|",
+              "d", "cold", "warm-np", "warm-p", "oracle", "fixed-arm", "reports", "kept", "eps",
+              "c-eps", "secs");
 }
 
+// A warm column whose devices received no model runs cold; '*' marks it.
 void print_row(const ResultRow& w, bool progress_shown) {
   const PointResult& r = w.r;
   if (progress_shown) std::fprintf(stderr, "\r%*s\r", 78, "");
-  std::printf("%-8s %8llu %4u %3u %9.5f %9.5f %9.5f %9.5f %8llu %8llu %7.4f %6.3g %6.1f\n",
-              mode_name(w.mode), static_cast<unsigned long long>(w.spec.early_users), w.actions,
-              w.dim, r.cold.mean, r.warm_nonprivate.mean, r.warm_private.mean, r.oracle,
-              static_cast<unsigned long long>(r.reports), static_cast<unsigned long long>(r.kept),
-              r.epsilon_per_user, w.spec.central_epsilon, w.seconds);
+  std::printf(
+      "%-8s %8llu %4u %3u %9.5f %8.5f%c %8.5f%c %9.5f %9.5f %8llu %8llu %7.4f %6.3g %6.1f\n",
+      mode_name(w.mode), static_cast<unsigned long long>(w.spec.early_users), w.actions, w.dim,
+      r.cold.mean, r.warm_nonprivate.mean, r.nonprivate_model ? ' ' : '*', r.warm_private.mean,
+      r.private_model ? ' ' : '*', r.oracle, r.best_fixed_arm,
+      static_cast<unsigned long long>(r.reports), static_cast<unsigned long long>(r.kept),
+      r.epsilon_per_user, w.spec.central_epsilon, w.seconds);
+  if (w.env == "multilabel") std::printf("%-8s majority label %.5f\n", "", r.majority_arm);
   std::fflush(stdout);
+}
+
+// One privacy line per grid point: delta depends on the smallest crowd that
+// point's shuffler released, so the last point's delta says nothing of the others.
+void print_privacy(const std::vector<ResultRow>& rows, double participation) {
+  bool starred = false;
+  for (const ResultRow& w : rows) starred |= !w.r.nonprivate_model || !w.r.private_model;
+  if (starred) std::printf("*: no model reached these devices, so they ran cold (the cold row)\n");
+  if (rows.front().env == "multilabel") {
+    std::printf("majority label: always play the label most often true for the early users\n");
+  }
+  std::printf(
+      "privacy per point: epsilon per user (one report at most, p=%.2f); delta ~ exp(-l(1-p)^2) "
+      "with l the smallest crowd released (Omega-constant taken as 1):\n",
+      participation);
+  for (const ResultRow& w : rows) {
+    const PointResult& r = w.r;
+    std::printf("  %-7s |A|=%u d=%u u=%llu", mode_name(w.mode), w.actions, w.dim,
+                static_cast<unsigned long long>(w.spec.early_users));
+    if (w.spec.central_epsilon > 0) std::printf(" central-eps=%g", w.spec.central_epsilon);
+    if (r.codes_released == 0) {
+      std::printf(": epsilon %.4f; nothing released (every crowd under l=%u)\n", r.epsilon_per_user,
+                  w.spec.threshold);
+    } else {
+      std::printf(": epsilon %.4f; smallest crowd %llu -> delta ~ %.3g\n", r.epsilon_per_user,
+                  static_cast<unsigned long long>(r.smallest_released_crowd), r.delta_indicative);
+    }
+  }
 }
 
 // The innermost grid: modes x central epsilons.
@@ -125,6 +159,19 @@ int main(int argc, char** argv) {
       inputs.weights = p2b::data::load_weights(
           o.weights, p2b::data::WeightsShape{o.actions.front(), o.dims.front()});
     }
+    // What produced the rows (hashes read once: files are not re-read per point).
+    ResultRow provenance;
+    if (o.env == "synthetic") {
+      provenance.contexts = o.contexts == p2b::sim::ContextLaw::simplex ? "simplex" : "uniform";
+      if (!o.weights.empty()) {
+        provenance.weights = o.weights;
+        provenance.weights_sha256 = p2b::sim::file_sha256(o.weights);
+      }
+    } else {
+      provenance.data = o.data;
+      provenance.data_sha256 = p2b::sim::file_sha256(o.data);
+      provenance.labels = o.labels;
+    }
     std::vector<ResultRow> rows;
     print_row_header();
     for (uint32_t dim : o.dims) {
@@ -167,8 +214,18 @@ int main(int argc, char** argv) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             const std::string mapping =
                 o.env == "synthetic" ? p2b::sim::mapping_name(p2b::sim::mapping_for(o, mode)) : "";
-            rows.push_back(ResultRow{o.env, mode, mapping, env->n_actions(), dim, cb.k, spec, r,
-                                     secs, peak_rss_mb()});
+            ResultRow row = provenance;
+            row.env = o.env;
+            row.mode = mode;
+            row.mapping = mapping;
+            row.actions = env->n_actions();
+            row.dim = dim;
+            row.codes = cb.k;
+            row.spec = spec;
+            row.r = r;
+            row.seconds = secs;
+            row.rss_mb = peak_rss_mb();
+            rows.push_back(std::move(row));
             print_row(rows.back(), !o.quiet);
           }
         }
@@ -178,12 +235,7 @@ int main(int argc, char** argv) {
     p2b::sim::write_results(o.out_dir, rows);
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    const PointResult& last = rows.back().r;
-    std::printf(
-        "privacy: epsilon %.4f per user (one report at most, p=%.2f); smallest released crowd "
-        "%llu -> delta ~ exp(-l(1-p)^2) = %.3g (Omega-constant taken as 1)\n",
-        last.epsilon_per_user, o.participation,
-        static_cast<unsigned long long>(last.smallest_released_crowd), last.delta_indicative);
+    print_privacy(rows, o.participation);
     for (const ResultRow& w : rows) {
       if (w.spec.central_epsilon <= 0 || w.spec.central_epsilon != o.central_epsilons.back()) {
         continue;

@@ -85,9 +85,10 @@ struct UserOutcome {
 
 // One user's t interactions on `agent`. With `scalar`, the agent sees the
 // 1-D context [1]: the paper mode's scalar code after the device's
-// normalisation to sum 1 (every code, 0 included, becomes [1]).
+// normalisation to sum 1 (every code, 0 included, becomes [1]). `arm_sums`,
+// when given, accumulates every arm's expected reward at every step.
 UserOutcome play_user(p2b_agent* agent, const Environment& env, const PointSpec& s, uint64_t user,
-                      bool scalar, History* h) {
+                      bool scalar, History* h, double* arm_sums = nullptr) {
   const uint32_t d = env.dim();
   std::vector<float> x(d);
   std::vector<double> p(env.n_actions());
@@ -105,6 +106,9 @@ UserOutcome play_user(p2b_agent* agent, const Environment& env, const PointSpec&
     check(p2b_agent_reward(agent, id, r), "reward");
     out.reward_sum += r;
     out.oracle_sum += p[env.best_action(x.data(), p.data())];
+    if (arm_sums != nullptr) {
+      for (uint32_t a = 0; a < env.n_actions(); ++a) arm_sums[a] += p[a];
+    }
     if (h != nullptr) {
       h->x.insert(h->x.end(), x.begin(), x.end());
       h->action.push_back(action);
@@ -148,7 +152,17 @@ void add_into(analyzer::Statistics* total, const analyzer::Statistics& part) {
 struct EarlyChunk {
   std::vector<SharedTuple> tuples;
   analyzer::Statistics raw;
+  std::vector<double> arm_sums;  // expected reward of every arm, summed over steps
 };
+
+uint32_t argmax(const std::vector<double>& v) {
+  return static_cast<uint32_t>(std::max_element(v.begin(), v.end()) - v.begin());
+}
+
+void add_sums(std::vector<double>* total, const std::vector<double>& part) {
+  if (total->size() < part.size()) total->resize(part.size(), 0.0);
+  for (std::size_t a = 0; a < part.size(); ++a) (*total)[a] += part[a];
+}
 
 struct Model {
   std::vector<double> a, b;
@@ -185,6 +199,7 @@ void add_central_noise(const PointSpec& s, const analyzer::Statistics& exact, Mo
 struct Tally {
   double sum = 0, sum_sq = 0, oracle = 0;
   uint64_t users = 0;
+  std::vector<double> arm_sums;  // filled only where asked for (the cold run)
   void add(const UserOutcome& u, uint32_t t) {
     const double m = u.reward_sum / t;
     sum += m;
@@ -197,6 +212,7 @@ struct Tally {
     sum_sq += o.sum_sq;
     oracle += o.oracle;
     users += o.users;
+    add_sums(&arm_sums, o.arm_sums);
   }
   Estimate estimate() const {
     Estimate e;
@@ -250,6 +266,7 @@ PointResult run_point(const PointSpec& s, const Environment& env,
     Draws match(mix_seed(s.seed, kMatch, c));
     EarlyChunk& out = early[c];
     out.raw = analyzer::Statistics(d, k_arms);
+    out.arm_sums.assign(k_arms, 0.0);
     History h;
     std::vector<double> xd(d);
     const uint64_t first = c * kChunkUsers;
@@ -257,7 +274,7 @@ PointResult run_point(const PointSpec& s, const Environment& env,
     for (uint64_t u = first; u < last; ++u) {
       check(p2b_agent_forget(device.get()), "forget");
       h = History{};
-      play_user(device.get(), env, s, u, false, &h);
+      play_user(device.get(), env, s, u, false, &h, out.arm_sums.data());
       const std::size_t before = out.tuples.size();
       dep.collect(device.get(), s.crypto, &out.tuples);
       for (std::size_t i = before; i < out.tuples.size(); ++i) {
@@ -274,8 +291,10 @@ PointResult run_point(const PointSpec& s, const Environment& env,
   t0 = Clock::now();
   analyzer::Statistics raw(d, k_arms);
   std::vector<SharedTuple> tuples;
+  std::vector<double> early_arm_sums(k_arms, 0.0);
   for (EarlyChunk& c : early) {
     add_into(&raw, c.raw);
+    add_sums(&early_arm_sums, c.arm_sums);
     tuples.insert(tuples.end(), c.tuples.begin(), c.tuples.end());
     c = EarlyChunk{};
   }
@@ -351,12 +370,13 @@ PointResult run_point(const PointSpec& s, const Environment& env,
   const std::size_t n_late_chunks = (res.late_users + kChunkUsers - 1) / kChunkUsers;
   // Per-user agents: every late user starts from `model` (null: cold).
   auto per_user = [&](const p2b_config& base, const Model* model, uint32_t model_dim, bool scalar,
-                      uint64_t stream) {
+                      uint64_t stream, bool arm_sums = false) {
     std::vector<Tally> parts(n_late_chunks);
     tools::parallel_for(n_late_chunks, s.threads, [&](std::size_t c) {
       p2b_config cfg = base;
       cfg.seed = mix_seed(s.seed, stream, c);
       CAgent agent(cfg);
+      if (arm_sums) parts[c].arm_sums.assign(k_arms, 0.0);
       const uint64_t first = s.early_users + c * kChunkUsers;
       const uint64_t last = std::min<uint64_t>(res.population, first + kChunkUsers);
       for (uint64_t u = first; u < last; ++u) {
@@ -366,7 +386,9 @@ PointResult run_point(const PointSpec& s, const Environment& env,
                                  P2B_STATS_GRAM),
                 "import");
         }
-        parts[c].add(play_user(agent.get(), env, s, u, scalar, nullptr), s.interactions);
+        parts[c].add(play_user(agent.get(), env, s, u, scalar, nullptr,
+                               arm_sums ? parts[c].arm_sums.data() : nullptr),
+                     s.interactions);
       }
       advance(last - first);
     });
@@ -392,26 +414,52 @@ PointResult run_point(const PointSpec& s, const Environment& env,
     return total;
   };
 
-  const Tally cold = per_user(late_cfg, nullptr, d, false, kLateRng);
+  const Tally cold = per_user(late_cfg, nullptr, d, false, kLateRng, true);
+  // A device that received no model runs cold: its row is the cold row. In
+  // paper mode this matters: the shared warm agent would otherwise keep
+  // learning across every late user from an empty model and beat the
+  // per-user cold agents with no warm start at all.
+  res.nonprivate_model = res.reports > 0;
+  res.private_model = res.kept > 0;
   Tally warm_np, warm_p;
   if (paper) {
     // Independent agents, so the two shared runs may go side by side.
     std::vector<Tally> both(2);
     tools::parallel_for(2, s.threads, [&](std::size_t i) {
-      both[i] = i == 0 ? shared(late_cfg, raw_model, d, false, kLateRng + 1)
-                       : shared(priv_cfg, priv_model, 1, true, kLateRng + 2);
+      const bool exists = i == 0 ? res.nonprivate_model : res.private_model;
+      if (!exists) {
+        both[i] = cold;
+        advance(res.late_users);
+      } else {
+        both[i] = i == 0 ? shared(late_cfg, raw_model, d, false, kLateRng + 1)
+                         : shared(priv_cfg, priv_model, 1, true, kLateRng + 2);
+      }
     });
     warm_np = both[0];
     warm_p = both[1];
   } else {
-    warm_np = per_user(late_cfg, &raw_model, d, false, kLateRng + 1);
-    warm_p = per_user(priv_cfg, &priv_model, d, false, kLateRng + 2);
+    auto warm_or_cold = [&](bool exists, const p2b_config& cfg, const Model& model,
+                            uint64_t stream) {
+      if (exists) return per_user(cfg, &model, d, false, stream);
+      advance(res.late_users);
+      Tally same_as_cold = cold;
+      return same_as_cold;
+    };
+    warm_np = warm_or_cold(res.nonprivate_model, late_cfg, raw_model, kLateRng + 1);
+    warm_p = warm_or_cold(res.private_model, priv_cfg, priv_model, kLateRng + 2);
   }
   res.seconds_late = since(t0);
   res.cold = cold.estimate();
   res.warm_nonprivate = warm_np.estimate();
   res.warm_private = warm_p.estimate();
   res.oracle = cold.users ? cold.oracle / cold.users : 0.0;
+  const double steps = static_cast<double>(cold.users) * s.interactions;
+  if (steps > 0) {
+    res.best_fixed_arm_index = argmax(cold.arm_sums);
+    res.best_fixed_arm = cold.arm_sums[res.best_fixed_arm_index] / steps;
+    res.majority_arm_index = argmax(early_arm_sums);
+    res.majority_arm = cold.arm_sums[res.majority_arm_index] / steps;
+  }
   return res;
 }
 

@@ -49,6 +49,17 @@ struct Estimate {
 struct PointResult {
   Estimate cold, warm_nonprivate, warm_private;
   double oracle = 0;  // the action best in expectation, same late users
+  // The single arm best in expectation over the late users, chosen in
+  // hindsight (a ceiling for every context-free policy), and the arm most
+  // often rewarded in expectation over the EARLY users' steps, scored on the
+  // late users (for labelled data: the majority-label baseline).
+  double best_fixed_arm = 0;
+  uint32_t best_fixed_arm_index = 0;
+  double majority_arm = 0;
+  uint32_t majority_arm_index = 0;
+  // Whether each warm model exists: a device that received none runs cold,
+  // and its row is then the cold row (see docs/simulator.md).
+  bool nonprivate_model = false, private_model = false;
   uint64_t population = 0, late_users = 0;
   uint64_t reports = 0, kept = 0;  // shared tuples; after thresholding
   uint32_t codes_reported = 0, codes_released = 0;

@@ -43,6 +43,12 @@ std::vector<Cell> cells(const ResultRow& w) {
       text("env", w.env),
       text("mode", mode_name(w.mode)),
       text("mapping", w.mapping),
+      text("contexts", w.contexts),
+      text("weights", w.weights),
+      text("weights_sha256", w.weights_sha256),
+      text("data", w.data),
+      text("data_sha256", w.data_sha256),
+      text("labels", w.labels),
       integer("users", s.early_users),
       integer("population", r.population),
       integer("late_users", r.late_users),
@@ -64,6 +70,11 @@ std::vector<Cell> cells(const ResultRow& w) {
       real("warm_private", "%.6f", r.warm_private.mean),
       real("warm_private_se", "%.6f", r.warm_private.stderr_),
       real("oracle", "%.6f", r.oracle),
+      real("best_fixed_arm", "%.6f", r.best_fixed_arm),
+      integer("best_fixed_arm_index", r.best_fixed_arm_index),
+      real("majority_label", "%.6f", w.env == "multilabel" ? r.majority_arm : NAN),
+      integer("nonprivate_model", r.nonprivate_model ? 1 : 0),
+      integer("private_model", r.private_model ? 1 : 0),
       integer("reports", r.reports),
       integer("kept", r.kept),
       integer("codes_reported", r.codes_reported),
@@ -80,13 +91,21 @@ std::vector<Cell> cells(const ResultRow& w) {
   };
 }
 
+// RFC 4180 quoting, needed once file paths are columns.
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 void write_csv(std::ostream& out, const std::vector<ResultRow>& rows) {
   const std::vector<Cell> names = cells(ResultRow{});
   for (std::size_t i = 0; i < names.size(); ++i) out << (i ? "," : "") << names[i].name;
   out << '\n';
   for (const ResultRow& w : rows) {
     const std::vector<Cell> row = cells(w);
-    for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << row[i].text;
+    for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i].text);
     out << '\n';
   }
 }

@@ -16,6 +16,10 @@ struct ResultRow {
   std::string env;
   Mode mode = Mode::standard;
   std::string mapping;  // synthetic: linear | softmax; empty for data sets
+  // What produced the row: the context law (synthetic), the weights or data
+  // file with its SHA-256, and the label spec (multi-label); empty when not
+  // applicable (e.g. weights drawn from the seed).
+  std::string contexts, weights, weights_sha256, data, data_sha256, labels;
   uint32_t actions = 0, dim = 0, codes = 0;
   PointSpec spec;
   PointResult r;

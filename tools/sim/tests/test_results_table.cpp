@@ -37,12 +37,19 @@ ResultRow row() {
   w.env = "synthetic";
   w.mode = p2b::sim::Mode::paper;
   w.mapping = "linear";
+  w.contexts = "uniform";
+  w.weights = "w,1.npz";  // a comma: the CSV must quote it
+  w.weights_sha256 = "ab12";
   w.actions = 10, w.dim = 10, w.codes = 1024;
   w.spec.early_users = 1000;
   w.r.population = 1428, w.r.late_users = 428;
   w.r.cold = {0.0105143, 0.0015561};
   w.r.warm_private = {0.0123831, 0.0017882};
   w.r.oracle = 0.0177852;
+  w.r.best_fixed_arm = 0.015;
+  w.r.best_fixed_arm_index = 3;
+  w.r.majority_arm = 0.0149;  // not printed: synthetic rows have no labels
+  w.r.private_model = true;
   w.r.reports = 506;
   w.r.epsilon_per_user = std::log(3.0) - std::log(1.5);
   w.r.delta_indicative = 1.234e-5;
@@ -53,16 +60,17 @@ ResultRow row() {
 TEST(ResultsTable, CsvKeepsItsColumnsAndFormats) {
   const fs::path dir = out_dir("csv");
   p2b::sim::write_results(dir.string(), {row()});
-  EXPECT_EQ(
-      read(dir / "results.csv"),
-      "env,mode,mapping,users,population,late_users,actions,dim,codes,digits,interactions,p,"
-      "threshold,neg_rate,alpha,crypto,seed,cold,cold_se,warm_nonprivate,"
-      "warm_nonprivate_se,warm_private,warm_private_se,oracle,reports,kept,codes_reported,"
-      "codes_released,smallest_crowd,epsilon_per_user,delta_indicative,central_epsilon,"
-      "central_delta,central_sigma,central_nodes,seconds,peak_rss_mb\n"
-      "synthetic,paper,linear,1000,1428,428,10,10,1024,1,10,0.500,10,0.050,1.000,1,1,0.010514,"
-      "0.001556,0.000000,0.000000,0.012383,0.001788,0.017785,506,0,0,0,0,0.6931,1.23e-05,"
-      "0,0,0,0,0.1,30\n");
+  EXPECT_EQ(read(dir / "results.csv"),
+            "env,mode,mapping,contexts,weights,weights_sha256,data,data_sha256,labels,users,"
+            "population,late_users,actions,dim,codes,digits,interactions,p,threshold,neg_rate,"
+            "alpha,crypto,seed,cold,cold_se,warm_nonprivate,warm_nonprivate_se,warm_private,"
+            "warm_private_se,oracle,best_fixed_arm,best_fixed_arm_index,majority_label,"
+            "nonprivate_model,private_model,reports,kept,codes_reported,codes_released,"
+            "smallest_crowd,epsilon_per_user,delta_indicative,central_epsilon,central_delta,"
+            "central_sigma,central_nodes,seconds,peak_rss_mb\n"
+            "synthetic,paper,linear,uniform,\"w,1.npz\",ab12,,,,1000,1428,428,10,10,1024,1,10,"
+            "0.500,10,0.050,1.000,1,1,0.010514,0.001556,0.000000,0.000000,0.012383,0.001788,"
+            "0.017785,0.015000,3,nan,0,1,506,0,0,0,0,0.6931,1.23e-05,0,0,0,0,0.1,30\n");
 }
 
 TEST(ResultsTable, JsonHoldsTheCsvValuesByName) {
@@ -72,13 +80,15 @@ TEST(ResultsTable, JsonHoldsTheCsvValuesByName) {
   ASSERT_EQ(j.size(), 2U);
   const auto& o = j[0];
   EXPECT_EQ(o.begin().key(), "env");
-  EXPECT_EQ(o.size(), 37U);
+  EXPECT_EQ(o.size(), 48U);
   EXPECT_EQ(o["mapping"], "linear");
   EXPECT_EQ(o["mode"], "paper");
   EXPECT_EQ(o["users"], 1000);
   EXPECT_EQ(o["cold"].get<double>(), 0.010514);  // as the CSV rounds it
   EXPECT_EQ(o["delta_indicative"].get<double>(), 1.23e-05);
   EXPECT_EQ(o["crypto"], 1);
+  EXPECT_EQ(o["weights"], "w,1.npz");
+  EXPECT_TRUE(o["majority_label"].is_null());
 }
 
 TEST(ResultsTable, NonFiniteIsNullInJsonAndNanInCsv) {
