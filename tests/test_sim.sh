@@ -66,6 +66,35 @@ case "$case_name" in
     [ "$(cols "$work/w/results.csv" weights weights_sha256 contexts mapping | sed -n 2p)" = \
       "$work/w.csv,$(sha256sum "$work/w.csv" | cut -d' ' -f1),simplex,softmax" ] ||
       fail "weights provenance: $(cols "$work/w/results.csv" weights weights_sha256 | sed -n 2p)" ;;
+  weights_layout)  # Keras's kernel is W transposed: detected from the names, same run
+    /usr/bin/python3 -c "
+import numpy as np
+r = np.random.default_rng(3)
+W, b = r.uniform(-1, 1, (4, 4)), r.uniform(-0.1, 0.1, 4)   # square: d = |A| = 4
+np.savez('$work/ours.npz', W=W, b=b)
+np.savez('$work/keras.npz', kernel=W.T, bias=b)
+np.save('$work/plain.npy', np.hstack([W, b[:, None]]))
+np.save('$work/plain_T.npy', np.hstack([W, b[:, None]]).T)"
+    run=(--users 300 --dim 4 --actions 4 --codes 8 --quiet --no-crypto --mode default)
+    "$sim" "${run[@]}" --weights "$work/ours.npz" --out "$work/o" >"$work/o.log"
+    "$sim" "${run[@]}" --weights "$work/keras.npz" --out "$work/k" >"$work/k.log"
+    grep -q "read as W (d, |A|), transposed (Keras names)" "$work/k.log" || fail "layout not said"
+    diff <(numbers "$work/o" weights weights_sha256) <(numbers "$work/k" weights weights_sha256) ||
+      fail "a Keras kernel gave another environment"
+    grep -q "^mapping softmax |A|=4 d=4 over 100000 contexts: oracle 0\.[0-9]" "$work/k.log" ||
+      fail "the loaded mapping's oracle is not printed"
+    # (d + 1, |A|) is not (|A|, d + 1) here: detected from the expected shape.
+    "$sim" "${run[@]}" --weights "$work/plain_T.npy" --out "$work/t" >"$work/t.log"
+    diff <(numbers "$work/o" weights weights_sha256) <(numbers "$work/t" weights weights_sha256) ||
+      fail "a transposed single array gave another environment"
+    # A square W without names (d = |A| - 1 makes (|A|, d + 1) square): refused under auto.
+    printf '1,2,3\n4,5,6\n7,8,9\n' >"$work/sq.csv"
+    rc=0
+    "$sim" --users 300 --dim 2 --actions 3 --codes 8 --quiet --weights "$work/sq.csv" \
+      --out "$work/sq" >/dev/null 2>"$work/sq.err" || rc=$?
+    [ "$rc" = 1 ] && grep -q "fits both" "$work/sq.err" || fail "a square file was not refused"
+    "$sim" --users 300 --dim 2 --actions 3 --codes 8 --quiet --no-crypto --weights "$work/sq.csv" \
+      --weights-layout actions-by-dim --out "$work/sq" >/dev/null || fail "the layout flag" ;;
   nothing_released)  # no crowd reaches l: no private model, so private devices run cold
     "$sim" "${small[@]}" --no-crypto --threshold 100000 --out "$work/n" >"$work/n.log"
     [ "$(cols "$work/n/results.csv" codes_released private_model nonprivate_model |

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "sim/environment.hpp"
 #include "sim/experiment.hpp"
 #include "sim/file_digest.hpp"
+#include "sim/mapping_oracle.hpp"
 #include "sim/multilabel_env.hpp"
 #include "sim/progress.hpp"
 #include "sim/results_table.hpp"
@@ -92,6 +94,23 @@ void print_privacy(const std::vector<ResultRow>& rows, double participation) {
   }
 }
 
+// The figures of a synthetic environment, once per (mapping, |A|, d): what
+// the loaded or drawn mapping can pay before any policy runs.
+void print_mapping_once(const SimOptions& o, const p2b::sim::Environment& env, Mode mode,
+                        std::set<std::string>* described) {
+  const char* map = p2b::sim::mapping_name(p2b::sim::mapping_for(o, mode));
+  const std::string key =
+      std::string(map) + "/" + std::to_string(env.n_actions()) + "/" + std::to_string(env.dim());
+  if (!described->insert(key).second) return;
+  constexpr uint64_t kContexts = 100000;
+  const p2b::sim::MappingFigures f = p2b::sim::mapping_figures(env, kContexts, o.seed);
+  std::printf(
+      "mapping %s |A|=%u d=%u over %llu contexts: oracle %.5f (se %.5f), best arm %u %.5f, "
+      "mean arm %.5f\n",
+      map, env.n_actions(), env.dim(), static_cast<unsigned long long>(f.contexts), f.oracle,
+      f.oracle_se, f.best_arm_index, f.best_arm, f.mean_arm);
+}
+
 // The innermost grid: modes x central epsilons.
 std::vector<std::pair<Mode, double>> points(const SimOptions& o) {
   std::vector<std::pair<Mode, double>> out;
@@ -156,8 +175,14 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(o.out_dir);
     EnvInputs inputs;
     if (!o.weights.empty()) {  // before any training, so a bad file fails fast
+      const auto layout =
+          o.weights_layout == "actions-by-dim"   ? p2b::data::WeightsLayout::actions_by_dim
+          : o.weights_layout == "dim-by-actions" ? p2b::data::WeightsLayout::dim_by_actions
+                                                 : p2b::data::WeightsLayout::auto_detect;
       inputs.weights = p2b::data::load_weights(
-          o.weights, p2b::data::WeightsShape{o.actions.front(), o.dims.front()});
+          o.weights, p2b::data::WeightsShape{o.actions.front(), o.dims.front(), layout});
+      std::printf("weights: %s read as %s (|A| = %zu, d = %zu)\n", o.weights.c_str(),
+                  inputs.weights->layout.c_str(), inputs.weights->n_actions, inputs.weights->dim);
     }
     // What produced the rows (hashes read once: files are not re-read per point).
     ResultRow provenance;
@@ -173,6 +198,7 @@ int main(int argc, char** argv) {
       provenance.labels = o.labels;
     }
     std::vector<ResultRow> rows;
+    std::set<std::string> described;  // environments whose figures were printed
     print_row_header();
     for (uint32_t dim : o.dims) {
       const p2b::sim::Codebook cb = p2b::sim::codebook_for(o, dim);
@@ -183,6 +209,7 @@ int main(int argc, char** argv) {
               static_cast<uint64_t>(static_cast<double>(users) / o.early_fraction);
           for (const auto& [mode, central_epsilon] : points(o)) {
             const auto env = make_environment(o, inputs, actions, dim, population, mode);
+            if (o.env == "synthetic") print_mapping_once(o, *env, mode, &described);
             PointSpec spec;
             spec.central_epsilon = central_epsilon;
             spec.central_delta = o.central_delta;

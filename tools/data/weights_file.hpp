@@ -1,12 +1,17 @@
-// Weights of the synthetic environment r = beta * softmax(W x + b) + z
+// Weights of the synthetic environment r = beta * map(W x + b) + z
 // (P2B section 5.1): W is |A| x d, b has |A| entries. Read from NumPy .npy
 // or .npz, or CSV; conventions in docs/data.md ("Weights files"):
 //   one .npy or CSV:  shape (|A|, d + 1), each row is W's row then b
-//   .npz:             entries W.npy (|A|, d) and b.npy (|A|,), or one
-//                     array in the single-file convention
+//   .npz:             entries W.npy (|A|, d) and b.npy (|A|,); or Keras's
+//                     kernel.npy (d, |A|, the transpose) and bias.npy (|A|,);
+//                     or one array in the single-file convention
 //   two files:        W (|A|, d) and b (|A|,) (CSV: one column or one row)
 // The format comes from the content (npy and zip magic, otherwise CSV),
-// never from the file name. Every problem is a WeightsError naming the file.
+// never from the file name. Orientation: Keras entry names fix it; else the
+// layout asked for; else (auto) the shapes, i.e. b's length or the expected
+// (|A|, d); a file both orientations fit is refused under auto, since a
+// missing transpose of a square W runs silently on another environment.
+// Every problem is a WeightsError naming the file.
 #pragma once
 
 #include <cstddef>
@@ -22,14 +27,23 @@ struct Weights {
   size_t dim = 0;
   std::vector<double> w;  // n_actions x dim, row-major, finite
   std::vector<double> b;  // n_actions, finite
+  std::string layout;     // how the file was read, e.g. "Keras kernel (d, |A|), transposed"
 
   double w_at(size_t action, size_t j) const { return w[action * dim + j]; }
+};
+
+// How W is laid out in a file whose entry names do not say it.
+enum class WeightsLayout {
+  auto_detect,     // from b's length or the expected shape; ambiguous: refused
+  actions_by_dim,  // W is (|A|, d): ours, and NumPy's natural W x
+  dim_by_actions,  // W is (d, |A|): Keras's kernel, x W
 };
 
 // What the caller needs; 0 accepts whatever the file holds.
 struct WeightsShape {
   size_t n_actions = 0;
   size_t dim = 0;
+  WeightsLayout layout = WeightsLayout::auto_detect;
 };
 
 struct WeightsLimits {

@@ -185,6 +185,12 @@ void add_environment(CLI::App& app, SimOptions* o) {
             throw std::invalid_argument("--mapping must be auto, linear or softmax");
           }
         });
+  app.add_option("--weights-layout", o->weights_layout,
+                 "how W sits in a --weights file whose entry names do not say it (Keras's "
+                 "kernel/bias names do): actions-by-dim (|A|, d), dim-by-actions (d, |A|), or "
+                 "auto: from the shapes, refusing a file both fit [auto]")
+      ->check(CLI::IsMember({"auto", "actions-by-dim", "dim-by-actions"}))
+      ->type_name("LAYOUT");
   app.add_option("--weights", o->weights, "W and b from .npy, .npz or .csv (docs/data.md)")
       ->type_name("FILE");
   app.add_option("--data", o->data, "multi-label data set (--env multilabel)")
@@ -192,7 +198,7 @@ void add_environment(CLI::App& app, SimOptions* o) {
   app.add_option("--labels", o->labels, "auto, first:N, last:N or prefix:NAME [auto]")
       ->type_name("SPEC");
   for (const char* name : {"--env", "--beta", "--noise-sd", "--contexts", "--mapping", "--weights",
-                           "--data", "--labels"}) {
+                           "--weights-layout", "--data", "--labels"}) {
     app.get_option(name)->group("environment");
   }
 }

@@ -28,9 +28,10 @@ struct SimOptions {
   double beta = 0.1;
   double noise_sd = 0.001;
   ContextLaw contexts = ContextLaw::simplex;
-  std::optional<Mapping> mapping;  // --mapping; empty: mapping_for_mode
-  std::string weights;             // --weights FILE (.npy, .npz or .csv)
-  std::string data;                // --data FILE.arff (multilabel)
+  std::optional<Mapping> mapping;       // --mapping; empty: mapping_for_mode
+  std::string weights;                  // --weights FILE (.npy, .npz or .csv)
+  std::string weights_layout = "auto";  // auto | actions-by-dim | dim-by-actions
+  std::string data;                     // --data FILE.arff (multilabel)
   std::string labels = "auto";
   std::string codebook;  // --codebook FILE: use instead of training
   std::string plot_script;

@@ -42,6 +42,18 @@ def main(out):
     np.savetxt(p("weights.csv"), wb, delimiter=",", fmt="%.17g", header="W row then b")
     np.savetxt(p("W.csv"), w, delimiter=",", fmt="%.17g")
     np.savetxt(p("b.csv"), b, delimiter=",", fmt="%.17g")
+    # Transposed layouts: Keras's Dense kernel is (d, |A|), the transpose of W.
+    np.savez(p("keras.npz"), kernel=w.T, bias=b)
+    np.savez(p("keras_scoped.npz"), **{"dense/kernel:0": w.T, "dense/bias:0": b})
+    np.save(p("W_T.npy"), w.T)
+    np.save(p("combined_T.npy"), wb.T)  # (d + 1, |A|), b in the last row
+    np.savez(p("both_names.npz"), W=w, b=b, kernel=w.T, bias=b)
+    # Square (|A| = d = 3): only names or a flag can tell the orientation.
+    sq = w[:3, :3]
+    np.save(p("Wsq.npy"), sq)
+    np.save(p("bsq.npy"), b[:3])
+    np.savez(p("square_ours.npz"), W=sq, b=b[:3])
+    np.savez(p("square_keras.npz"), kernel=sq.T, bias=b[:3])
     print("wrote reference weights to", out)
 
 

@@ -66,6 +66,17 @@ std::string doubles(std::initializer_list<double> v) {
   return s;
 }
 
+// The WeightsError `load` throws, or "" when it loads.
+template <typename Load>
+std::string err(Load&& load) {
+  try {
+    load();
+  } catch (const WeightsError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 class Reference : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -110,14 +121,6 @@ TEST_F(Reference, TwoFiles) {
 }
 
 TEST_F(Reference, ShapeMismatchesAreRefused) {
-  const auto err = [&](auto&& load) {
-    try {
-      load();
-    } catch (const WeightsError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   EXPECT_EQ(err([&] {
               load_weights(path("combined_f8.npy"), {10, kDim});
             }),
@@ -127,14 +130,74 @@ TEST_F(Reference, ShapeMismatchesAreRefused) {
             }),
             path("W_wrong.npy") + ": holds |A| = 5, d = 2; expected |A| = 5, d = 3");
   EXPECT_EQ(err([&] { load_weights_pair(path("W.npy"), path("W.npy")); }),
-            path("W.npy") + ": b has shape (5, 3), W has 5 rows: need (5,)");
+            path("W.npy") + ": b has shape (5, 3), not a vector");
   EXPECT_EQ(err([&] { load_weights(path("b.npy")); }),
             path("b.npy") + ": shape (5,) is not (|A|, d + 1) with d >= 1");
   EXPECT_EQ(
       err([&] { load_weights(path("other_names.npz")); }),
       path("other_names.npz") +
-          ": needs entries W.npy and b.npy, or a single array; holds [weights.npy, bias.npy]");
+          ": needs entries W.npy and b.npy, kernel.npy and bias.npy (Keras), or a single array; "
+          "holds [weights.npy, bias.npy]");
   EXPECT_EQ(err([&] { load_weights(path("missing.npy")); }), path("missing.npy") + ": cannot open");
+}
+
+TEST_F(Reference, KerasKernelIsTransposed) {
+  for (const char* name : {"keras.npz", "keras_scoped.npz"}) {
+    const Weights w = load_weights(path(name), {kActions, kDim});
+    expect_reference(w);
+    expect_reference_b(w);
+    EXPECT_EQ(w.layout, "W (d, |A|), transposed (Keras names)") << name;
+  }
+  // The names fix the layout: a flag that contradicts them is refused.
+  EXPECT_EQ(err([&] {
+              load_weights(path("keras.npz"), {0, 0, WeightsLayout::actions_by_dim});
+            }),
+            path("keras.npz") +
+                "/kernel.npy: the entry names say W is (d, |A|), --weights-layout says (|A|, d)");
+  EXPECT_EQ(err([&] { load_weights(path("both_names.npz")); }),
+            path("both_names.npz") + ": holds both W/b and kernel/bias: which is meant?");
+}
+
+TEST_F(Reference, TransposedFilesAreDetectedFromTheShapes) {
+  // W (d, |A|) beside b of |A| values: b's length says which axis is |A|.
+  const Weights pair = load_weights_pair(path("W_T.npy"), path("b.npy"), {kActions, kDim});
+  expect_reference(pair);
+  EXPECT_EQ(pair.layout, "W (d, |A|), transposed");
+  // One array (d + 1, |A|): only the expected (|A|, d) can tell, and does.
+  const Weights combined = load_weights(path("combined_T.npy"), {kActions, kDim});
+  expect_reference(combined);
+  expect_reference_b(combined);
+  EXPECT_EQ(combined.layout, "(d + 1, |A|), b in the last row, transposed");
+  // Told the wrong layout, the shapes no longer fit: refused, not misread.
+  EXPECT_NE(err([&] {
+              load_weights_pair(path("W_T.npy"), path("b.npy"),
+                                {kActions, kDim, WeightsLayout::actions_by_dim});
+            }),
+            "");
+}
+
+TEST_F(Reference, ASquareWIsReadByNamesOrFlagsOrRefused) {
+  const WeightsShape square{3, 3};
+  // No names: a square W cannot be told from its transpose.
+  EXPECT_EQ(err([&] { load_weights_pair(path("Wsq.npy"), path("bsq.npy"), square); }),
+            path("Wsq.npy") +
+                ": W (3, 3) with b of 3 fits both (|A|, d) and (d, |A|); say which with "
+                "--weights-layout actions-by-dim or dim-by-actions (Keras's kernel is "
+                "dim-by-actions)");
+  const Weights as_is =
+      load_weights_pair(path("Wsq.npy"), path("bsq.npy"), {3, 3, WeightsLayout::actions_by_dim});
+  const Weights flipped =
+      load_weights_pair(path("Wsq.npy"), path("bsq.npy"), {3, 3, WeightsLayout::dim_by_actions});
+  const Weights ours = load_weights(path("square_ours.npz"), square);
+  const Weights keras = load_weights(path("square_keras.npz"), square);
+  for (size_t a = 0; a < 3; ++a) {
+    for (size_t j = 0; j < 3; ++j) {
+      EXPECT_EQ(as_is.w_at(a, j), w_ref(a, j));
+      EXPECT_EQ(flipped.w_at(a, j), w_ref(j, a));
+      EXPECT_EQ(ours.w_at(a, j), w_ref(a, j));   // W/b: (|A|, d) as documented
+      EXPECT_EQ(keras.w_at(a, j), w_ref(a, j));  // kernel = W^T, transposed back
+    }
+  }
 }
 
 TEST_F(Reference, CorruptNpzIsRefused) {
@@ -196,7 +259,12 @@ TEST(Csv, ErrorsNameTheLine) {
   EXPECT_EQ(error_of("1,2,\n"), "mem:1: field 3 ('') is not a finite number");
   EXPECT_EQ(error_of("\n# nothing\n"), "mem: no numbers (empty CSV)");
   EXPECT_EQ(error_of("1\n2\n"), "mem: shape (2, 1) is not (|A|, d + 1) with d >= 1");
-  EXPECT_EQ(error_of("1,2\n3,4\n", {2, 1}), "");
+  // (2, 2) is (|A|, d + 1) and (d + 1, |A|) at once: auto refuses, a layout decides.
+  EXPECT_EQ(error_of("1,2\n3,4\n", {2, 1}),
+            "mem: shape (2, 2) fits both (|A|, d) and (d, |A|); say which with --weights-layout "
+            "actions-by-dim or dim-by-actions (Keras's kernel is dim-by-actions)");
+  EXPECT_EQ(error_of("1,2\n3,4\n", {2, 1, WeightsLayout::actions_by_dim}), "");
+  EXPECT_EQ(error_of("1,2\n3,4\n", {2, 1, WeightsLayout::dim_by_actions}), "");
   EXPECT_EQ(error_of("1,2\n3,4\n", {2, 2}), "mem: holds |A| = 2, d = 1; expected |A| = 2, d = 2");
 }
 
