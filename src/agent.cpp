@@ -99,7 +99,7 @@ Status Agent::decide(const float* x, std::size_t len, uint32_t* action, uint64_t
     s.rng.set_state(rng_before);
     return st;
   }
-  *decision_id = s.pending.push(a, s.codebook.encode(xn), xn);
+  *decision_id = s.pending.push(a, xn);
   *action = a;
   return Status::ok;
 }
@@ -126,8 +126,8 @@ Status Agent::reward(uint64_t decision_id, float r) {
   }
   s.arms.commit_update(slot.action);
   s.pending.mark_rewarded(slot_index);
-  s.reporter.record(slot.code, slot.action, r);
-  if (closes_window) s.reporter.close_window(u);
+  s.reporter.record(slot.action, r, s.pending.context(slot_index));
+  if (closes_window) s.reporter.close_window(u, s.codebook);
   return Status::ok;
 }
 

@@ -32,6 +32,7 @@ ArenaLayout compute_layout(const Shape& shape, std::size_t header_bytes) {
   l.pending = take(&cur, shape.pending_capacity * sizeof(PendingSlot));
   l.pending_x = take(&cur, shape.pending_capacity * d * sizeof(real));
   l.window = take(&cur, shape.window * sizeof(WindowEntry));
+  l.window_x = take(&cur, static_cast<std::size_t>(shape.window) * d * sizeof(real));
   l.outbox = take(&cur, shape.outbox_capacity * sizeof(Report));
   l.scratch = take(&cur, (d * d + 2 * d) * sizeof(real));
   l.staging = take(&cur, d * d * sizeof(double));

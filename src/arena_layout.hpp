@@ -16,6 +16,7 @@ struct ArenaLayout {
   std::size_t pending;    // pending_capacity slots
   std::size_t pending_x;  // pending_capacity * d reals: normalised contexts
   std::size_t window;     // window entries
+  std::size_t window_x;   // window * d reals: their normalised contexts
   std::size_t outbox;     // outbox reports
   std::size_t scratch;    // d * d + 2 * d reals
   std::size_t staging;    // d * d doubles: one arm of an incoming model

@@ -12,13 +12,13 @@ void PendingRing::init(const Shape& shape, char* arena, const ArenaLayout& layou
   contexts_.set(reinterpret_cast<real*>(arena + layout.pending_x));
 }
 
-uint64_t PendingRing::push(uint32_t action, uint32_t code, const real* xn) {
+uint64_t PendingRing::push(uint32_t action, const real* xn) {
   const uint64_t id = next_id_;
   const uint32_t i = static_cast<uint32_t>(id % capacity_);
   PendingSlot& s = slots_.get()[i];
   s.id = id;
   s.action = action;
-  s.code = code;
+  s.code = 0;
   s.state = kSlotAwaiting;
   std::memcpy(contexts_.get() + static_cast<std::size_t>(i) * dim_, xn, dim_ * sizeof(real));
   next_id_ = id + 1;

@@ -18,7 +18,7 @@ constexpr uint32_t kSlotRewarded = 2;
 struct PendingSlot {
   uint64_t id;
   uint32_t action;
-  uint32_t code;
+  uint32_t code;   // 0 in memory: computed from the context when saved
   uint32_t state;  // kSlotEmpty, kSlotAwaiting or kSlotRewarded
   uint32_t reserved;
 };
@@ -31,8 +31,9 @@ class PendingRing {
   uint32_t capacity() const { return capacity_; }
   uint64_t next_id() const { return next_id_; }
 
-  // Records a decision under the next id and returns that id.
-  uint64_t push(uint32_t action, uint32_t code, const real* xn);
+  // Records a decision under the next id and returns that id. Its code is
+  // not computed: only a released tuple needs one (reporter.hpp).
+  uint64_t push(uint32_t action, const real* xn);
 
   // The slot of `id` if it awaits a reward; otherwise unknown_decision (0 or
   // never issued), expired_decision (overwritten) or already_rewarded.

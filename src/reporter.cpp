@@ -6,12 +6,14 @@ namespace p2b {
 
 void Reporter::init(const Config& cfg, char* arena, const ArenaLayout& layout) {
   window_ = cfg.window;
+  dim_ = cfg.dim;
   outbox_capacity_ = cfg.outbox_capacity;
   participation_ = cfg.participation;
   neg_rate_ = cfg.neg_rate;
   epsilon_budget_ = cfg.epsilon_budget;
   epsilon_per_report_ = epsilon_per_report(cfg.participation);
   window_entries_.set(reinterpret_cast<WindowEntry*>(arena + layout.window));
+  window_x_.set(reinterpret_cast<real*>(arena + layout.window_x));
   outbox_.set(reinterpret_cast<Report*>(arena + layout.outbox));
 }
 
@@ -28,9 +30,17 @@ Status Reporter::draw_window_randomness(Rng& rng, double u[3]) {
   return Status::ok;
 }
 
-void Reporter::record(uint32_t code, uint32_t action, float reward) {
-  window_entries_.get()[window_len_] = WindowEntry{code, action, reward};
+void Reporter::record(uint32_t action, float reward, const real* xn) {
+  window_entries_.get()[window_len_] = WindowEntry{0, action, reward, 1};
+  std::memcpy(window_x_.get() + static_cast<std::size_t>(window_len_) * dim_, xn,
+              dim_ * sizeof(real));
   ++window_len_;
+}
+
+uint32_t Reporter::window_code(uint32_t i, const Codebook& codebook) const {
+  const WindowEntry& e = window_entries_.get()[i];
+  if (e.context_pending == 0) return e.code;
+  return codebook.encode(window_x_.get() + static_cast<std::size_t>(i) * dim_);
 }
 
 // A zero-reward tuple with probability neg_rate, else a positive one; falls
@@ -55,7 +65,7 @@ const WindowEntry* Reporter::pick_tuple(uint32_t n, const double u[3]) const {
   return nullptr;  // unreachable: pool > 0 entries of the wanted kind exist
 }
 
-void Reporter::close_window(const double u[3]) {
+void Reporter::close_window(const double u[3], const Codebook& codebook) {
   const uint32_t n = window_len_;
   window_len_ = 0;
   ++windows_closed_;
@@ -67,8 +77,9 @@ void Reporter::close_window(const double u[3]) {
     ++dropped_outbox_full_;
     return;
   }
+  const auto index = static_cast<uint32_t>(chosen - window_entries_.get());
   outbox_.get()[(outbox_head_ + outbox_len_) % outbox_capacity_] =
-      Report{chosen->code, chosen->action, chosen->reward};
+      Report{window_code(index, codebook), chosen->action, chosen->reward};
   ++outbox_len_;
   ++reports_;
 }
@@ -100,6 +111,7 @@ PrivacyLedger Reporter::ledger() const {
 
 void Reporter::clear() {
   std::memset(window_entries_.get(), 0, window_ * sizeof(WindowEntry));
+  std::memset(window_x_.get(), 0, static_cast<std::size_t>(window_) * dim_ * sizeof(real));
   std::memset(outbox_.get(), 0, outbox_capacity_ * sizeof(Report));
   window_len_ = 0;
   outbox_head_ = 0;

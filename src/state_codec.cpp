@@ -65,13 +65,16 @@ bool write_arms(pb_ostream_t* os, const ArmSet& arms) {
   return true;
 }
 
-bool write_pending(pb_ostream_t* os, const PendingRing& ring, uint32_t d) {
+// Codes are computed here, not at decide (reporter.hpp): the saved state is
+// byte for byte what an agent that encoded every decision would save.
+bool write_pending(pb_ostream_t* os, const PendingRing& ring, const Codebook& codebook,
+                   uint32_t d) {
   for (uint32_t i = 0; i < ring.capacity(); ++i) {
     const PendingSlot& slot = ring.slot(i);
     p2b_v1_PendingDecision p = p2b_v1_PendingDecision_init_zero;
     p.id = slot.id;
     p.action = slot.action;
-    p.code = slot.code;
+    p.code = slot.state == kSlotEmpty ? 0 : codebook.encode(ring.context(i));
     p.state = slot.state;
     p.context_count = static_cast<pb_size_t>(d);
     const real* x = ring.context(i);
@@ -90,10 +93,10 @@ bool write_interaction(pb_ostream_t* os, uint32_t code, uint32_t action, float r
 }
 
 // The whole window, then the whole outbox ring, used or not.
-bool write_reporter(pb_ostream_t* os, const Reporter& r) {
+bool write_reporter(pb_ostream_t* os, const Reporter& r, const Codebook& codebook) {
   for (uint32_t i = 0; i < r.window_size(); ++i) {
     const WindowEntry& e = r.window_entry(i);
-    if (!write_interaction(os, e.code, e.action, e.reward)) return false;
+    if (!write_interaction(os, r.window_code(i, codebook), e.action, e.reward)) return false;
   }
   for (uint32_t i = 0; i < r.outbox_capacity(); ++i) {
     const Report& e = r.outbox_entry(i);
@@ -215,11 +218,16 @@ bool read_pending(pb_istream_t* is, AgentState& s, uint64_t next_id, bool apply)
         p.state > kSlotRewarded || p.action >= s.arms.count() || p.code >= s.codebook.size()) {
       return false;
     }
-    const PendingSlot slot{p.id, p.action, p.code, p.state, 0};
+    const PendingSlot slot{p.id, p.action, 0, p.state, 0};
     if (!s.pending.slot_consistent(i, slot, next_id)) return false;
+    real xn[kMaxDim];
     for (uint32_t k = 0; k < d; ++k) {
       if (!fits_real(p.context[k]) || p.context[k] < 0.0) return false;
+      xn[k] = static_cast<real>(p.context[k]);
     }
+    // The code is not kept (it is recomputed when saved), so it must be the
+    // one its context encodes to, or 0 for an empty slot, as saved.
+    if (p.code != (p.state == kSlotEmpty ? 0 : s.codebook.encode(xn))) return false;
     if (apply) s.pending.restore_slot(i, slot, p.context);
   }
   return true;
@@ -234,7 +242,7 @@ bool read_reporter(pb_istream_t* is, AgentState& s, bool apply) {
   for (uint32_t i = 0; i < s.reporter.window_size(); ++i) {
     p2b_v1_Interaction e = p2b_v1_Interaction_init_zero;
     if (!read_interaction(is, s, &e)) return false;
-    if (apply) s.reporter.restore_window_entry(i, WindowEntry{e.code, e.action, e.reward});
+    if (apply) s.reporter.restore_window_entry(i, e.code, e.action, e.reward);
   }
   for (uint32_t i = 0; i < s.reporter.outbox_capacity(); ++i) {
     p2b_v1_Interaction e = p2b_v1_Interaction_init_zero;
@@ -248,7 +256,8 @@ bool read_reporter(pb_istream_t* is, AgentState& s, bool apply) {
 
 bool encode_state(pb_ostream_t* os, const AgentState& s) {
   return write_header(os, s) && write_arms(os, s.arms) &&
-         write_pending(os, s.pending, s.arms.dim()) && write_reporter(os, s.reporter);
+         write_pending(os, s.pending, s.codebook, s.arms.dim()) &&
+         write_reporter(os, s.reporter, s.codebook);
 }
 
 uint32_t peek_format(const uint8_t* body, std::size_t len) {

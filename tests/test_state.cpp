@@ -269,6 +269,35 @@ TEST_F(StateRejection, WellSealedButImpossibleValuesAreRejected) {
   expect_unchanged();
 }
 
+// Codes are recomputed from the contexts when saving, so a saved pending
+// code must be what its context encodes to: a different one is refused.
+TEST_F(StateRejection, APendingCodeItsContextDoesNotEncodeToIsRejected) {
+  const p2b_test::StateLayout at = p2b_test::state_layout(blob_);
+  std::size_t pos = at.header_at + at.header_len;
+  for (uint32_t m = 0; m < kArms * (kDim + 1); ++m) {  // the arms' columns
+    std::size_t len = 0;
+    pos += p2b_test::read_varint(blob_, pos, &len);
+    pos += len;
+  }
+  std::size_t len = 0;
+  pos += p2b_test::read_varint(blob_, pos, &len);  // the first PendingDecision
+  const std::size_t code_at = pos + 9 + 5 + 1;     // after id and action: the code's value
+  ASSERT_EQ(blob_[code_at - 1], 0x1d) << "tag of PendingDecision.code";
+  uint32_t code = 0;
+  std::memcpy(&code, &blob_[code_at], sizeof code);
+  std::vector<uint8_t> bad = blob_;
+  const uint32_t other = (code + 1) % 16;  // another valid code of the 16
+  std::memcpy(&bad[code_at], &other, sizeof other);
+  reseal(&bad);
+  EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), bad.data(), bad.size()),
+            P2B_ERR_CORRUPT_STATE);
+  expect_unchanged();
+  // The untouched blob restores, so the refusal is the code's alone.
+  EXPECT_EQ(
+      p2b_agent_restore(target_.agent, p2b_test::test_state_key(), blob_.data(), blob_.size()),
+      P2B_OK);
+}
+
 TEST_F(StateRejection, SmallBufferIsRefusedOnSave) {
   std::vector<uint8_t> small(blob_.size() - 1);
   size_t written = 123;

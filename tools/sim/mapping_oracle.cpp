@@ -28,8 +28,8 @@ MappingFigures mapping_figures(const Environment& env, uint64_t contexts, uint64
   const auto n = static_cast<double>(contexts);
   f.contexts = contexts;
   f.oracle = sum / n;
-  f.oracle_se = contexts > 1 ? std::sqrt(std::max(0.0, sum_sq / n - f.oracle * f.oracle) / (n - 1))
-                             : 0.0;
+  f.oracle_se =
+      contexts > 1 ? std::sqrt(std::max(0.0, sum_sq / n - f.oracle * f.oracle) / (n - 1)) : 0.0;
   f.best_arm_index =
       static_cast<uint32_t>(std::max_element(arm_sum.begin(), arm_sum.end()) - arm_sum.begin());
   f.best_arm = arm_sum[f.best_arm_index] / n;
