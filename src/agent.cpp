@@ -60,6 +60,21 @@ Status score_arm(AgentState& s, uint32_t a, const real* xn, real* score) {
   return Status::ok;
 }
 
+// LinUCB scores of the arms a(j) = (start + j) mod K for j in [first, first +
+// kArmGroup), computed side by side (ridge_arm.hpp).
+void linucb_group_scores(const AgentState& s, const real* xn, uint32_t start, uint32_t first,
+                         real* score) {
+  const uint32_t k_arms = s.arms.count();
+  ArmView arms[kArmGroup];
+  for (uint32_t g = 0; g < kArmGroup; ++g) arms[g] = s.arms.arm((start + first + g) % k_arms);
+  real mean[kArmGroup];
+  real width[kArmGroup];
+  arm_group_mean_width(arms, xn, mean, width);
+  for (uint32_t g = 0; g < kArmGroup; ++g) {
+    score[g] = mean[g] + static_cast<real>(s.alpha) * width[g];
+  }
+}
+
 Status choose(AgentState& s, const real* xn, uint64_t rotation, uint32_t* action) {
   const uint32_t k_arms = s.arms.count();
   real best = -INFINITY;
@@ -67,11 +82,20 @@ Status choose(AgentState& s, const real* xn, uint64_t rotation, uint32_t* action
   // Scanning from a rotating start and keeping the first strict maximum breaks
   // exact ties (e.g. every arm of a fresh agent) round-robin, never toward arm 0.
   const uint32_t start = static_cast<uint32_t>(rotation % k_arms);
+  const bool grouped = s.policy == Policy::linucb;
+  real group[kArmGroup];
   for (uint32_t j = 0; j < k_arms; ++j) {
     const uint32_t a = (start + j) % k_arms;
     real score = 0;
-    const Status st = score_arm(s, a, xn, &score);
-    if (st != Status::ok) return st;
+    if (grouped && j % kArmGroup == 0 && j + kArmGroup <= k_arms) {
+      linucb_group_scores(s, xn, start, j, group);
+    }
+    if (grouped && j - j % kArmGroup + kArmGroup <= k_arms) {
+      score = group[j % kArmGroup];
+    } else {
+      const Status st = score_arm(s, a, xn, &score);
+      if (st != Status::ok) return st;
+    }
     if (score > best) {
       best = score;
       best_a = a;

@@ -109,6 +109,31 @@ void arm_mean_width(ArmView arm, const real* x, real* z, real* mean, real* width
   *width = std::sqrt(ConstVecMap(z, d).squaredNorm());
 }
 
+void arm_group_mean_width(const ArmView* arms, const real* x, real* mean, real* width) {
+  constexpr uint32_t n = kArmGroup;
+  const uint32_t d = arms[0].d;
+  real z[n][kMaxDim];
+  for (uint32_t g = 0; g < n; ++g) {
+    for (uint32_t i = 0; i < d; ++i) z[g][i] = x[i];
+  }
+  for (uint32_t j = 0; j < d; ++j) {
+    const real* col[n];
+    real zj[n];
+    for (uint32_t g = 0; g < n; ++g) {
+      col[g] = arms[g].L + static_cast<std::size_t>(j) * d;
+      z[g][j] /= col[g][j];
+      zj[g] = z[g][j];
+    }
+    for (uint32_t i = j + 1; i < d; ++i) {
+      for (uint32_t g = 0; g < n; ++g) z[g][i] -= col[g][i] * zj[g];
+    }
+  }
+  for (uint32_t g = 0; g < n; ++g) {
+    mean[g] = ConstVecMap(arms[g].theta, d).dot(ConstVecMap(x, d));
+    width[g] = std::sqrt(ConstVecMap(z[g], d).squaredNorm());
+  }
+}
+
 bool cholesky_factor(const double* a, uint32_t d, real* out) {
   for (uint32_t j = 0; j < d; ++j) {
     for (uint32_t i = 0; i < d; ++i) {

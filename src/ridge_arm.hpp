@@ -66,6 +66,14 @@ void arm_refresh_theta(ArmView arm, real* work);
 // Mean theta.x and width sqrt(x^T A^-1 x). `z` holds d scalars.
 void arm_mean_width(ArmView arm, const real* x, real* z, real* mean, real* width);
 
+// arm_mean_width for kArmGroup arms at once, bit for bit the same results:
+// each arm's arithmetic is the same operations in the same order, but the
+// arms' forward substitutions run interleaved, so that the CPU overlaps their
+// chains of dependent divisions and multiply-subtracts instead of waiting on
+// each. (Vectorising inside one arm would reorder sums and change bits.)
+constexpr uint32_t kArmGroup = 4;
+void arm_group_mean_width(const ArmView* arms, const real* x, real* mean, real* width);
+
 // Lower Cholesky factor of the symmetric matrix `a` (d x d, column-major,
 // double) into `out`. Returns false, leaving `out` undefined, unless `a` is
 // finite, symmetric to a relative 1e-9, positive definite, and its factor is
