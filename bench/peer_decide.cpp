@@ -58,30 +58,36 @@ float reward_of(const float* x, uint32_t d, uint32_t K, uint32_t action) {
 // The vector types' `acc * a + b` contracts to FMA (this file is built with
 // -ffp-contract=fast); a macro, not a template, so that each copy is compiled
 // for its function's target ISA.
-#define P2B_FMA_KERNEL(V)                                                   \
-  constexpr int kLanes = sizeof(V) / sizeof(float);                         \
-  V acc[16];                                                                \
-  for (V & v : acc) v = V{} + 1.0F;                                         \
-  const V a = V{} + 0.999999F;                                              \
-  const V b = V{} + 1e-7F;                                                  \
-  const long iters = 20000000;                                              \
-  const auto t0 = Clock::now();                                             \
-  for (long n = 0; n < iters; ++n) {                                        \
-    for (V & v : acc) v = v * a + b;                                        \
-  }                                                                         \
+#define P2B_FMA_KERNEL(V)                                                    \
+  constexpr int kLanes = sizeof(V) / sizeof(float);                          \
+  V acc[16];                                                                 \
+  for (V & v : acc) v = V{} + 1.0F;                                          \
+  const V a = V{} + 0.999999F;                                               \
+  const V b = V{} + 1e-7F;                                                   \
+  const long iters = 20000000;                                               \
+  const auto t0 = Clock::now();                                              \
+  for (long n = 0; n < iters; ++n) {                                         \
+    for (V & v : acc) v = v * a + b;                                         \
+  }                                                                          \
   const double s = std::chrono::duration<double>(Clock::now() - t0).count(); \
-  float sink = 0;                                                           \
-  for (const V& v : acc) sink += v[0];                                      \
-  if (sink == 42.0F) std::puts("");                                         \
+  float sink = 0;                                                            \
+  for (const V& v : acc) sink += v[0];                                       \
+  if (sink == 42.0F) std::puts("");                                          \
   return static_cast<double>(iters) * 16 * kLanes / s;
 
 using V4 = float __attribute__((vector_size(16)));
-double fma_generic() { P2B_FMA_KERNEL(V4) }
+double fma_generic() {
+  P2B_FMA_KERNEL(V4)
+}
 #if defined(__x86_64__)
 using V8 = float __attribute__((vector_size(32)));
 using V16 = float __attribute__((vector_size(64)));
-__attribute__((target("avx2,fma"))) double fma_avx2() { P2B_FMA_KERNEL(V8) }
-__attribute__((target("avx512f"))) double fma_avx512() { P2B_FMA_KERNEL(V16) }
+__attribute__((target("avx2,fma"))) double fma_avx2() {
+  P2B_FMA_KERNEL(V8)
+}
+__attribute__((target("avx512f"))) double fma_avx512() {
+  P2B_FMA_KERNEL(V16)
+}
 #endif
 
 // The best rate over the ISAs this CPU runs (wider is not always faster:

@@ -50,7 +50,13 @@ case "$case_name" in
     "$sim" --users 200,400 --dim 4-5 --actions 3 --codes 8 --quiet --plot --out "$work/g" >"$work/g.log"
     [ "$(tail -n +2 "$work/g/results.csv" | wc -l)" = 8 ] || fail "expected 2 d x 2 u x 2 modes"
     [ -s "$work/g/fig4.png" ] && [ -s "$work/g/fig5.png" ] || fail "plots missing"
-    grep -q '"warm_private":' "$work/g/results.json" || fail "JSON lacks fields" ;;
+    grep -q '"warm_private":' "$work/g/results.json" || fail "JSON lacks fields"
+    # --interactions LIST is a grid dimension too, and draws fig6 (reward against t).
+    "$sim" --users 200 --dim 4 --actions 3 --codes 8 --interactions 5,10,20 --quiet --plot \
+      --no-crypto --out "$work/t" >"$work/t.log"
+    [ "$(cols "$work/t/results.csv" interactions | tail -n +2 | sort -un | tr '\n' ' ')" = "5 10 20 " ] ||
+      fail "expected t = 5, 10, 20"
+    [ -s "$work/t/fig6.png" ] || fail "fig6 missing" ;;
   weights)  # --weights: W and b from a CSV (|A| rows of d+1 numbers)
     printf '5,0,0,0\n0,5,0,0\n0,0,5,0\n' > "$work/w.csv"
     "$sim" --users 300 --dim 3 --actions 3 --codes 8 --quiet --mode default \
@@ -102,14 +108,14 @@ np.save('$work/plain_T.npy', np.hstack([W, b[:, None]]).T)"
     cols "$work/n/results.csv" mode warm_private cold warm_private_se cold_se | tail -n +2 |
       awk -F, '{ if ($2 != $3 || $4 != $5) { print "row " $1 ": " $0; bad = 1 } } END { exit bad }' ||
       fail "warm private differs from cold with nothing released"
-    grep -q "paper .*u=400: epsilon 0.6931; nothing released" "$work/n.log" ||
+    grep -q "paper .*u=400 t=10: epsilon 0.6931; nothing released" "$work/n.log" ||
       fail "privacy line per point missing" ;;
   baselines)  # best fixed arm: a ceiling for context-free play, under the oracle
     "$sim" --users 400,800 --codes 16 --quiet --no-crypto --out "$work/b" >"$work/b.log"
     cols "$work/b/results.csv" best_fixed_arm oracle best_fixed_arm_index actions | tail -n +2 |
       awk -F, '{ if (!($1 > 0 && $1 <= $2 && $3 < $4)) bad = 1 } END { exit bad }' ||
       fail "best fixed arm out of range"
-    [ "$(grep -c "^  .*u=[48]00: epsilon" "$work/b.log")" = 4 ] || fail "one privacy line per point" ;;
+    [ "$(grep -c "^  .*u=[48]00 t=10: epsilon" "$work/b.log")" = 4 ] || fail "one privacy line per point" ;;
   multilabel)
     [ -f "$yeast" ] || { echo "yeast.arff not found: skipped"; exit 77; }
     "$sim" --env multilabel --data "$yeast" --dim 6 --codes 8 --users 160 --quiet \

@@ -39,6 +39,12 @@ using p2b::sim::PointSpec;
 using p2b::sim::ResultRow;
 using p2b::sim::SimOptions;
 
+std::string list_text(const std::vector<uint32_t>& v) {
+  std::string s;
+  for (uint32_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
 double peak_rss_mb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -46,9 +52,9 @@ double peak_rss_mb() {
 }
 
 void print_row_header() {
-  std::printf("%-8s %8s %4s %3s %9s %9s %9s %9s %9s %8s %8s %7s %6s %6s\n", "mode", "users", "|A|",
-              "d", "cold", "warm-np", "warm-p", "oracle", "fixed-arm", "reports", "kept", "eps",
-              "c-eps", "secs");
+  std::printf("%-8s %8s %4s %3s %4s %9s %9s %9s %9s %9s %8s %8s %7s %6s %6s\n", "mode", "users",
+              "|A|", "d", "t", "cold", "warm-np", "warm-p", "oracle", "fixed-arm", "reports",
+              "kept", "eps", "c-eps", "secs");
 }
 
 // A warm column whose devices received no model runs cold; '*' marks it.
@@ -56,10 +62,10 @@ void print_row(const ResultRow& w, bool progress_shown) {
   const PointResult& r = w.r;
   if (progress_shown) std::fprintf(stderr, "\r%*s\r", 78, "");
   std::printf(
-      "%-8s %8llu %4u %3u %9.5f %8.5f%c %8.5f%c %9.5f %9.5f %8llu %8llu %7.4f %6.3g %6.1f\n",
+      "%-8s %8llu %4u %3u %4u %9.5f %8.5f%c %8.5f%c %9.5f %9.5f %8llu %8llu %7.4f %6.3g %6.1f\n",
       mode_name(w.mode), static_cast<unsigned long long>(w.spec.early_users), w.actions, w.dim,
-      r.cold.mean, r.warm_nonprivate.mean, r.nonprivate_model ? ' ' : '*', r.warm_private.mean,
-      r.private_model ? ' ' : '*', r.oracle, r.best_fixed_arm,
+      w.spec.interactions, r.cold.mean, r.warm_nonprivate.mean, r.nonprivate_model ? ' ' : '*',
+      r.warm_private.mean, r.private_model ? ' ' : '*', r.oracle, r.best_fixed_arm,
       static_cast<unsigned long long>(r.reports), static_cast<unsigned long long>(r.kept),
       r.epsilon_per_user, w.spec.central_epsilon, w.seconds);
   if (w.env == "multilabel") std::printf("%-8s majority label %.5f\n", "", r.majority_arm);
@@ -81,8 +87,8 @@ void print_privacy(const std::vector<ResultRow>& rows, double participation) {
       participation);
   for (const ResultRow& w : rows) {
     const PointResult& r = w.r;
-    std::printf("  %-7s |A|=%u d=%u u=%llu", mode_name(w.mode), w.actions, w.dim,
-                static_cast<unsigned long long>(w.spec.early_users));
+    std::printf("  %-7s |A|=%u d=%u u=%llu t=%u", mode_name(w.mode), w.actions, w.dim,
+                static_cast<unsigned long long>(w.spec.early_users), w.spec.interactions);
     if (w.spec.central_epsilon > 0) std::printf(" central-eps=%g", w.spec.central_epsilon);
     if (r.codes_released == 0) {
       std::printf(": epsilon %.4f; nothing released (every crowd under l=%u)\n", r.epsilon_per_user,
@@ -111,11 +117,18 @@ void print_mapping_once(const SimOptions& o, const p2b::sim::Environment& env, M
       f.oracle_se, f.best_arm_index, f.best_arm, f.mean_arm);
 }
 
-// The innermost grid: modes x central epsilons.
-std::vector<std::pair<Mode, double>> points(const SimOptions& o) {
-  std::vector<std::pair<Mode, double>> out;
-  for (Mode mode : o.modes) {
-    for (double e : o.central_epsilons) out.emplace_back(mode, e);
+// The innermost grid: t x modes x central epsilons.
+struct GridPoint {
+  uint32_t interactions;
+  Mode mode;
+  double central_epsilon;
+};
+std::vector<GridPoint> points(const SimOptions& o) {
+  std::vector<GridPoint> out;
+  for (uint32_t t : o.interactions) {
+    for (Mode mode : o.modes) {
+      for (double e : o.central_epsilons) out.push_back(GridPoint{t, mode, e});
+    }
   }
   return out;
 }
@@ -129,8 +142,11 @@ struct EnvInputs {
 
 std::unique_ptr<p2b::sim::Environment> make_environment(const SimOptions& o, const EnvInputs& in,
                                                         uint32_t actions, uint32_t dim,
-                                                        uint64_t population, Mode mode) {
-  if (in.multilabel) return p2b::sim::make_multilabel_environment(o, *in.multilabel, population);
+                                                        uint64_t population, Mode mode,
+                                                        uint32_t interactions) {
+  if (in.multilabel) {
+    return p2b::sim::make_multilabel_environment(o, interactions, *in.multilabel, population);
+  }
   p2b::sim::EnvParams ep;
   ep.dim = dim;
   ep.n_actions = actions;
@@ -155,11 +171,11 @@ int main(int argc, char** argv) {
   try {
     const auto t_start = std::chrono::steady_clock::now();
     std::printf(
-        "p2b-sim %s: env=%s t=%u k=%u q=%u p=%.2f l=%u neg_rate=%.2f alpha=%.2f seed=%llu "
+        "p2b-sim %s: env=%s t=%s k=%u q=%u p=%.2f l=%u neg_rate=%.2f alpha=%.2f seed=%llu "
         "threads=%u%s\n",
-        p2b_version_string(), o.env.c_str(), o.interactions, o.codes, o.digits, o.participation,
-        o.threshold, o.neg_rate, o.alpha, static_cast<unsigned long long>(o.seed), o.threads,
-        o.crypto ? "" : " --no-crypto (reports NOT sealed: plaintext tuples)");
+        p2b_version_string(), o.env.c_str(), list_text(o.interactions).c_str(), o.codes, o.digits,
+        o.participation, o.threshold, o.neg_rate, o.alpha, static_cast<unsigned long long>(o.seed),
+        o.threads, o.crypto ? "" : " --no-crypto (reports NOT sealed: plaintext tuples)");
     if (o.env == "synthetic") {
       const char* map = !o.mapping ? "auto (paper: linear, default: softmax)"
                         : *o.mapping == p2b::sim::Mapping::linear ? "linear Wx+b"
@@ -207,8 +223,9 @@ int main(int argc, char** argv) {
         for (uint64_t users : o.users) {
           const auto population =
               static_cast<uint64_t>(static_cast<double>(users) / o.early_fraction);
-          for (const auto& [mode, central_epsilon] : points(o)) {
-            const auto env = make_environment(o, inputs, actions, dim, population, mode);
+          for (const auto& [interactions, mode, central_epsilon] : points(o)) {
+            const auto env =
+                make_environment(o, inputs, actions, dim, population, mode, interactions);
             if (o.env == "synthetic") print_mapping_once(o, *env, mode, &described);
             PointSpec spec;
             spec.central_epsilon = central_epsilon;
@@ -218,7 +235,7 @@ int main(int argc, char** argv) {
             spec.mode = mode;
             spec.early_users = users;
             spec.early_fraction = o.early_fraction;
-            spec.interactions = o.interactions;
+            spec.interactions = interactions;
             spec.digits = o.digits;
             spec.participation = o.participation;
             spec.neg_rate = o.neg_rate;
@@ -229,9 +246,9 @@ int main(int argc, char** argv) {
             spec.threads = o.threads;
             const auto t0 = std::chrono::steady_clock::now();
             char stage[64];
-            std::snprintf(stage, sizeof stage, "%s |A|=%u d=%u u=%llu ce=%g", mode_name(mode),
+            std::snprintf(stage, sizeof stage, "%s |A|=%u d=%u u=%llu t=%u ce=%g", mode_name(mode),
                           env->n_actions(), dim, static_cast<unsigned long long>(users),
-                          central_epsilon);
+                          interactions, central_epsilon);
             const PointResult r = p2b::sim::run_point(
                 spec, *env, cb.centroids, cb.k,
                 o.quiet ? p2b::sim::Progress{} : [&](const char*, double done, double total) {

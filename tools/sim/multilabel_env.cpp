@@ -39,12 +39,12 @@ data::MultiLabelSet load_multilabel_set(const SimOptions& o, uint32_t dim) {
   return set;
 }
 
-std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o,
+std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o, uint32_t interactions,
                                                          const data::MultiLabelSet& set,
                                                          uint64_t population) {
-  auto env = std::make_unique<MultiLabelEnvironment>(set, population, o.interactions, o.seed);
+  auto env = std::make_unique<MultiLabelEnvironment>(set, population, interactions, o.seed);
   std::printf("data: %llu users x %u rows each: %s\n", static_cast<unsigned long long>(population),
-              o.interactions,
+              interactions,
               env->resampling() ? "more than the data set holds, rows drawn with replacement"
                                 : "disjoint slices of a seeded shuffle (as the reference code)");
   return env;

@@ -35,7 +35,8 @@ class MultiLabelEnvironment final : public Environment {
 data::MultiLabelSet load_multilabel_set(const SimOptions& o, uint32_t dim);
 
 // The environment of one population over `set`; prints how rows are dealt.
-std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o,
+// `interactions`: t rows per user.
+std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o, uint32_t interactions,
                                                          const data::MultiLabelSet& set,
                                                          uint64_t population);
 

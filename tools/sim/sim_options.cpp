@@ -107,8 +107,12 @@ void add_grid(CLI::App& app, SimOptions* o) {
 }
 
 void add_protocol(CLI::App& app, SimOptions* o) {
-  number(app, "--interactions", "t", 1, 4096, &o->interactions,
-         "per user, also the reporting window [10]");
+  value(app, "--interactions", "LIST",
+        "t: interactions per user, also the reporting window; a list is a grid dimension "
+        "(e.g. Fig. 6's accuracy against t) [10]",
+        [o](const std::string& v) {
+          o->interactions = parse_list<uint32_t>(v, 1, 4096, "--interactions");
+        });
   number(app, "--codes", "k", 1, 65536, &o->codes, "codebook size [1024]");
   number(app, "--digits", "q", 1, 3, &o->digits, "decimals kept [1]");
   number(app, "--p", "P", 1e-6, 1 - 1e-6, &o->participation, "participation probability [0.5]");

@@ -17,7 +17,7 @@ struct SimOptions {
   std::vector<uint64_t> users{10000};  // u, early (sharing) users
   std::vector<uint32_t> actions{10};
   std::vector<uint32_t> dims{10};
-  uint32_t interactions = 10;
+  std::vector<uint32_t> interactions{10};  // t, one grid point per value
   uint32_t codes = 1024;
   uint32_t digits = 1;
   double participation = 0.5;
