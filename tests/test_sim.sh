@@ -18,7 +18,7 @@ cols() {
 # Every column but the run's timing and memory, and optionally others.
 numbers() {
   local file=$1/results.csv; shift
-  local skip=" seconds peak_rss_mb $* " names=()
+  local skip=" seconds crypto_floor_seconds peak_rss_mb $* " names=()
   for c in $(head -1 "$file" | tr , ' '); do [[ $skip == *" $c "* ]] || names+=("$c"); done
   cols "$file" "${names[@]}"
 }
@@ -37,6 +37,10 @@ case "$case_name" in
     "$sim" "${small[@]}" --no-crypto --out "$work/plain" \
       --codebook "$work/sealed/codebooks/d10-q1-k16-seed1.p2bc" >"$work/plain.log"
     grep -q -- "--no-crypto (reports NOT sealed" "$work/plain.log" || fail "--no-crypto not reported"
+    grep -q "^crypto floor: [0-9.]* s" "$work/sealed.log" || fail "the crypto floor is not printed"
+    grep -q "^speed: .* users/s per core" "$work/plain.log" || fail "the speed is not printed"
+    cols "$work/sealed/results.csv" crypto_floor_seconds reports | tail -n +2 |
+      awk -F, '{ if (!($2 > 0 && $1 >= 0)) bad = 1 } END { exit bad }' || fail "crypto floor column"
     diff <(numbers "$work/sealed" crypto) <(numbers "$work/plain" crypto) ||
       fail "sealing changed the results"
     cols "$work/plain/results.csv" crypto | tail -n +2 | grep -qv 0 && fail "crypto column not 0"

@@ -3,6 +3,7 @@
 // share through P2B, then late users cold, warm from a non-private model and
 // warm from the private one, and writes CSV, JSON and (with --plot) PNGs.
 #include <sys/resource.h>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "p2b.h"
 #include "proc/run_command.hpp"
 #include "sim/codebook_source.hpp"
+#include "sim/deployment.hpp"
 #include "sim/environment.hpp"
 #include "sim/experiment.hpp"
 #include "sim/file_digest.hpp"
@@ -70,6 +72,32 @@ void print_row(const ResultRow& w, bool progress_shown) {
       r.epsilon_per_user, w.spec.central_epsilon, w.seconds);
   if (w.env == "multilabel") std::printf("%-8s majority label %.5f\n", "", r.majority_arm);
   std::fflush(stdout);
+}
+
+// What the run cost: CPU time, simulated users per CPU-second (every user
+// of the population is simulated once early or three times late; the
+// reference code manages about 350 per core), and the crypto floor.
+void print_speed(const std::vector<ResultRow>& rows, double wall, unsigned threads) {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                     static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+  double users = 0, floor = 0, point_seconds = 0;
+  for (const ResultRow& w : rows) {
+    users += static_cast<double>(w.r.population);
+    floor += w.crypto_floor_seconds;
+    point_seconds += w.seconds;
+  }
+  std::printf(
+      "speed: %.1f s wall, %.1f s CPU on %u threads: %.0f users/s per core "
+      "(the reference code: about 350)\n",
+      wall, cpu, threads, cpu > 0 ? users / cpu : 0.0);
+  if (floor > 0) {
+    std::printf(
+        "crypto floor: %.1f s (reports x cost / %u threads); the points took %.1f s, "
+        "%.2fx the floor\n",
+        floor, threads, point_seconds, point_seconds / floor);
+  }
 }
 
 // One privacy line per grid point: delta depends on the smallest crowd that
@@ -213,6 +241,12 @@ int main(int argc, char** argv) {
       provenance.data_sha256 = p2b::sim::file_sha256(o.data);
       provenance.labels = o.labels;
     }
+    // The per-report crypto cost, measured once: the floor of a sealed run.
+    const double crypto_us = o.crypto ? p2b::sim::Deployment().report_crypto_us(400) : 0.0;
+    if (o.crypto) {
+      std::printf("crypto: %.1f us of one core per report (seal both layers, open both)\n",
+                  crypto_us);
+    }
     std::vector<ResultRow> rows;
     std::set<std::string> described;  // environments whose figures were printed
     print_row_header();
@@ -268,6 +302,8 @@ int main(int argc, char** argv) {
             row.spec = spec;
             row.r = r;
             row.seconds = secs;
+            row.crypto_floor_seconds =
+                static_cast<double>(r.reports) * crypto_us * 1e-6 / std::max(1U, o.threads);
             row.rss_mb = peak_rss_mb();
             rows.push_back(std::move(row));
             print_row(rows.back(), !o.quiet);
@@ -295,6 +331,7 @@ int main(int argc, char** argv) {
     std::printf(
         "results: %s/results.csv and results.json (%zu points) in %.1f s, peak RSS %.0f MB\n",
         o.out_dir.c_str(), rows.size(), secs, peak_rss_mb());
+    print_speed(rows, secs, o.threads);
     if (o.plot) {
       if (p2b::proc::run_command({"/usr/bin/python3", o.plot_script, o.out_dir}) != 0) {
         std::fprintf(stderr, "p2b-sim: plotting failed (results are written)\n");

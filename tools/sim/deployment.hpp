@@ -33,6 +33,13 @@ class Deployment {
   // the plaintext tuple. Throws if an opener refuses an envelope.
   void collect(p2b_agent* agent, bool crypto, std::vector<SharedTuple>* out) const;
 
+  // What one report costs in crypto, in microseconds of one core: the
+  // device's two sealed layers plus the shuffler's and the analyzer's opens,
+  // timed over `reports` reports of a throwaway agent on this deployment.
+  // It is fixed by libsodium (the envelope has a fixed length), so it sets a
+  // floor under any sealed run: reports x cost / cores.
+  double report_crypto_us(int reports) const;
+
   // The analyzer's signed bundle for `device`'s codebook and shape.
   std::vector<uint8_t> sign_model(const p2b_agent* device, const std::vector<double>& a,
                                   const std::vector<double>& b, uint64_t version) const;

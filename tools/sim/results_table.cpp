@@ -87,6 +87,7 @@ std::vector<Cell> cells(const ResultRow& w) {
       real("central_sigma", "%.4g", r.central_sigma),
       integer("central_nodes", r.central_nodes),
       real("seconds", "%.1f", w.seconds),
+      real("crypto_floor_seconds", "%.1f", w.crypto_floor_seconds),
       real("peak_rss_mb", "%.0f", w.rss_mb),
   };
 }

@@ -24,6 +24,7 @@ struct ResultRow {
   PointSpec spec;
   PointResult r;
   double seconds = 0.0;
+  double crypto_floor_seconds = 0.0;  // reports x per-report crypto / threads; 0: --no-crypto
   double rss_mb = 0.0;
 };
 

@@ -67,10 +67,10 @@ TEST(ResultsTable, CsvKeepsItsColumnsAndFormats) {
             "warm_private_se,oracle,best_fixed_arm,best_fixed_arm_index,majority_label,"
             "nonprivate_model,private_model,reports,kept,codes_reported,codes_released,"
             "smallest_crowd,epsilon_per_user,delta_indicative,central_epsilon,central_delta,"
-            "central_sigma,central_nodes,seconds,peak_rss_mb\n"
+            "central_sigma,central_nodes,seconds,crypto_floor_seconds,peak_rss_mb\n"
             "synthetic,paper,linear,uniform,\"w,1.npz\",ab12,,,,1000,1428,428,10,10,1024,1,10,"
             "0.500,10,0.050,1.000,1,1,0.010514,0.001556,0.000000,0.000000,0.012383,0.001788,"
-            "0.017785,0.015000,3,nan,0,1,506,0,0,0,0,0.6931,1.23e-05,0,0,0,0,0.1,30\n");
+            "0.017785,0.015000,3,nan,0,1,506,0,0,0,0,0.6931,1.23e-05,0,0,0,0,0.1,0.0,30\n");
 }
 
 TEST(ResultsTable, JsonHoldsTheCsvValuesByName) {
@@ -80,7 +80,7 @@ TEST(ResultsTable, JsonHoldsTheCsvValuesByName) {
   ASSERT_EQ(j.size(), 2U);
   const auto& o = j[0];
   EXPECT_EQ(o.begin().key(), "env");
-  EXPECT_EQ(o.size(), 48U);
+  EXPECT_EQ(o.size(), 49U);
   EXPECT_EQ(o["mapping"], "linear");
   EXPECT_EQ(o["mode"], "paper");
   EXPECT_EQ(o["users"], 1000);
