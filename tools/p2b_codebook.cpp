@@ -138,6 +138,10 @@ void add_options(CLI::App& app, Options* o) {
               "Lloyd iterations (default 1000, stops earlier when no point moves) or mini-batch "
               "batches (default 1000)",
               [t](uint64_t v) { t->max_iterations = static_cast<int>(v); });
+  add_integer(app, "--max-no-improvement", "N", 0, 1'000'000,
+              "mini-batch: stop after N batches in a row without a new low of the smoothed "
+              "batch inertia, as scikit-learn (default 10; 0 runs every batch)",
+              [t](uint64_t v) { t->max_no_improvement = static_cast<int>(v); });
   app.add_flag_callback(
       "--no-refine", [t] { t->refine = false; }, "skip the Hartigan refinement after Lloyd");
   add_real(app, "--population", "N", 1.0, 1e12, &o->crowds.population, &o->have_population,

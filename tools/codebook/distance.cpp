@@ -116,13 +116,15 @@ P2B_KERNEL void squared_distances(const float* x, const float* t, uint32_t d, st
   }
 }
 
-uint32_t nearest_centre(const float* x, const float* t, uint32_t d, uint32_t k, float* scratch,
-                        float* best_d2) {
+// The minimum by vector lanes, then the first centre reaching it: the same
+// centre a serial strict-less scan picks (the lowest index among ties), but
+// the compare no longer waits on the previous one.
+P2B_KERNEL uint32_t nearest_centre(const float* x, const float* t, uint32_t d, uint32_t k,
+                                   float* scratch, float* best_d2) {
   squared_distances(x, t, d, k, 0, k, scratch);
+  const float least = lane_min(scratch, k);
   uint32_t best = 0;
-  for (uint32_t c = 1; c < k; ++c) {
-    if (scratch[c] < scratch[best]) best = c;
-  }
+  while (best + 1 < k && scratch[best] != least) ++best;
   *best_d2 = scratch[best];
   return best;
 }

@@ -34,6 +34,11 @@ MiniBatchResult minibatch_kmeans(uint32_t d, uint32_t q, uint32_t k, const MiniB
   std::vector<float> transposed = transpose_centres(r.centroids, k, d);
   std::vector<float> batch(o.batch_size * d);
   std::vector<uint32_t> labels(o.batch_size);
+  std::vector<float> nearest_d2(o.batch_size);
+  const double grid = static_cast<double>(grid_point_count(d, q));
+  const double weight = std::min(1.0, 2.0 * static_cast<double>(o.batch_size) / (grid + 1.0));
+  double best_ewa = 0;
+  int without_new_low = 0;
   const std::size_t chunks = chunk_count(o.batch_size, kBatchChunk);
   ClusterSums cs;
   for (int it = 0; it < o.max_iterations; ++it) {
@@ -45,8 +50,7 @@ MiniBatchResult minibatch_kmeans(uint32_t d, uint32_t q, uint32_t k, const MiniB
       for (std::size_t p = c * kBatchChunk; p < end; ++p) {
         float* x = &batch[p * d];
         sample_grid_point(d, q, rng, bars.data(), x);
-        float unused = 0.0F;
-        labels[p] = nearest_centre(x, transposed.data(), d, k, dist.data(), &unused);
+        labels[p] = nearest_centre(x, transposed.data(), d, k, dist.data(), &nearest_d2[p]);
       }
     });
     cluster_sums(batch.data(), o.batch_size, d, labels.data(), k, o.threads, &cs);
@@ -64,6 +68,19 @@ MiniBatchResult minibatch_kmeans(uint32_t d, uint32_t q, uint32_t k, const MiniB
     }
     r.iterations = it + 1;
     if (o.on_batch) o.on_batch(r.iterations);
+    // Summed in point order, so the stop does not depend on the threads.
+    double batch_inertia = 0;
+    for (float v : nearest_d2) batch_inertia += v;
+    batch_inertia /= static_cast<double>(o.batch_size);
+    r.smoothed_inertia =
+        it == 0 ? batch_inertia : r.smoothed_inertia * (1 - weight) + batch_inertia * weight;
+    if (it == 0 || r.smoothed_inertia < best_ewa) {
+      best_ewa = r.smoothed_inertia;
+      without_new_low = 0;
+    } else if (o.max_no_improvement > 0 && ++without_new_low >= o.max_no_improvement) {
+      r.stopped_early = true;
+      break;
+    }
   }
   return r;
 }

@@ -15,6 +15,11 @@ struct MiniBatchOptions {
   unsigned threads = 1;
   std::size_t batch_size = 4096;
   int max_iterations = 1000;  // batches
+  // Early stop, as scikit-learn's MiniBatchKMeans: after this many batches
+  // in a row without a new low of the smoothed batch inertia (an
+  // exponentially weighted average of each batch's mean squared distance,
+  // weight min(1, 2 * batch / (grid + 1))), stop. 0: run every batch.
+  int max_no_improvement = 10;
   std::size_t init_size = 0;  // seeding sample; 0: max(3 * batch, 10 * k)
   std::function<void(int)> on_batch;
 };
@@ -22,6 +27,8 @@ struct MiniBatchOptions {
 struct MiniBatchResult {
   std::vector<float> centroids;  // k x d
   int iterations = 0;            // batches used
+  bool stopped_early = false;    // by max_no_improvement
+  double smoothed_inertia = 0;   // per sample, at the end
   std::size_t init_size = 0;
 };
 

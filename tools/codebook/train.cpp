@@ -69,6 +69,7 @@ void train_minibatch(const TrainOptions& o, TrainResult* out) {
   mo.threads = o.threads;
   mo.batch_size = o.batch_size;
   mo.max_iterations = o.max_iterations;
+  mo.max_no_improvement = o.max_no_improvement;
   mo.on_batch = [&](int it) {
     if (it % 10 == 0 || it == o.max_iterations) {
       status(o, "mini-batch %d/%d (%zu samples each)", it, o.max_iterations, o.batch_size);
@@ -77,6 +78,7 @@ void train_minibatch(const TrainOptions& o, TrainResult* out) {
   status(o, "seeding: greedy k-means++ on an init sample");
   MiniBatchResult r = minibatch_kmeans(o.dim, o.digits, o.codes, mo);
   out->iterations = r.iterations;
+  out->minibatch_stopped_early = r.stopped_early;
   out->centroids = std::move(r.centroids);
   status(o, "scoring");
   const std::vector<float> eval =

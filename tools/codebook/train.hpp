@@ -32,7 +32,8 @@ struct TrainOptions {
   bool mini_batch = false;  // mini-batch even when the grid fits kMaxFullGrid
   bool refine = true;       // Hartigan refinement after Lloyd
   std::size_t batch_size = 4096;
-  int max_iterations = 1000;  // Lloyd iterations, or mini-batch batches
+  int max_iterations = 1000;    // Lloyd iterations, or mini-batch batches
+  int max_no_improvement = 10;  // mini-batch early stop (kmeans_minibatch.hpp); 0: off
   // Progress, one short line at a time ("Lloyd iteration 3: 120 points moved").
   std::function<void(const char*)> on_status;
 };
@@ -47,6 +48,7 @@ struct TrainResult {
   int iterations = 0;  // Lloyd iterations (refinement's included), or batches
   int lloyd_iterations = 0;
   bool lloyd_converged = false;
+  bool minibatch_stopped_early = false;
   RefineResult refined;
   double seed_seconds = 0.0, lloyd_seconds = 0.0, refine_seconds = 0.0, seconds = 0.0;
 };

@@ -48,7 +48,15 @@ void print_minibatch(const TrainOptions& o, const TrainResult& r) {
   const ClusterStats& s = r.stats;
   std::printf("  method      mini-batch k-means, batches of %zu streamed grid samples\n",
               o.batch_size);
-  std::printf("  iterations  %d batches\n", r.iterations);
+  if (r.minibatch_stopped_early) {
+    std::printf(
+        "  iterations  %d batches: stopped, %d in a row without a new low of the "
+        "smoothed batch inertia\n",
+        r.iterations, o.max_no_improvement);
+  } else {
+    std::printf("  iterations  %d batches (--max-iterations%s)\n", r.iterations,
+                o.max_no_improvement > 0 ? "; no early stop" : "; early stop off");
+  }
   if (r.eval_whole) {
     std::printf("  inertia     %.4f (sum of squared distances over all %zu grid points)\n",
                 s.inertia, r.eval_points);

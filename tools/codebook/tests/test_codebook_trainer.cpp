@@ -12,11 +12,13 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "codebook/cluster_stats.hpp"
 #include "codebook/codebook_file.hpp"
+#include "codebook/distance.hpp"
 #include "codebook/kmeans_lloyd.hpp"
 #include "codebook/kmeans_minibatch.hpp"
 #include "codebook/kmeans_refine.hpp"
@@ -276,6 +278,61 @@ TEST(MiniBatch, DeterministicAndCloseToLloyd) {
       cb::stats_from_labels(g.data(), g.size() / 6, 6, full.centroids, full.labels, 2).inertia;
   // The stated bound (docs/codebook.md): mini-batch within 15% of Lloyd here.
   EXPECT_LT(mb, 1.15 * lloyd);
+}
+
+TEST(MiniBatch, StopsEarlyOnceTheSmoothedInertiaStallsAndNotWhenTurnedOff) {
+  cb::MiniBatchOptions mo;
+  mo.seed = 3;
+  mo.batch_size = 512;
+  mo.max_iterations = 1000;
+  mo.threads = 2;
+  // 3,003 grid points, 16 centres: the smoothed inertia settles within a few
+  // dozen batches of 512, so the stop must come long before 1,000.
+  const cb::MiniBatchResult early = cb::minibatch_kmeans(6, 1, 16, mo);
+  EXPECT_TRUE(early.stopped_early);
+  EXPECT_GT(early.iterations, mo.max_no_improvement);  // never before the patience
+  EXPECT_LT(early.iterations, 1000);
+  mo.threads = 1;  // the stop does not depend on the threads either
+  const cb::MiniBatchResult one = cb::minibatch_kmeans(6, 1, 16, mo);
+  EXPECT_EQ(one.iterations, early.iterations);
+  EXPECT_TRUE(same_bits(one.centroids, early.centroids));
+  mo.max_no_improvement = 0;
+  mo.max_iterations = 150;
+  const cb::MiniBatchResult all = cb::minibatch_kmeans(6, 1, 16, mo);
+  EXPECT_FALSE(all.stopped_early);
+  EXPECT_EQ(all.iterations, 150);
+}
+
+TEST(Distance, NearestCentreIsTheLowestIndexAmongTies) {
+  // Centres (dim-major, k = 11): every one at distance 1 from x except two
+  // equal nearest ones at 5 and 9.
+  const uint32_t d = 2, k = 11;
+  std::vector<float> t(static_cast<std::size_t>(d) * k);
+  for (uint32_t c = 0; c < k; ++c) {
+    t[c] = 1.0F;
+    t[k + c] = 0.0F;
+  }
+  t[5] = t[9] = 0.5F;
+  const float x[2] = {0.0F, 0.0F};
+  std::vector<float> scratch(k);
+  float d2 = 0;
+  EXPECT_EQ(cb::nearest_centre(x, t.data(), d, k, scratch.data(), &d2), 5U);
+  EXPECT_EQ(d2, 0.25F);
+  // Against a plain scan on random centres.
+  std::mt19937_64 gen(5);
+  std::uniform_real_distribution<float> u(0, 1);
+  for (int trial = 0; trial < 200; ++trial) {
+    for (float& v : t) v = std::round(u(gen) * 4) / 4;  // coarse, so ties happen
+    const float y[2] = {std::round(u(gen) * 4) / 4, std::round(u(gen) * 4) / 4};
+    uint32_t want = 0;
+    float want_d2 = 1e30F;
+    for (uint32_t c = 0; c < k; ++c) {
+      const float a = y[0] - t[c], b = y[1] - t[k + c];
+      const float dist = 0.0F + a * a + b * b;
+      if (dist < want_d2) want_d2 = dist, want = c;
+    }
+    EXPECT_EQ(cb::nearest_centre(y, t.data(), d, k, scratch.data(), &d2), want) << trial;
+  }
 }
 
 TEST(Crowds, ExpectedReportsPerCode) {
