@@ -15,7 +15,8 @@
 #   steep         a steeper mapping (5x Glorot W, zero b, written with numpy) to
 #                 see the paper's shape where the environment has the headroom
 #   central-dp    the analyzer's central DP on the private model
-#   yeast         the multi-label experiment on $P2B_DATA_DIR/yeast.arff
+#   yeast         the multi-label experiment on $P2B_DATA_DIR/yeast.arff, and
+#                 its accuracy against t (fig6)
 #                 (P2B_DATA_DIR defaults to ../shared/data beside the checkout;
 #                 the step is skipped without the file, docs/data.md)
 set -euo pipefail
@@ -91,6 +92,8 @@ yeast="${P2B_DATA_DIR:-$repo/../shared/data}/yeast.arff"
 if [ -f "$yeast" ]; then
   timed yeast-disjoint --env multilabel --data "$yeast" --dim 10 --codes 32 --users 168
   timed yeast-resampled --env multilabel --data "$yeast" --dim 10 --codes 32 --users 10000,100000
+  timed yeast-fig6 --env multilabel --data "$yeast" --dim 10 --codes 32 --users 10000 \
+    --interactions 5,10,20,50,100 --no-crypto --plot
 elif wanted yeast; then
   echo "yeast.arff not found at $yeast: multi-label step skipped"
 fi
