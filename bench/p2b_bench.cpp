@@ -11,6 +11,7 @@
 
 #include <sodium.h>
 
+#include "fma_rate.hpp"
 #include "p2b.h"
 
 namespace {
@@ -146,10 +147,11 @@ class BenchAgent {
 };
 
 // Multiply-add floors of one call. Decide whitens (LinUCB) or unwhitens (LinTS)
-// x against every arm's triangular factor, d^2/2 each, and also encodes the
-// context for the pending slot, so it pays the encoder's k*d too.
+// x against every arm's triangular factor, d^2/2 each. It no longer encodes:
+// only the tuple a window releases is encoded (k*d, once per window of t with
+// probability p), which the pair's floor carries, amortised.
 double decide_floor(const Shape& s) {
-  return 0.5 * s.K * s.d * s.d + static_cast<double>(s.k) * s.d;
+  return 0.5 * s.K * s.d * s.d;
 }
 // Rank-1 Cholesky update (d^2/2 rotations of 2 madds) plus the two triangular
 // solves refreshing theta (d^2/2 each); independent of K and k.
@@ -159,13 +161,32 @@ double reward_floor(const Shape& s) {
 double encode_floor(const Shape& s) {
   return static_cast<double>(s.k) * s.d;
 }
+// The encoding of released tuples, per interaction, at the default p and t.
+double released_encode_floor(const Shape& s) {
+  p2b_config cfg;
+  if (p2b_config_default(&cfg) != P2B_OK) std::abort();
+  return encode_floor(s) * cfg.participation / cfg.window;
+}
+
+// This CPU's multiply-add rate (best ISA), measured once per process.
+const p2b::bench::FmaRate& fma_rate() {
+  static const p2b::bench::FmaRate rate = p2b::bench::measure_fma_rate();
+  return rate;
+}
 
 // madd_rate is the floor divided by the measured CPU time per call: how many
-// of the unavoidable multiply-adds the call retires per second.
+// of the unavoidable multiply-adds the call retires per second. floor_ns is
+// the floor at this CPU's measured FMA rate (fma_rate() above), and
+// floor_share that over the measured time: 1 would be at the floor, 0.05 is
+// 20x above it.
 void report(benchmark::State& state, const BenchAgent& bench, double madds) {
   using benchmark::Counter;
+  const double floor_seconds = madds / fma_rate().madds_per_second;
   state.counters["madds_floor"] = madds;
   state.counters["madd_rate"] = Counter(madds, Counter::kIsIterationInvariantRate);
+  state.counters["floor_ns"] = floor_seconds * 1e9;
+  state.counters["floor_share"] = Counter(floor_seconds, Counter::kIsIterationInvariantRate);
+  state.SetLabel(fma_rate().isa);
   state.counters["arena_bytes"] =
       Counter(static_cast<double>(bench.footprint()), Counter::kDefaults, Counter::kIs1024);
 }
@@ -220,7 +241,7 @@ void BM_DecideRewardPair(benchmark::State& state) {
     }
     ++i;
   }
-  report(state, bench, decide_floor(shape) + reward_floor(shape));
+  report(state, bench, decide_floor(shape) + reward_floor(shape) + released_encode_floor(shape));
 }
 
 // Fills `ids` with fresh decisions on the next contexts of the pool.

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fma_rate.hpp"
 #include "p2b.h"
 
 namespace {
@@ -55,59 +56,6 @@ float reward_of(const float* x, uint32_t d, uint32_t K, uint32_t action) {
 
 // Multiply-adds per second on one core, with 16 independent accumulators so
 // the FMA units, not their latency, set the pace.
-// The vector types' `acc * a + b` contracts to FMA (this file is built with
-// -ffp-contract=fast); a macro, not a template, so that each copy is compiled
-// for its function's target ISA.
-#define P2B_FMA_KERNEL(V)                                                    \
-  constexpr int kLanes = sizeof(V) / sizeof(float);                          \
-  V acc[16];                                                                 \
-  for (V & v : acc) v = V{} + 1.0F;                                          \
-  const V a = V{} + 0.999999F;                                               \
-  const V b = V{} + 1e-7F;                                                   \
-  const long iters = 20000000;                                               \
-  const auto t0 = Clock::now();                                              \
-  for (long n = 0; n < iters; ++n) {                                         \
-    for (V & v : acc) v = v * a + b;                                         \
-  }                                                                          \
-  const double s = std::chrono::duration<double>(Clock::now() - t0).count(); \
-  float sink = 0;                                                            \
-  for (const V& v : acc) sink += v[0];                                       \
-  if (sink == 42.0F) std::puts("");                                          \
-  return static_cast<double>(iters) * 16 * kLanes / s;
-
-using V4 = float __attribute__((vector_size(16)));
-double fma_generic() {
-  P2B_FMA_KERNEL(V4)
-}
-#if defined(__x86_64__)
-using V8 = float __attribute__((vector_size(32)));
-using V16 = float __attribute__((vector_size(64)));
-__attribute__((target("avx2,fma"))) double fma_avx2() {
-  P2B_FMA_KERNEL(V8)
-}
-__attribute__((target("avx512f"))) double fma_avx512() {
-  P2B_FMA_KERNEL(V16)
-}
-#endif
-
-// The best rate over the ISAs this CPU runs (wider is not always faster:
-// some CPUs split 512-bit operations or lower their clock for them).
-double fma_rate(const char** isa) {
-  double best = fma_generic();
-  *isa = "sse";
-#if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    const double r = fma_avx2();
-    if (r > best) best = r, *isa = "avx2+fma";
-  }
-  if (__builtin_cpu_supports("avx512f")) {
-    const double r = fma_avx512();
-    if (r > best) best = r, *isa = "avx512f";
-  }
-#endif
-  return best;
-}
-
 double p2b_us(const Point& p, const std::vector<float>& xs, std::size_t steps) {
   std::mt19937_64 gen(kSeed);
   const std::vector<float> codebook = simplex(kCodes, p.d, gen);
@@ -219,9 +167,8 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  const char* isa = "";
-  const double rate = fma_rate(&isa);
-  std::printf("fma %s %.4g\n", isa, rate);
+  const p2b::bench::FmaRate fma = p2b::bench::measure_fma_rate();
+  std::printf("fma %s %.4g\n", fma.isa, fma.madds_per_second);
   for (const Point& p : kPoints) {
     const std::vector<float> xs = contexts(p.d);
     std::printf("p2b %u %u %.4f\n", p.d, p.K, p2b_us(p, xs, steps));
