@@ -13,6 +13,7 @@
 
 #include "fma_rate.hpp"
 #include "p2b.h"
+#include "simplex_points.hpp"
 
 namespace {
 
@@ -55,19 +56,7 @@ Shape shape_of(const benchmark::State& state) {
                static_cast<uint32_t>(state.range(2))};
 }
 
-// n points uniform on the probability simplex in R^d, row-major. Normalised
-// i.i.d. Exp(1) draws are Dirichlet(1, ..., 1), which is that distribution.
-std::vector<float> simplex_points(std::size_t n, uint32_t d, std::mt19937_64& gen) {
-  std::exponential_distribution<double> expo(1.0);
-  std::vector<float> points(n * d);
-  std::vector<double> row(d);
-  for (std::size_t i = 0; i < n; ++i) {
-    double sum = 0.0;
-    for (double& v : row) sum += (v = expo(gen));
-    for (uint32_t j = 0; j < d; ++j) points[i * d + j] = static_cast<float>(row[j] / sum);
-  }
-  return points;
-}
+using p2b::bench::simplex_points;
 
 std::vector<float> coin_flips(std::size_t n, std::mt19937_64& gen) {
   std::bernoulli_distribution coin(0.5);

@@ -17,6 +17,7 @@
 
 #include "fma_rate.hpp"
 #include "p2b.h"
+#include "simplex_points.hpp"
 
 namespace {
 
@@ -30,23 +31,13 @@ constexpr Point kPoints[] = {{10, 10}, {20, 20}, {20, 50}};
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<float> simplex(std::size_t n, uint32_t d, std::mt19937_64& gen) {
-  std::exponential_distribution<double> expo(1.0);
-  std::vector<float> out(n * d);
-  std::vector<double> row(d);
-  for (std::size_t i = 0; i < n; ++i) {
-    double sum = 0;
-    for (double& v : row) sum += (v = expo(gen));
-    for (uint32_t j = 0; j < d; ++j) out[i * d + j] = static_cast<float>(row[j] / sum);
-  }
-  return out;
-}
+using p2b::bench::simplex_points;
 
 // Contexts per d and one shared reward rule: reward 1 when the chosen action
 // is the context's largest coordinate modulo K (a learnable, cheap signal).
 std::vector<float> contexts(uint32_t d) {
   std::mt19937_64 gen(kSeed + d);
-  return simplex(kPool, d, gen);
+  return simplex_points(kPool, d, gen);
 }
 float reward_of(const float* x, uint32_t d, uint32_t K, uint32_t action) {
   uint32_t top = 0;
@@ -58,7 +49,7 @@ float reward_of(const float* x, uint32_t d, uint32_t K, uint32_t action) {
 // the FMA units, not their latency, set the pace.
 double p2b_us(const Point& p, const std::vector<float>& xs, std::size_t steps) {
   std::mt19937_64 gen(kSeed);
-  const std::vector<float> codebook = simplex(kCodes, p.d, gen);
+  const std::vector<float> codebook = simplex_points(kCodes, p.d, gen);
   p2b_config cfg;
   if (p2b_config_default(&cfg) != P2B_OK) std::abort();
   static uint8_t pk[32] = {9}, vk[32] = {7};

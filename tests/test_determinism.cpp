@@ -17,19 +17,37 @@ uint64_t fnv(uint64_t h, uint64_t v) {
   return h;
 }
 
+// The scenarios' fixed inputs, integer arithmetic and exactly representable
+// floats only, so identical on every platform: a 12-code codebook of d = 6
+// (`mul` varies it) and contexts from a 64-bit LCG.
+constexpr uint32_t kScenarioDim = 6;
+
+std::vector<float> scenario_codebook(uint32_t mul) {
+  std::vector<float> codebook;
+  for (uint32_t c = 0; c < 12; ++c) {
+    for (uint32_t i = 0; i < kScenarioDim; ++i) {
+      codebook.push_back(static_cast<float>((c * mul + i * 3) % 11) / 16.0F);
+    }
+  }
+  return codebook;
+}
+
+void next_context(uint64_t* lcg, float* x) {
+  for (uint32_t i = 0; i < kScenarioDim; ++i) {
+    *lcg = *lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+    x[i] = static_cast<float>((*lcg >> 33) % 64) / 8.0F;
+  }
+}
+
 // Runs a fixed scenario through decide/reward/poll and digests every action,
 // code and report. The environment uses only integer arithmetic and exactly
 // representable floats, so it is identical everywhere.
 uint64_t scenario_digest(uint32_t policy) {
-  const uint32_t d = 6;
+  const uint32_t d = kScenarioDim;
   p2b_config cfg = p2b_test::base_config(d, 5, 0, 2024);
   cfg.policy = policy;
   cfg.ts_scale = 0.3;
-  std::vector<float> codebook;
-  for (uint32_t c = 0; c < 12; ++c) {
-    for (uint32_t i = 0; i < d; ++i)
-      codebook.push_back(static_cast<float>((c * 7 + i * 3) % 11) / 16.0F);
-  }
+  const std::vector<float> codebook = scenario_codebook(7);
   cfg.centroids = codebook.data();
   cfg.n_codes = 12;
   auto t = p2b_test::make_agent(cfg);
@@ -37,10 +55,7 @@ uint64_t scenario_digest(uint32_t policy) {
   uint64_t lcg = 12345;
   for (int step = 0; step < 4000; ++step) {
     float x[d];
-    for (uint32_t i = 0; i < d; ++i) {
-      lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
-      x[i] = static_cast<float>((lcg >> 33) % 64) / 8.0F;
-    }
+    next_context(&lcg, x);
     uint32_t a = 0;
     uint64_t id = 0;
     uint32_t code = 0;
@@ -81,17 +96,13 @@ TEST(Determinism, LinTsGoldenDigestHoldsOnEveryPlatform) {
 // recorded when every decision was encoded eagerly, proves the saved bytes
 // did not change with it.
 uint64_t saved_state_digest(uint32_t policy) {
-  const uint32_t d = 6;
+  const uint32_t d = kScenarioDim;
   p2b_config cfg = p2b_test::base_config(d, 5, 0, 77);
   cfg.policy = policy;
   cfg.ts_scale = 0.3;
   cfg.window = 7;
   cfg.participation = 0.8;
-  std::vector<float> codebook;
-  for (uint32_t c = 0; c < 12; ++c) {
-    for (uint32_t i = 0; i < d; ++i)
-      codebook.push_back(static_cast<float>((c * 5 + i * 3) % 11) / 16.0F);
-  }
+  const std::vector<float> codebook = scenario_codebook(5);
   cfg.centroids = codebook.data();
   cfg.n_codes = 12;
   auto t = p2b_test::make_agent(cfg);
@@ -99,10 +110,7 @@ uint64_t saved_state_digest(uint32_t policy) {
   p2b_tuple rep;
   for (int step = 0; step < 1237; ++step) {
     float x[d];
-    for (uint32_t i = 0; i < d; ++i) {
-      lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
-      x[i] = static_cast<float>((lcg >> 33) % 64) / 8.0F;
-    }
+    next_context(&lcg, x);
     uint32_t a = 0;
     uint64_t id = 0;
     EXPECT_EQ(p2b_agent_decide(t.agent, x, d, &a, &id), P2B_OK);
