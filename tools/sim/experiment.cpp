@@ -127,14 +127,24 @@ void normalised(const float* x, uint32_t d, double* out) {
 // The non-private baseline shares the same sampled tuple, but with its raw
 // context: the step of the user's history whose (code, action, reward) the
 // device reported (ties, which the report cannot tell apart, by a draw).
+// Encoding is most of the cost, so a step is encoded only when another step
+// shares its (action, reward): a lone candidate is the reported step, since
+// the report came from one of them.
 uint32_t matching_step(p2b_agent* device, const History& h, uint32_t d, const SharedTuple& t,
                        Draws& draws) {
-  std::vector<uint32_t> hits;
+  std::vector<uint32_t> candidates;
   for (uint32_t i = 0; i < h.action.size(); ++i) {
-    if (h.action[i] != t.action || h.reward[i] != t.reward) continue;
-    uint32_t code = 0;
-    check(p2b_agent_encode(device, &h.x[static_cast<size_t>(i) * d], d, &code), "encode");
-    if (code == t.code) hits.push_back(i);
+    if (h.action[i] == t.action && h.reward[i] == t.reward) candidates.push_back(i);
+  }
+  std::vector<uint32_t> hits;
+  if (candidates.size() == 1) {
+    hits = candidates;
+  } else {
+    for (uint32_t i : candidates) {
+      uint32_t code = 0;
+      check(p2b_agent_encode(device, &h.x[static_cast<size_t>(i) * d], d, &code), "encode");
+      if (code == t.code) hits.push_back(i);
+    }
   }
   if (hits.empty()) throw std::logic_error("a report matches none of its user's interactions");
   return hits[draws.bits() % hits.size()];
