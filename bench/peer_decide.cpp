@@ -93,9 +93,8 @@ double p2b_us(const Point& p, const std::vector<float>& xs, std::size_t steps) {
 // The plain LinUCB: per arm A^-1 kept by Sherman-Morrison and theta = A^-1 b,
 // in double; decide is K (d^2 + d) multiply-adds, reward 3 d^2.
 double plain_us(const Point& p, const std::vector<float>& xs, std::size_t steps) {
-  const uint32_t d = p.d, K = p.K;
-  std::vector<double> ainv(static_cast<std::size_t>(K) * d * d, 0.0), b(K * d, 0.0),
-      theta(K * d, 0.0), ax(d);
+  const std::size_t d = p.d, K = p.K;
+  std::vector<double> ainv(K * d * d, 0.0), b(K * d, 0.0), theta(K * d, 0.0), ax(d);
   for (uint32_t a = 0; a < K; ++a) {
     for (uint32_t i = 0; i < d; ++i) ainv[(a * d + i) * d + i] = 1.0;
   }
