@@ -210,6 +210,15 @@ bool read_arms(pb_istream_t* is, const ArmSet& arms, bool apply) {
   return true;
 }
 
+// A context the agent normalised sums to 1 up to the rounding of d values to
+// `real`, at most d half-ulps; 1e-4 is far above that and far below any
+// context that was not normalised.
+bool sums_to_one(const real* xn, uint32_t d) {
+  double sum = 0.0;
+  for (uint32_t k = 0; k < d; ++k) sum += static_cast<double>(xn[k]);
+  return std::fabs(sum - 1.0) <= 1e-4;
+}
+
 bool read_pending(pb_istream_t* is, AgentState& s, uint64_t next_id, bool apply) {
   const uint32_t d = s.arms.dim();
   for (uint32_t i = 0; i < s.pending.capacity(); ++i) {
@@ -226,7 +235,9 @@ bool read_pending(pb_istream_t* is, AgentState& s, uint64_t next_id, bool apply)
       xn[k] = static_cast<real>(p.context[k]);
     }
     // The code is not kept (it is recomputed when saved), so it must be the
-    // one its context encodes to, or 0 for an empty slot, as saved.
+    // one its context encodes to, or 0 for an empty slot, as saved. Only a
+    // normalised context has a code: encoding one that sums to 0 divides by 0.
+    if (p.state != kSlotEmpty && !sums_to_one(xn, d)) return false;
     if (p.code != (p.state == kSlotEmpty ? 0 : s.codebook.encode(xn))) return false;
     if (apply) s.pending.restore_slot(i, slot, p.context);
   }

@@ -269,19 +269,24 @@ TEST_F(StateRejection, WellSealedButImpossibleValuesAreRejected) {
   expect_unchanged();
 }
 
-// Codes are recomputed from the contexts when saving, so a saved pending
-// code must be what its context encodes to: a different one is refused.
-TEST_F(StateRejection, APendingCodeItsContextDoesNotEncodeToIsRejected) {
-  const p2b_test::StateLayout at = p2b_test::state_layout(blob_);
+// Where the value of the first PendingDecision's code field sits in a blob.
+std::size_t first_pending_code_at(const std::vector<uint8_t>& blob) {
+  const p2b_test::StateLayout at = p2b_test::state_layout(blob);
   std::size_t pos = at.header_at + at.header_len;
   for (uint32_t m = 0; m < kArms * (kDim + 1); ++m) {  // the arms' columns
     std::size_t len = 0;
-    pos += p2b_test::read_varint(blob_, pos, &len);
+    pos += p2b_test::read_varint(blob, pos, &len);
     pos += len;
   }
   std::size_t len = 0;
-  pos += p2b_test::read_varint(blob_, pos, &len);  // the first PendingDecision
-  const std::size_t code_at = pos + 9 + 5 + 1;     // after id and action: the code's value
+  pos += p2b_test::read_varint(blob, pos, &len);  // the first PendingDecision
+  return pos + 9 + 5 + 1;                         // after id and action
+}
+
+// Codes are recomputed from the contexts when saving, so a saved pending
+// code must be what its context encodes to: a different one is refused.
+TEST_F(StateRejection, APendingCodeItsContextDoesNotEncodeToIsRejected) {
+  const std::size_t code_at = first_pending_code_at(blob_);
   ASSERT_EQ(blob_[code_at - 1], 0x1d) << "tag of PendingDecision.code";
   uint32_t code = 0;
   std::memcpy(&code, &blob_[code_at], sizeof code);
@@ -296,6 +301,37 @@ TEST_F(StateRejection, APendingCodeItsContextDoesNotEncodeToIsRejected) {
   EXPECT_EQ(
       p2b_agent_restore(target_.agent, p2b_test::test_state_key(), blob_.data(), blob_.size()),
       P2B_OK);
+}
+
+// Found by fuzz_state: an all-zero pending context has no normalised form,
+// and encoding it to check its code divided zero by zero. A saved context is
+// normalised; anything else is refused before it is encoded.
+TEST_F(StateRejection, APendingContextThatIsNotNormalisedIsRejected) {
+  const std::size_t code_at = first_pending_code_at(blob_);
+  const std::size_t state_at = code_at + 4 + 1;
+  ASSERT_EQ(blob_[state_at - 1], 0x25) << "tag of PendingDecision.state";
+  uint32_t slot_state = 0;
+  std::memcpy(&slot_state, &blob_[state_at], sizeof slot_state);
+  ASSERT_NE(slot_state, 0U) << "the first slot holds a decision";
+  const std::size_t context_at = state_at + 4 + 2;  // tag 0x2a and length kDim * 8
+  ASSERT_EQ(blob_[context_at - 2], 0x2a) << "tag of PendingDecision.context";
+  ASSERT_EQ(blob_[context_at - 1], kDim * sizeof(double));
+  // Twice the saved context encodes to the same code, so only the check of
+  // its sum refuses it; zero has no code at all.
+  for (const double scale : {0.0, 2.0}) {
+    std::vector<uint8_t> bad = blob_;
+    for (uint32_t k = 0; k < kDim; ++k) {
+      double value = 0.0;
+      std::memcpy(&value, &bad[context_at + k * sizeof(double)], sizeof value);
+      value *= scale;
+      std::memcpy(&bad[context_at + k * sizeof(double)], &value, sizeof value);
+    }
+    reseal(&bad);
+    EXPECT_EQ(p2b_agent_restore(target_.agent, p2b_test::test_state_key(), bad.data(), bad.size()),
+              P2B_ERR_CORRUPT_STATE)
+        << scale;
+  }
+  expect_unchanged();
 }
 
 TEST_F(StateRejection, SmallBufferIsRefusedOnSave) {
