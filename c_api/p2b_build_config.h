@@ -61,6 +61,19 @@
 #define P2B_MAX_OUTBOX 256
 #endif
 
+/** \brief Largest context length d of the shared-parameter model (p2b_shared.h).
+ * It keeps no per-call stack buffer of this length (its scratch is in the
+ * arena), so raising it costs nothing until an arena is sized for it. Vertical
+ * federation runs d = 100 and more; the tests cover d = 300. */
+#ifndef P2B_SHARED_MAX_DIM
+#define P2B_SHARED_MAX_DIM 1024
+#endif
+
+/** \brief Largest number of candidate items per shared-parameter decision. */
+#ifndef P2B_SHARED_MAX_ITEMS
+#define P2B_SHARED_MAX_ITEMS 65536
+#endif
+
 /** \brief Alignment, in bytes, of an agent's arena and of every block inside it. The
  * default covers Eigen's static alignment on x86-64, aarch64 and Cortex-M4. */
 #ifndef P2B_ARENA_ALIGN
@@ -89,6 +102,12 @@
 #endif
 #if P2B_MAX_OUTBOX < 1 || P2B_MAX_OUTBOX > 65536
 #error "P2B_MAX_OUTBOX must be in 1..65536"
+#endif
+#if P2B_SHARED_MAX_DIM < 1 || P2B_SHARED_MAX_DIM > 16384
+#error "P2B_SHARED_MAX_DIM must be in 1..16384"
+#endif
+#if P2B_SHARED_MAX_ITEMS < 1 || P2B_SHARED_MAX_ITEMS > 16777216
+#error "P2B_SHARED_MAX_ITEMS must be in 1..16777216"
 #endif
 #if P2B_ARENA_ALIGN < 16 || (P2B_ARENA_ALIGN & (P2B_ARENA_ALIGN - 1)) != 0
 #error "P2B_ARENA_ALIGN must be a power of two, at least 16"

@@ -8,6 +8,7 @@
 
 #include "p2b/blake2b.hpp"
 #include "state_codec.hpp"
+#include "state_mac.hpp"
 
 namespace p2b {
 
@@ -15,7 +16,7 @@ namespace {
 
 constexpr uint8_t kPlainMagic[4] = {'P', '2', 'B', 'S'};
 constexpr uint8_t kSealedMagic[4] = {'P', '2', 'B', 'E'};
-constexpr std::size_t kMacBytes = 32;
+constexpr std::size_t kMacBytes = kStateMacBytes;
 constexpr std::size_t kSealedOverhead = sizeof kSealedMagic + kAeadNonceBytes + kAeadTagBytes;
 // The MAC key is BLAKE2b-256 keyed with the state key over this label, so
 // it never equals the key the AEAD uses.
@@ -32,29 +33,6 @@ bool plain_size(const AgentState& s, std::size_t* bytes) {
   write_plain(&sizing, s);
   *bytes = sizing.bytes_written + kMacBytes;
   return true;
-}
-
-void wipe(uint8_t* p, std::size_t n) {
-  volatile uint8_t* v = p;
-  for (std::size_t i = 0; i < n; ++i) v[i] = 0;
-}
-
-// The MAC of `len` bytes under the subkey of `state_key`.
-void state_mac(const uint8_t* state_key, const uint8_t* msg, std::size_t len,
-               uint8_t mac[kMacBytes]) {
-  uint8_t mac_key[kMacBytes];
-  // Lengths are in range and pointers set: these calls cannot fail.
-  blake2b_keyed(mac_key, sizeof mac_key, state_key, kAeadKeyBytes,
-                reinterpret_cast<const uint8_t*>(kMacLabel), sizeof kMacLabel - 1);
-  blake2b_keyed(mac, kMacBytes, mac_key, sizeof mac_key, msg, len);
-  wipe(mac_key, sizeof mac_key);
-}
-
-// Compares in time independent of where the bytes differ.
-bool same_bytes(const uint8_t* a, const uint8_t* b, std::size_t n) {
-  uint8_t diff = 0;
-  for (std::size_t i = 0; i < n; ++i) diff = static_cast<uint8_t>(diff | (a[i] ^ b[i]));
-  return diff == 0;
 }
 
 // An intact state of a format older than the keyed MAC: another format
@@ -85,7 +63,7 @@ Status Agent::save(const uint8_t* key, void* buf, std::size_t cap, std::size_t* 
   auto* out = static_cast<uint8_t*>(buf);
   pb_ostream_t os = pb_ostream_from_buffer(out, total - kMacBytes);
   if (!write_plain(&os, s)) return Status::corrupt_state;  // unreachable: sized above
-  state_mac(key, out, total - kMacBytes, out + total - kMacBytes);
+  state_mac(key, kMacLabel, out, total - kMacBytes, out + total - kMacBytes);
   *written = total;
   return Status::ok;
 }
@@ -100,7 +78,7 @@ Status Agent::restore(const uint8_t* key, const void* buf, std::size_t len) {
     return Status::corrupt_state;
   }
   uint8_t mac[kMacBytes];
-  state_mac(key, in, len - kMacBytes, mac);
+  state_mac(key, kMacLabel, in, len - kMacBytes, mac);
   if (!same_bytes(mac, in + len - kMacBytes, kMacBytes)) {
     // A wrong key and an edit look alike by design.
     return older_format(in, len) ? Status::unsupported_version : Status::corrupt_state;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "eigen_config.hpp"
+#include "triangular.hpp"
 
 namespace p2b {
 
@@ -28,27 +29,11 @@ void arm_reset(ArmView arm, real lambda) {
 }
 
 void arm_whiten(ArmView arm, const real* x, real* z) {
-  const uint32_t d = arm.d;
-  // Column-oriented forward substitution: the inner loop walks one contiguous column.
-  for (uint32_t i = 0; i < d; ++i) z[i] = x[i];
-  for (uint32_t j = 0; j < d; ++j) {
-    const real* col = arm.L + static_cast<std::size_t>(j) * d;
-    z[j] /= col[j];
-    const real zj = z[j];
-    for (uint32_t i = j + 1; i < d; ++i) z[i] -= col[i] * zj;
-  }
+  tri_whiten(arm.L, arm.d, x, z);
 }
 
 void arm_unwhiten(ArmView arm, const real* y, real* out) {
-  const uint32_t d = arm.d;
-  // Solving L^T out = y: row i of L^T is column i of L, so each step is a dot
-  // product over a contiguous column segment.
-  for (uint32_t ii = d; ii-- > 0;) {
-    const real* col = arm.L + static_cast<std::size_t>(ii) * d;
-    real s = y[ii];
-    for (uint32_t k = ii + 1; k < d; ++k) s -= col[k] * out[k];
-    out[ii] = s / col[ii];
-  }
+  tri_unwhiten(arm.L, arm.d, y, out);
 }
 
 bool arm_stage_update(ArmView arm, const real* x, real r, real* staging) {
@@ -62,20 +47,7 @@ bool arm_stage_update(ArmView arm, const real* x, real r, real* staging) {
     b2[i] = arm.b[i] + r * x[i];
     w[i] = x[i];
   }
-  // Rank-1 Cholesky update by Givens-style rotations; LLT::rankUpdate would
-  // heap-allocate, this keeps its one vector in the caller's memory.
-  for (uint32_t k = 0; k < d; ++k) {
-    real* col = l2 + static_cast<std::size_t>(k) * d;
-    const real lkk = col[k];
-    const real rr = std::sqrt(lkk * lkk + w[k] * w[k]);
-    const real c = rr / lkk;
-    const real s = w[k] / lkk;
-    col[k] = rr;
-    for (uint32_t i = k + 1; i < d; ++i) {
-      col[i] = (col[i] + s * w[i]) / c;
-      w[i] = c * w[i] - s * col[i];
-    }
-  }
+  tri_rank1_update(l2, d, w);
   // The result must stay inside the bounds restore accepts, or the agent
   // would save a state it can never load again.
   for (uint32_t j = 0; j < d; ++j) {

@@ -11,10 +11,14 @@
 
 namespace p2b {
 
-// True when `v` converts to `real` without overflow: a double beyond FLT_MAX
-// cast to float is undefined behaviour, so untrusted values are checked first.
+// True when `v` converts to T without overflow: a double beyond FLT_MAX cast
+// to float is undefined behaviour, so untrusted values are checked first.
+template <typename T>
+inline bool fits_scalar(double v) {
+  return std::isfinite(v) && std::fabs(v) <= static_cast<double>(std::numeric_limits<T>::max());
+}
 inline bool fits_real(double v) {
-  return std::isfinite(v) && std::fabs(v) <= static_cast<double>(std::numeric_limits<real>::max());
+  return fits_scalar<real>(v);
 }
 
 // Bounds on statistics that arrive from outside (import, signed models, saved
@@ -26,16 +30,24 @@ constexpr double kMaxFactorEntry = 1e15;
 constexpr double kMinFactorDiagonal = 1e-4;
 constexpr double kMaxVectorEntry = 1e30;
 
-// Both checks judge the value as it will be stored, rounded to `real`: the
-// same value must pass at import, at every update, and again at restore.
-inline bool factor_entry_ok(double v, bool diagonal) {
-  if (!fits_real(v)) return false;
-  const double stored = static_cast<double>(static_cast<real>(v));
+// Both checks judge the value as it will be stored, rounded to T: the same
+// value must pass at import, at every update, and again at restore.
+template <typename T>
+inline bool factor_entry_ok_as(double v, bool diagonal) {
+  if (!fits_scalar<T>(v)) return false;
+  const double stored = static_cast<double>(static_cast<T>(v));
   return std::fabs(stored) <= kMaxFactorEntry && (!diagonal || stored >= kMinFactorDiagonal);
 }
+template <typename T>
+inline bool vector_entry_ok_as(double v) {
+  if (!fits_scalar<T>(v)) return false;
+  return std::fabs(static_cast<double>(static_cast<T>(v))) <= kMaxVectorEntry;
+}
+inline bool factor_entry_ok(double v, bool diagonal) {
+  return factor_entry_ok_as<real>(v, diagonal);
+}
 inline bool vector_entry_ok(double v) {
-  if (!fits_real(v)) return false;
-  return std::fabs(static_cast<double>(static_cast<real>(v))) <= kMaxVectorEntry;
+  return vector_entry_ok_as<real>(v);
 }
 
 struct ArmView {

@@ -76,6 +76,8 @@ const char* status_str(Status s) {
       return "key list is past its not-after time";
     case Status::key_retired:
       return "envelope is sealed to a shuffler key the applied key list no longer accepts";
+    case Status::item_count:
+      return "number of candidate items is 0 or above the configured maximum";
   }
   return "unknown status";
 }

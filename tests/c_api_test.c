@@ -121,6 +121,49 @@ static void check_key_lists(p2b_agent* agent, const p2b_config* cfg, size_t need
   free(spare);
 }
 
+/* The shared-parameter model from C: signed contexts, a decision, its reward
+ * moving theta toward the rewarded item, and a saved state that restores. */
+static void check_shared_model(void) {
+  p2b_shared_config sc;
+  p2b_shared_model *model = NULL, *copy = NULL;
+  size_t need = 0, len = 0, written = 0;
+  void *mem, *mem2, *state;
+  const double items[3 * 2] = {0.6, -0.8, -1.0, 0.0, 0.0, 1.0};
+  double theta[2], total[3];
+  uint32_t item = 99, i;
+  uint64_t id = 0;
+
+  CHECK(p2b_shared_config_default(&sc) == P2B_OK);
+  sc.dim = 2;
+  sc.max_items = 3;
+  sc.tie_rel_tol = 1e-9;
+  sc.rng_mode = P2B_RNG_SEEDED;
+  CHECK(p2b_shared_model_footprint(&sc, &need) == P2B_OK && need % P2B_ARENA_ALIGN == 0);
+  mem = arena(need);
+  mem2 = arena(need);
+  CHECK(mem != NULL && mem2 != NULL);
+  CHECK(p2b_shared_model_init(mem, need, &sc, &model) == P2B_OK);
+  /* All three unit items tie at the start: the lowest index wins. */
+  CHECK(p2b_shared_model_decide(model, items, 3, 2, &item, &id) == P2B_OK && item == 0);
+  CHECK(p2b_shared_model_decide(model, items, 4, 2, &item, &id) == P2B_ERR_ITEM_COUNT);
+  for (i = 0; i < 20; ++i) CHECK(p2b_shared_model_learn(model, items + 4, 2, 1.0) == P2B_OK);
+  CHECK(p2b_shared_model_theta(model, theta, 2) == P2B_OK && theta[1] > 0.9 && theta[0] == 0.0);
+  CHECK(p2b_shared_model_scores(model, items, 3, 2, NULL, NULL, total) == P2B_OK);
+  CHECK(total[2] > total[0] && total[2] > total[1]);
+  CHECK(p2b_shared_model_reward(model, id, -1.0) == P2B_OK);
+  CHECK(p2b_shared_model_save_size(model, &len) == P2B_OK);
+  state = malloc(len);
+  CHECK(state != NULL);
+  CHECK(p2b_shared_model_save(model, kStateKey, state, len, &written) == P2B_OK && written == len);
+  CHECK(p2b_shared_model_init(mem2, need, &sc, &copy) == P2B_OK);
+  CHECK(p2b_shared_model_restore(copy, kOtherStateKey, state, len) == P2B_ERR_CORRUPT_STATE);
+  CHECK(p2b_shared_model_restore(copy, kStateKey, state, len) == P2B_OK);
+  CHECK(p2b_shared_model_decide(copy, items, 3, 2, &item, &id) == P2B_OK && item == 2);
+  free(state);
+  free(mem);
+  free(mem2);
+}
+
 int main(void) {
   static const float codebook[CODES * DIM] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   p2b_config cfg;
@@ -217,6 +260,7 @@ int main(void) {
 
   check_models(copy);
   check_key_lists(copy, &cfg, need);
+  check_shared_model();
 
   /* Forget: the last decision's id expires and learning starts over. */
   {

@@ -464,8 +464,27 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
     return s;
   });
 
+  // The shared-parameter model's own status.
+  expect(P2B_ERR_ITEM_COUNT, "shared model decision over no items", [&] {
+    p2b_shared_config sc;
+    EXPECT_EQ(p2b_shared_config_default(&sc), P2B_OK);
+    sc.dim = 2;
+    sc.max_items = 2;
+    sc.rng_mode = P2B_RNG_SEEDED;
+    size_t need = 0;
+    EXPECT_EQ(p2b_shared_model_footprint(&sc, &need), P2B_OK);
+    std::vector<unsigned char> mem(need + P2B_ARENA_ALIGN);
+    const auto addr = reinterpret_cast<uintptr_t>(mem.data());
+    void* aligned = mem.data() + (P2B_ARENA_ALIGN - addr % P2B_ARENA_ALIGN) % P2B_ARENA_ALIGN;
+    p2b_shared_model* m = nullptr;
+    EXPECT_EQ(p2b_shared_model_init(aligned, need, &sc, &m), P2B_OK);
+    const double items[2] = {1.0, -1.0};
+    uint64_t oid = 0;
+    return p2b_shared_model_decide(m, items, 0, 2, &action, &oid);
+  });
+
   std::set<int> all_errors;
-  for (int s = -1; s >= P2B_ERR_KEY_RETIRED; --s) all_errors.insert(s);
+  for (int s = -1; s >= P2B_ERR_ITEM_COUNT; --s) all_errors.insert(s);
   std::set<int> missing;
   for (int s : all_errors) {
     if (reached_.count(s) == 0) missing.insert(s);
@@ -478,7 +497,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
 
 TEST(CApiStatus, EveryStatusHasItsOwnDescription) {
   std::set<std::string> seen;
-  for (int s = P2B_ERR_KEY_RETIRED; s <= P2B_BUDGET_EXHAUSTED; ++s) {
+  for (int s = P2B_ERR_ITEM_COUNT; s <= P2B_BUDGET_EXHAUSTED; ++s) {
     const char* text = p2b_status_str(static_cast<p2b_status>(s));
     ASSERT_NE(text, nullptr);
     EXPECT_TRUE(seen.insert(text).second) << "duplicate description for " << s;

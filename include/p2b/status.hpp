@@ -44,10 +44,11 @@ enum class Status : int32_t {
   key_list_rollback = -31,  // key list version not above the one applied
   key_list_expired = -32,   // the key list's not-after time is before the time given
   key_retired = -33,        // envelope sealed to a shuffler key the applied list dropped
+  item_count = -34,         // a shared-model decision with 0 items or more than configured
 };
 
 // Lowest (most negative) status value; tests walk [kLowestStatus, 2].
-constexpr int32_t kLowestStatus = -33;
+constexpr int32_t kLowestStatus = -34;
 
 constexpr bool is_error(Status s) {
   return static_cast<int32_t>(s) < 0;

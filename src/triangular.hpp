@@ -1,0 +1,57 @@
+// Triangular solves and the rank-1 Cholesky update on a column-major lower
+// factor L (d x d), for any scalar type. The disjoint arms (ridge_arm.cpp,
+// in `real`) and the shared-parameter model (shared_model.cpp, in float or
+// double) run these same operations in the same order, so a change here
+// moves both, and the golden digests catch it.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace p2b {
+
+// z = L^-1 x (forward substitution, d^2/2 multiply-adds). The inner loop walks
+// one contiguous column.
+template <typename T>
+void tri_whiten(const T* L, uint32_t d, const T* x, T* z) {
+  for (uint32_t i = 0; i < d; ++i) z[i] = x[i];
+  for (uint32_t j = 0; j < d; ++j) {
+    const T* col = L + static_cast<std::size_t>(j) * d;
+    z[j] /= col[j];
+    const T zj = z[j];
+    for (uint32_t i = j + 1; i < d; ++i) z[i] -= col[i] * zj;
+  }
+}
+
+// out = L^-T y (back substitution): row i of L^T is column i of L, so each
+// step is a dot product over a contiguous column segment.
+template <typename T>
+void tri_unwhiten(const T* L, uint32_t d, const T* y, T* out) {
+  for (uint32_t ii = d; ii-- > 0;) {
+    const T* col = L + static_cast<std::size_t>(ii) * d;
+    T s = y[ii];
+    for (uint32_t k = ii + 1; k < d; ++k) s -= col[k] * out[k];
+    out[ii] = s / col[ii];
+  }
+}
+
+// L <- chol(L L^T + w w^T) in place by Givens-style rotations; `w` (d
+// scalars) is consumed. LLT::rankUpdate would heap-allocate.
+template <typename T>
+void tri_rank1_update(T* L, uint32_t d, T* w) {
+  for (uint32_t k = 0; k < d; ++k) {
+    T* col = L + static_cast<std::size_t>(k) * d;
+    const T lkk = col[k];
+    const T rr = std::sqrt(lkk * lkk + w[k] * w[k]);
+    const T c = rr / lkk;
+    const T s = w[k] / lkk;
+    col[k] = rr;
+    for (uint32_t i = k + 1; i < d; ++i) {
+      col[i] = (col[i] + s * w[i]) / c;
+      w[i] = c * w[i] - s * col[i];
+    }
+  }
+}
+
+}  // namespace p2b
