@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "wire/le_bytes.hpp"
+
 namespace p2b::vfl {
 
 namespace {
@@ -20,12 +22,6 @@ constexpr char kIdDomain[] = "p2b-vfl Q mask id";
 
 void put_u32(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
-uint64_t get_u64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
-  return v;
 }
 
 // A keyed BLAKE2b of (domain || u32le n), so each column has its own
@@ -51,8 +47,10 @@ void gaussian_column(const uint8_t seed[kMaskSeedBytes], uint32_t col, uint32_t 
   constexpr double kTwoPi = 6.283185307179586476925286766559;
   constexpr double kUnit = 1.0 / 9007199254740992.0;  // 2^-53
   for (std::size_t p = 0; p < pairs; ++p) {
-    const double u1 = static_cast<double>((get_u64(&bytes[16 * p]) >> 11) + 1) * kUnit;
-    const double u2 = static_cast<double>(get_u64(&bytes[16 * p + 8]) >> 11) * kUnit;
+    const double u1 =
+        static_cast<double>((p2b::server::wire::get_u64(&bytes[16 * p]) >> 11) + 1) * kUnit;
+    const double u2 =
+        static_cast<double>(p2b::server::wire::get_u64(&bytes[16 * p + 8]) >> 11) * kUnit;
     const double r = std::sqrt(-2.0 * std::log(u1));
     out[2 * p] = r * std::cos(kTwoPi * u2);
     if (2 * p + 1 < d) out[2 * p + 1] = r * std::sin(kTwoPi * u2);
