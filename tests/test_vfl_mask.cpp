@@ -7,6 +7,9 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <random>
+#include <set>
 #include <vector>
 
 #include <sys/stat.h>
@@ -15,6 +18,8 @@
 #include "common/keyfiles.hpp"
 #include "vfl/mask.hpp"
 #include "vfl/mask_bundle.hpp"
+#include "vfl/masked_message.hpp"
+#include "vfl/party_mask.hpp"
 
 namespace {
 
@@ -375,6 +380,344 @@ TEST_F(VflBundle, OpensWithKeysReadFromKeyFiles) {
     ::unlink((dir + f).c_str());
   }
   ::rmdir(dir.c_str());
+}
+
+// ---- P2BV masked messages --------------------------------------------------
+
+using p2b::vfl::MaskedHeader;
+using p2b::vfl::MessageExpect;
+using p2b::vfl::MessageStatus;
+
+class VflMessage : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_GE(sodium_init(), 0);
+    mask_ = drawn(6, 31, 9);
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> g;
+    values_.resize(kItems * 6);
+    for (double& v : values_) v = g(rng);
+  }
+
+  MaskedHeader header(uint64_t round) const {
+    MaskedHeader h;
+    std::memcpy(h.mask_id, mask_.mask_id, sizeof h.mask_id);
+    h.epoch = mask_.epoch;
+    h.party_index = 2;
+    h.round_id = round;
+    std::memset(h.user_token, 0xAB, sizeof h.user_token);
+    h.k_items = kItems;
+    h.d = 6;
+    return h;
+  }
+
+  Bytes sealed(uint64_t round) const {
+    Bytes out;
+    std::string err;
+    EXPECT_TRUE(
+        p2b::vfl::seal_masked_message(header(round), values_.data(), party_.sk, ap_.pk, &out, &err))
+        << err;
+    return out;
+  }
+
+  MessageExpect expect(uint64_t last_round) const {
+    MessageExpect e;
+    e.party_index = 2;
+    std::memcpy(e.current.mask_id, mask_.mask_id, sizeof e.current.mask_id);
+    e.current.epoch = mask_.epoch;
+    e.k_items = kItems;
+    e.d = 6;
+    e.last_round_id = last_round;
+    return e;
+  }
+
+  MessageStatus open(const Bytes& m, const MessageExpect& e,
+                     p2b::vfl::MaskedMessage* out = nullptr) const {
+    p2b::vfl::MaskedMessage scratch;
+    return p2b::vfl::open_masked_message(m.data(), m.size(), ap_.sk, party_.pk, e,
+                                         out != nullptr ? out : &scratch);
+  }
+
+  // The documented nonce, "P2BV" | u32le party | u64le round | 0x01 | 0 x 7:
+  // boxes a plaintext the sealer would refuse to make.
+  Bytes boxed(const Bytes& prefix, const Bytes& plain) const {
+    uint8_t nonce[crypto_box_NONCEBYTES] = {'P', '2', 'B', 'V'};
+    std::memcpy(nonce + 4, prefix.data() + 4, 12);
+    nonce[16] = 0x01;
+    Bytes out(prefix.begin(), prefix.begin() + 16);
+    out.resize(16 + crypto_box_MACBYTES + plain.size());
+    EXPECT_EQ(
+        crypto_box_easy(out.data() + 16, plain.data(), plain.size(), nonce, ap_.pk, party_.sk), 0);
+    return out;
+  }
+
+  Bytes plaintext_of(const Bytes& m) const {
+    uint8_t nonce[crypto_box_NONCEBYTES] = {'P', '2', 'B', 'V'};
+    std::memcpy(nonce + 4, m.data() + 4, 12);
+    nonce[16] = 0x01;
+    Bytes plain(m.size() - 16 - crypto_box_MACBYTES);
+    EXPECT_EQ(
+        crypto_box_open_easy(plain.data(), m.data() + 16, m.size() - 16, nonce, party_.pk, ap_.sk),
+        0);
+    return plain;
+  }
+
+  static constexpr uint32_t kItems = 3;
+  Mask mask_;
+  std::vector<double> values_;
+  BoxPair party_;
+  BoxPair ap_;
+};
+
+TEST_F(VflMessage, RoundTripKeepsEveryFieldAndValue) {
+  const Bytes m = sealed(41);
+  p2b::vfl::MaskedMessage got;
+  ASSERT_EQ(open(m, expect(40), &got), MessageStatus::ok);
+  const MaskedHeader want = header(41);
+  EXPECT_EQ(got.header.party_index, 2U);
+  EXPECT_EQ(got.header.round_id, 41U);
+  EXPECT_EQ(got.header.epoch, want.epoch);
+  EXPECT_EQ(got.header.k_items, kItems);
+  EXPECT_EQ(got.header.d, 6U);
+  EXPECT_EQ(std::memcmp(got.header.mask_id, want.mask_id, sizeof want.mask_id), 0);
+  EXPECT_EQ(std::memcmp(got.header.user_token, want.user_token, sizeof want.user_token), 0);
+  ASSERT_EQ(got.values.size(), values_.size());
+  EXPECT_EQ(std::memcmp(got.values.data(), values_.data(), values_.size() * sizeof(double)), 0);
+}
+
+TEST_F(VflMessage, EncodedSizeIsTheFormula) {
+  EXPECT_EQ(sealed(1).size(), 100U + 8 * kItems * 6);
+  std::mt19937_64 rng(3);
+  for (const uint32_t k : {1U, 10U, 37U}) {
+    for (const uint32_t d : {2U, 100U, 300U}) {
+      MaskedHeader h = header(1);
+      h.k_items = k;
+      h.d = d;
+      const std::vector<double> v(static_cast<std::size_t>(k) * d, 0.25);
+      Bytes out;
+      std::string err;
+      ASSERT_TRUE(p2b::vfl::seal_masked_message(h, v.data(), party_.sk, ap_.pk, &out, &err));
+      EXPECT_EQ(out.size(), 16 + 16 + 68 + 8 * static_cast<std::size_t>(k) * d);
+      EXPECT_EQ(out.size(), p2b::vfl::masked_message_bytes(k, d));
+    }
+  }
+  EXPECT_EQ(p2b::vfl::masked_message_bytes(10, 100), 8100U);  // the paper's d = 100, K = 10
+}
+
+TEST_F(VflMessage, EveryBitFlipIsRefused) {
+  const Bytes good = sealed(41);
+  ASSERT_EQ(open(good, expect(40)), MessageStatus::ok);
+  for (std::size_t bit = 0; bit < good.size() * 8; ++bit) {
+    Bytes m = good;
+    m[bit / 8] ^= static_cast<uint8_t>(1U << (bit % 8));
+    ASSERT_NE(open(m, expect(40)), MessageStatus::ok) << "bit " << bit;
+  }
+}
+
+TEST_F(VflMessage, AReplayIsRefused) {
+  const Bytes m = sealed(41);
+  ASSERT_EQ(open(m, expect(40)), MessageStatus::ok);
+  EXPECT_EQ(open(m, expect(41)), MessageStatus::replayed);
+}
+
+TEST_F(VflMessage, AnOlderRoundAfterANewerIsRefused) {
+  const Bytes older = sealed(41);
+  const Bytes newer = sealed(42);
+  ASSERT_EQ(open(newer, expect(40)), MessageStatus::ok);
+  EXPECT_EQ(open(older, expect(42)), MessageStatus::replayed);
+}
+
+TEST_F(VflMessage, ARoundChangedInTransitDoesNotOpen) {
+  Bytes m = sealed(41);
+  m[8] = 50;  // round 50 in the clear prefix: another nonce
+  EXPECT_EQ(open(m, expect(40)), MessageStatus::not_openable);
+}
+
+TEST_F(VflMessage, AStaleMaskIsRefused) {
+  MessageExpect e = expect(0);
+  e.current.epoch += 1;  // the mask rotated since the party masked
+  EXPECT_EQ(open(sealed(1), e), MessageStatus::stale_mask);
+  e = expect(0);
+  e.current.mask_id[0] ^= 1;
+  EXPECT_EQ(open(sealed(1), e), MessageStatus::stale_mask);
+}
+
+TEST_F(VflMessage, AnotherShapeIsRefused) {
+  MessageExpect e = expect(0);
+  e.k_items = kItems + 1;
+  EXPECT_EQ(open(sealed(1), e), MessageStatus::wrong_shape);
+  e = expect(0);
+  e.d = 7;
+  EXPECT_EQ(open(sealed(1), e), MessageStatus::wrong_shape);
+}
+
+TEST_F(VflMessage, AnotherPartyOrKeyIsRefused) {
+  MessageExpect e = expect(0);
+  e.party_index = 3;
+  EXPECT_EQ(open(sealed(1), e), MessageStatus::wrong_party);
+  const BoxPair other;
+  p2b::vfl::MaskedMessage out;
+  const Bytes m = sealed(1);
+  EXPECT_EQ(p2b::vfl::open_masked_message(m.data(), m.size(), ap_.sk, other.pk, expect(0), &out),
+            MessageStatus::not_openable);
+}
+
+TEST_F(VflMessage, NonFiniteValuesAreRefusedOnBothSides) {
+  std::vector<double> bad = values_;
+  bad[4] = std::numeric_limits<double>::infinity();
+  Bytes out;
+  std::string err;
+  EXPECT_FALSE(p2b::vfl::seal_masked_message(header(1), bad.data(), party_.sk, ap_.pk, &out, &err));
+  const Bytes m = sealed(1);
+  Bytes plain = plaintext_of(m);
+  std::memset(plain.data() + 68 + 8 * 4, 0xFF, 8);  // value 4: a NaN
+  EXPECT_EQ(open(boxed(m, plain), expect(0)), MessageStatus::non_finite);
+}
+
+TEST_F(VflMessage, AnInnerHeaderThatContradictsThePrefixIsRefused) {
+  const Bytes m = sealed(1);
+  Bytes plain = plaintext_of(m);
+  plain[36] = 9;  // the boxed round says 9, the prefix (and nonce) 1
+  EXPECT_EQ(open(boxed(m, plain), expect(0)), MessageStatus::malformed);
+  plain = plaintext_of(m);
+  plain.pop_back();
+  EXPECT_EQ(open(boxed(m, plain), expect(0)), MessageStatus::bad_length);
+  EXPECT_EQ(open(Bytes(m.begin(), m.begin() + 99), expect(0)), MessageStatus::bad_length);
+}
+
+TEST_F(VflMessage, RoundZeroIsNeverSealed) {
+  Bytes out;
+  std::string err;
+  EXPECT_FALSE(
+      p2b::vfl::seal_masked_message(header(0), values_.data(), party_.sk, ap_.pk, &out, &err));
+}
+
+// ---- masking by the parties -------------------------------------------------
+
+std::vector<double> gaussians(std::size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g;
+  std::vector<double> v(n);
+  for (double& x : v) x = g(rng);
+  return v;
+}
+
+// Every party masks its own columns of the K' x d contexts; the active party
+// sums. Returns K' x d row-major.
+std::vector<double> masked_sum(const Mask& m, const p2b::vfl::Partition& part,
+                               const std::vector<double>& x, uint32_t k) {
+  const uint32_t d = m.d;
+  std::vector<double> sum(static_cast<std::size_t>(k) * d, 0.0);
+  for (uint32_t j = 0; j < part.size(); ++j) {
+    p2b::vfl::MaskBlock b;
+    EXPECT_TRUE(p2b::vfl::block(m, part, j, &b));
+    std::vector<double> xj(static_cast<std::size_t>(k) * b.d_j);
+    for (uint32_t i = 0; i < k; ++i) {
+      for (uint32_t c = 0; c < b.d_j; ++c) xj[i * b.d_j + c] = x[i * d + b.col_offset + c];
+    }
+    std::vector<double> part_out(sum.size());
+    EXPECT_TRUE(p2b::vfl::mask_block(b, xj.data(), k, part_out.data()));
+    for (std::size_t n = 0; n < sum.size(); ++n) sum[n] += part_out[n];
+  }
+  return sum;
+}
+
+TEST(VflPartyMask, PartsSumToQxForUnevenPartitions) {
+  constexpr uint32_t k = 4;
+  const std::vector<p2b::vfl::Partition> partitions = {{3, 7},   {1, 4, 5},    {2, 1, 3, 3, 1},
+                                                       {37, 63}, {10, 50, 40}, {1, 2, 30, 7, 60}};
+  for (const p2b::vfl::Partition& part : partitions) {
+    uint32_t d = 0;
+    for (const uint32_t dj : part) d += dj;
+    const Mask m = drawn(d, static_cast<uint8_t>(40 + part.size() + d));
+    const std::vector<double> x = gaussians(static_cast<std::size_t>(k) * d, d);
+    const std::vector<double> sum = masked_sum(m, part, x, k);
+    const Eigen::Map<const Eigen::MatrixXd> xs(x.data(), d, k);
+    const Eigen::MatrixXd want = as_matrix(m) * xs;
+    const Eigen::Map<const Eigen::MatrixXd> got(sum.data(), d, k);
+    for (uint32_t i = 0; i < k; ++i) {
+      EXPECT_LE((got.col(i) - want.col(i)).norm(), 1e-12 * want.col(i).norm())
+          << "M=" << part.size() << " d=" << d << " item " << i;
+    }
+  }
+}
+
+TEST(VflPartyMask, RefusesAnInconsistentBlock) {
+  p2b::vfl::MaskBlock b;
+  ASSERT_TRUE(p2b::vfl::block(drawn(6, 50), {2, 4}, 1, &b));
+  std::vector<double> x(8, 1.0);
+  std::vector<double> out(12, -1.0);
+  b.q.pop_back();
+  EXPECT_FALSE(p2b::vfl::mask_block(b, x.data(), 2, out.data()));
+  EXPECT_EQ(out[0], -1.0);
+}
+
+// ---- honest leak tests: what the active party learns anyway ----------------
+// These document weaknesses of O3M (docs/formats.md); they do not defend.
+
+// d known (x, Qx) pairs, e.g. test accounts the active party controls, give Q
+// by one linear solve, and with it every past and future context.
+TEST(VflLeak, KnownPlaintextsRevealQAndUnmaskTheRest) {
+  constexpr uint32_t d = 20;
+  const p2b::vfl::Partition part{5, 8, 7};
+  const Mask m = drawn(d, 60);
+  const std::vector<double> known = gaussians(d * d, 61);  // d contexts, one per row
+  const std::vector<double> masked = masked_sum(m, part, known, d);
+  const Eigen::Map<const Eigen::MatrixXd> x(known.data(), d, d);  // columns are contexts
+  const Eigen::Map<const Eigen::MatrixXd> y(masked.data(), d, d);
+  // Y = Q X, so Q^T = X^-T Y^T.
+  const Eigen::MatrixXd q_hat = x.transpose().partialPivLu().solve(y.transpose()).transpose();
+  EXPECT_LE((q_hat - as_matrix(m)).cwiseAbs().maxCoeff(), 1e-9);
+  const std::vector<double> held_out = gaussians(d, 62);
+  const std::vector<double> held_masked = masked_sum(m, part, held_out, 1);
+  const Eigen::VectorXd unmasked =
+      q_hat.transpose() * Eigen::Map<const Eigen::VectorXd>(held_masked.data(), d);
+  EXPECT_LE(
+      (unmasked - Eigen::Map<const Eigen::VectorXd>(held_out.data(), d)).cwiseAbs().maxCoeff(),
+      1e-9);
+}
+
+// With two parties the active party subtracts its own Q^1 x^1 and holds
+// Q^2 x^2, whose inner products are the passive party's: Q^2 has orthonormal
+// columns. The passive block is known up to one rotation, for every user.
+TEST(VflLeak, TwoPartiesRevealThePassiveGramMatrix) {
+  constexpr uint32_t d = 12;
+  constexpr uint32_t users = 30;
+  const p2b::vfl::Partition part{5, 7};
+  const Mask m = drawn(d, 63);
+  const std::vector<double> x = gaussians(static_cast<std::size_t>(users) * d, 64);
+  const std::vector<double> masked = masked_sum(m, part, x, users);
+  p2b::vfl::MaskBlock own;
+  ASSERT_TRUE(p2b::vfl::block(m, part, 0, &own));  // what the active party holds
+  const Eigen::Map<const Eigen::MatrixXd> q1(own.q.data(), d, 5);
+  const Eigen::Map<const Eigen::MatrixXd> all(x.data(), d, users);
+  const Eigen::MatrixXd x1 = all.topRows(5);
+  const Eigen::MatrixXd x2 = all.bottomRows(7);  // the passive party's secret
+  const Eigen::MatrixXd rest = Eigen::Map<const Eigen::MatrixXd>(masked.data(), d, users) - q1 * x1;
+  const Eigen::MatrixXd leaked_gram = rest.transpose() * rest;
+  const Eigen::MatrixXd true_gram = x2.transpose() * x2;
+  EXPECT_LE((leaked_gram - true_gram).cwiseAbs().maxCoeff(), 1e-9);
+}
+
+// A one-hot block masks to a column of Q^j: as many distinct messages as
+// categories, so category equality and frequencies are in the clear.
+TEST(VflLeak, AOneHotBlockGivesAtMostDjDistinctVectors) {
+  constexpr uint32_t d_j = 4;
+  constexpr uint32_t users = 500;
+  p2b::vfl::MaskBlock b;
+  ASSERT_TRUE(p2b::vfl::block(drawn(10, 65), {6, d_j}, 1, &b));
+  std::mt19937_64 rng(66);
+  std::set<std::vector<double>> seen;
+  std::vector<double> x(d_j);
+  std::vector<double> out(10);
+  for (uint32_t u = 0; u < users; ++u) {
+    std::fill(x.begin(), x.end(), 0.0);
+    x[rng() % d_j] = 1.0;
+    ASSERT_TRUE(p2b::vfl::mask_block(b, x.data(), 1, out.data()));
+    seen.insert(out);
+  }
+  EXPECT_LE(seen.size(), d_j);
+  EXPECT_EQ(seen.size(), d_j);  // and every category showed up
 }
 
 }  // namespace
