@@ -36,6 +36,16 @@ double get_f64(const uint8_t* p) {
   return v;
 }
 
+// The clear prefix: read before the box opens, checked again after.
+MessageStatus check_prefix(const uint8_t* prefix, const MessageExpect& expect) {
+  if (std::memcmp(prefix, kMagic, sizeof kMagic) != 0) return MessageStatus::malformed;
+  if (wire::get_u32(prefix + 4) != expect.party_index) return MessageStatus::wrong_party;
+  // The round is bound into the nonce, so a changed round cannot open, and
+  // an old one needs no decryption to be refused.
+  if (wire::get_u64(prefix + 8) <= expect.last_round_id) return MessageStatus::replayed;
+  return MessageStatus::ok;
+}
+
 bool shape_ok(uint32_t k_items, uint32_t d) {
   return k_items >= 1 && k_items <= kMaxMaskedItems && d >= 2 && d <= kMaxMaskDim;
 }
@@ -123,6 +133,8 @@ bool seal_masked_message(const MaskedHeader& h, const double* values, const uint
 
 MessageStatus check_masked_plaintext(const uint8_t* prefix, const uint8_t* plain, std::size_t len,
                                      const MessageExpect& expect, MaskedMessage* out) {
+  const MessageStatus prefix_st = check_prefix(prefix, expect);
+  if (prefix_st != MessageStatus::ok) return prefix_st;
   if (len < kMaskedHeaderBytes) return MessageStatus::bad_length;
   // The box authenticates party and round only through the nonce; the copies
   // inside must agree with the clear ones.
@@ -166,13 +178,10 @@ MessageStatus open_masked_message(const uint8_t* msg, std::size_t len, const uin
   if (msg == nullptr || len < kMaskedPrefixBytes + kMaskedMacBytes + kMaskedHeaderBytes) {
     return MessageStatus::bad_length;
   }
-  if (std::memcmp(msg, kMagic, sizeof kMagic) != 0) return MessageStatus::malformed;
+  const MessageStatus prefix_st = check_prefix(msg, expect);
+  if (prefix_st != MessageStatus::ok) return prefix_st;
   const uint32_t party = wire::get_u32(msg + 4);
   const uint64_t round = wire::get_u64(msg + 8);
-  if (party != expect.party_index) return MessageStatus::wrong_party;
-  // Refused before opening: the round is bound into the nonce, so a changed
-  // round cannot open, and an old one needs no decryption to be refused.
-  if (round <= expect.last_round_id) return MessageStatus::replayed;
   if (sodium_init() < 0) return MessageStatus::not_openable;
   uint8_t nonce[crypto_box_NONCEBYTES];
   nonce_for(party, round, nonce);

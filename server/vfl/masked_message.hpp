@@ -70,8 +70,8 @@ MessageStatus open_masked_message(const uint8_t* msg, std::size_t len, const uin
                                   const uint8_t* party_box_pk, const MessageExpect& expect,
                                   MaskedMessage* out);
 
-// The checks after the box opened, on the prefix and the plaintext (tests
-// and fuzzing reach them without the box).
+// The checks of the clear prefix, then those after the box opened, on the
+// plaintext (tests and fuzzing reach them without the box).
 MessageStatus check_masked_plaintext(const uint8_t* prefix, const uint8_t* plain, std::size_t len,
                                      const MessageExpect& expect, MaskedMessage* out);
 
