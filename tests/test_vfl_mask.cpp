@@ -161,14 +161,14 @@ using p2b::vfl::BundleStatus;
 using Bytes = std::vector<uint8_t>;
 
 struct BoxPair {
-  uint8_t pk[crypto_box_PUBLICKEYBYTES];
-  uint8_t sk[crypto_box_SECRETKEYBYTES];
+  uint8_t pk[crypto_box_PUBLICKEYBYTES]{};
+  uint8_t sk[crypto_box_SECRETKEYBYTES]{};
   BoxPair() { crypto_box_keypair(pk, sk); }
 };
 
 struct SignPair {
-  uint8_t pk[crypto_sign_PUBLICKEYBYTES];
-  uint8_t sk[crypto_sign_SECRETKEYBYTES];
+  uint8_t pk[crypto_sign_PUBLICKEYBYTES]{};
+  uint8_t sk[crypto_sign_SECRETKEYBYTES]{};
   SignPair() { crypto_sign_keypair(pk, sk); }
 };
 

@@ -174,7 +174,7 @@ BundleStatus verify_mask_bundle(const uint8_t* plain, std::size_t len, const uin
   }
   if (party != expect.party_index) return BundleStatus::wrong_party;
   Partition partition(n_parties);
-  for (uint32_t i = 0; i < n_parties; ++i) partition[i] = wire::get_u32(plain + 20 + 4 * i);
+  for (std::size_t i = 0; i < n_parties; ++i) partition[i] = wire::get_u32(plain + 20 + 4 * i);
   if (d != expect.d) return BundleStatus::wrong_dimension;
   const PartitionCheck pc = check_partition(partition, d);
   if (pc == PartitionCheck::zero_block) return BundleStatus::zero_block;
