@@ -17,6 +17,8 @@
 #include "fuzz_fixture.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/key_list.hpp"
+#include "vfl/party_mask.hpp"
+#include "vfl_fixture.hpp"
 #include "wire/batch_ack.hpp"
 
 namespace {
@@ -335,6 +337,97 @@ void key_list_seeds() {
   }
 }
 
+// P2BQ bundles for party 1 of the fixture's d = 6 mask, sealed and as signed
+// parts; for mode 2, a d = 5 block of party 2 at a newer epoch.
+void mask_bundle_seeds() {
+  namespace fv = p2b_fuzz::vfl;
+  const p2b_fuzz::Keys& k = p2b_fuzz::keys();
+  constexpr uint64_t kCreated = 1795000000;
+  Bytes sealed;
+  std::string err;
+  require(p2b::vfl::seal_mask_bundle(fv::mask(), fv::partition(), fv::kParty, kCreated, k.sign_sk,
+                                     fv::party_key().pk, &sealed, &err),
+          "seal_mask_bundle");
+  p2b::vfl::OpenedBundle opened;
+  require(p2b::vfl::open_mask_bundle(sealed.data(), sealed.size(), fv::party_key().pk,
+                                     fv::party_key().sk, k.verify_pk, {fv::kParty, fv::kD, nullptr},
+                                     &opened) == p2b::vfl::BundleStatus::ok,
+          "the party refuses a seed bundle");
+  write_seed("fuzz_mask_bundle", "bundle-d6", 0, sealed);
+  Bytes plain;
+  require(p2b::vfl::encode_mask_bundle(fv::mask(), fv::partition(), fv::kParty, kCreated, k.sign_sk,
+                                       &plain, &err),
+          "encode_mask_bundle");
+  write_seed("fuzz_mask_bundle", "signed-part-d6", 1, plain.data(),
+             plain.size() - crypto_sign_BYTES);
+  uint8_t seed[p2b::vfl::kMaskSeedBytes];
+  std::memset(seed, 0x3E, sizeof seed);
+  p2b::vfl::Mask newer;
+  require(p2b::vfl::draw_mask(seed, 5, fv::kEpoch + 1, &newer) == p2b::vfl::MaskStatus::ok,
+          "draw_mask");
+  require(p2b::vfl::encode_mask_bundle(newer, {1, 2, 2}, 2, kCreated, k.sign_sk, &plain, &err),
+          "encode_mask_bundle");
+  p2b::vfl::MaskVersion last;
+  last.epoch = fv::kEpoch;
+  require(p2b::vfl::verify_mask_bundle(plain.data(), plain.size(), k.verify_pk, {2, 5, &last},
+                                       &opened) == p2b::vfl::BundleStatus::ok,
+          "the party refuses a seed bundle");
+  write_seed("fuzz_mask_bundle", "signed-part-d5-party2", 2, plain.data(),
+             plain.size() - crypto_sign_BYTES);
+}
+
+// P2BV messages of party 1: K' = 3, d = 6 whole, and the prefix and
+// plaintext of it and of a K' = 2 one for the plaintext modes.
+void masked_message_seeds() {
+  namespace fv = p2b_fuzz::vfl;
+  std::mt19937_64 rng(0x0B5C);
+  std::normal_distribution<double> g;
+  p2b::vfl::MaskBlock b;
+  require(p2b::vfl::block(fv::mask(), fv::partition(), fv::kParty, &b), "block");
+  for (const uint32_t items : {fv::kItems, 2U}) {
+    std::vector<double> x(static_cast<size_t>(items) * b.d_j);
+    for (double& v : x) v = g(rng);
+    std::vector<double> masked(static_cast<size_t>(items) * fv::kD);
+    require(p2b::vfl::mask_block(b, x.data(), items, masked.data()), "mask_block");
+    p2b::vfl::MaskedHeader h;
+    std::memcpy(h.mask_id, fv::mask().mask_id, sizeof h.mask_id);
+    h.epoch = fv::kEpoch;
+    h.party_index = fv::kParty;
+    h.round_id = 7;
+    std::memset(h.user_token, 0x70, sizeof h.user_token);
+    h.k_items = items;
+    h.d = fv::kD;
+    Bytes msg;
+    std::string err;
+    require(p2b::vfl::seal_masked_message(h, masked.data(), fv::party_key().sk, fv::ap_key().pk,
+                                          &msg, &err),
+            "seal_masked_message");
+    p2b::vfl::MessageExpect e = fv::message_expect();
+    e.k_items = items;
+    p2b::vfl::MaskedMessage opened;
+    require(
+        p2b::vfl::open_masked_message(msg.data(), msg.size(), fv::ap_key().sk, fv::party_key().pk,
+                                      e, &opened) == p2b::vfl::MessageStatus::ok,
+        "the active party refuses a seed message");
+    // The documented nonce: "P2BV" | party | round | 0x01 | zeros.
+    uint8_t nonce[crypto_box_NONCEBYTES] = {'P', '2', 'B', 'V'};
+    std::memcpy(nonce + 4, msg.data() + 4, 12);
+    nonce[16] = 0x01;
+    constexpr size_t kPrefix = p2b::vfl::kMaskedPrefixBytes;
+    Bytes plain(msg.begin(), msg.begin() + kPrefix);
+    plain.resize(msg.size() - crypto_box_MACBYTES);
+    require(crypto_box_open_easy(plain.data() + kPrefix, msg.data() + kPrefix, msg.size() - kPrefix,
+                                 nonce, fv::party_key().pk, fv::ap_key().sk) == 0,
+            "crypto_box_open_easy");
+    const std::string name = "k" + std::to_string(items) + "-d6";
+    if (items == fv::kItems) {
+      write_seed("fuzz_masked_message", "message-" + name, 0, msg);
+      write_seed("fuzz_masked_message", "plain-" + name, 1, plain);
+    }
+    write_seed("fuzz_masked_message", "plain-any-shape-" + name, 2, plain);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -350,6 +443,8 @@ int main(int argc, char** argv) {
   state_seeds();
   batch_seeds();
   key_list_seeds();
+  mask_bundle_seeds();
+  masked_message_seeds();
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }
