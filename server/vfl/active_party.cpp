@@ -98,6 +98,19 @@ RoundStatus ActiveParty::decide(Decision* out) {
   return RoundStatus::ok;
 }
 
+RoundStatus ActiveParty::teach(uint32_t item, double r) {
+  if (!in_round_) return RoundStatus::no_round;
+  if (item >= k_items_) return RoundStatus::wrong_shape;
+  for (const bool a : arrived_) {
+    if (!a && !allow_partial_) return RoundStatus::missing_parties;
+  }
+  last_model_status_ =
+      model_->learn(rotated_.data() + static_cast<std::size_t>(item) * own_.d, own_.d, r);
+  if (last_model_status_ != Status::ok) return RoundStatus::model_error;
+  in_round_ = false;
+  return RoundStatus::ok;
+}
+
 Status ActiveParty::reward(uint64_t id, double r) {
   last_model_status_ = model_->reward(id, r);
   return last_model_status_;

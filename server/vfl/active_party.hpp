@@ -52,6 +52,10 @@ class ActiveParty {
   // 1 (user features, added to every item); k_prime x d, row-major.
   RoundStatus add_part(uint32_t party_index, uint32_t k_prime, const double* masked);
   RoundStatus decide(Decision* out);
+  // Learns item `item` of the current round with reward r, without deciding:
+  // replay of logged choices, and teacher-forced comparisons with a central
+  // model. Ends the round.
+  RoundStatus teach(uint32_t item, double r);
   Status reward(uint64_t id, double r);
 
   const std::vector<double>& rotated_contexts() const { return rotated_; }
