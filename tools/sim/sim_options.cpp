@@ -249,6 +249,11 @@ int parse_sim_options(int argc, char** argv, SimOptions* o) {
 #endif
   CLI::App app(kDescription, "p2b-sim");
   tools::add_common_flags(app);
+  std::string protocol = "p2b";
+  app.add_option("--protocol", protocol,
+                 "p2b (these experiments) or vertical (seed 003's O3M: p2b-sim --protocol "
+                 "vertical --help) [p2b]")
+      ->check(CLI::IsMember({"p2b"}));
   add_grid(app, o);
   add_protocol(app, o);
   add_environment(app, o);

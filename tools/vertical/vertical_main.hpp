@@ -1,0 +1,11 @@
+// p2b-sim --protocol vertical: seed 003's experiments (O3M vertical
+// federation) on the library's own code. docs/simulator.md#vertical.
+#pragma once
+
+namespace p2b::vertical {
+
+// True when argv asks for --protocol vertical (then p2b-sim hands over).
+bool wants_vertical(int argc, char** argv);
+int vertical_main(int argc, char** argv);
+
+}  // namespace p2b::vertical
