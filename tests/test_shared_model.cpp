@@ -192,9 +192,8 @@ TEST(SharedModel, ScoresWithinTheTieToleranceGoToTheLowestIndex) {
 
   Model exact = make(config(d, k));
   std::vector<double> total(k);
-  ASSERT_EQ(
-      p2b_shared_model_scores(exact.m, items.data(), k, d, nullptr, nullptr, total.data()),
-      P2B_OK);
+  ASSERT_EQ(p2b_shared_model_scores(exact.m, items.data(), k, d, nullptr, nullptr, total.data()),
+            P2B_OK);
   size_t argmax = 0;
   for (size_t i = 1; i < k; ++i) argmax = total[i] > total[argmax] ? i : argmax;
   ASSERT_EQ(p2b_shared_model_decide(exact.m, items.data(), k, d, &item, &id), P2B_OK);
@@ -215,8 +214,7 @@ TEST(SharedModel, BadInputGetsADistinctStatusAndLeavesTheStateAlone) {
   EXPECT_EQ(p2b_shared_model_decide(m.m, items.data(), k, d + 1, &item, &id),
             P2B_ERR_DIMENSION_MISMATCH);
   EXPECT_EQ(p2b_shared_model_decide(m.m, items.data(), 0, d, &item, &id), P2B_ERR_ITEM_COUNT);
-  EXPECT_EQ(p2b_shared_model_decide(m.m, items.data(), k + 1, d, &item, &id),
-            P2B_ERR_ITEM_COUNT);
+  EXPECT_EQ(p2b_shared_model_decide(m.m, items.data(), k + 1, d, &item, &id), P2B_ERR_ITEM_COUNT);
   EXPECT_EQ(p2b_shared_model_decide(m.m, nullptr, k, d, &item, &id), P2B_ERR_NULL_POINTER);
   items[5] = NAN;
   items[9] = 2e6;
@@ -231,8 +229,8 @@ TEST(SharedModel, BadInputGetsADistinctStatusAndLeavesTheStateAlone) {
   EXPECT_EQ(p2b_shared_model_restore(m.m, kKey, before.data(), before.size()), P2B_OK);
   EXPECT_EQ(saved(m.m), before);
   unsigned char junk[64] = {0};
-  EXPECT_EQ(p2b_shared_model_decide(reinterpret_cast<p2b_shared_model*>(junk), items.data(), k,
-                                    d, &item, &id),
+  EXPECT_EQ(p2b_shared_model_decide(reinterpret_cast<p2b_shared_model*>(junk), items.data(), k, d,
+                                    &item, &id),
             P2B_ERR_NOT_INITIALIZED);
   EXPECT_EQ(saved(m.m), before);
   ASSERT_EQ(p2b_shared_model_reward(m.m, id, 1.0), P2B_OK);
@@ -344,8 +342,7 @@ TEST(SharedStateRejection, EditsOtherConfigsAndImpossibleValuesAreRefused) {
   p2b_shared_config other = c;
   other.alpha = 0.7;
   Model o = make(other);
-  EXPECT_EQ(p2b_shared_model_restore(o.m, kKey, blob.data(), blob.size()),
-            P2B_ERR_STATE_MISMATCH);
+  EXPECT_EQ(p2b_shared_model_restore(o.m, kKey, blob.data(), blob.size()), P2B_ERR_STATE_MISMATCH);
   uint8_t wrong_key[P2B_STATE_KEY_BYTES] = {1};
   EXPECT_EQ(p2b_shared_model_restore(b.m, wrong_key, blob.data(), blob.size()),
             P2B_ERR_CORRUPT_STATE);

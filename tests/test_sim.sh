@@ -181,6 +181,30 @@ np.save('$work/plain_T.npy', np.hstack([W, b[:, None]]).T)"
     "$sim" --config "$work/bad.toml" --out "$work/x" >/dev/null 2>"$work/bad.err" || rc=$?
     [ "$rc" = 2 ] || fail "a bad value in the config file: exit $rc, not 2"
     grep -q -- "--users" "$work/bad.err" || fail "error does not name the flag" ;;
+  vertical)  # --protocol vertical: federated = central, action for action; partial worse
+    "$sim" --protocol vertical --dim 20 --partition 4,6,10 --rounds 400 --repeats 2 \
+      --policies linucb --quiet --plot --out "$work/v" >"$work/v.log"
+    grep -q "federated took central's action in 800 of 800 rounds" "$work/v.log" ||
+      fail "federated LinUCB left central's actions"
+    [ -s "$work/v/regret.png" ] && [ -s "$work/v/partial.png" ] || fail "plots missing"
+    regret() { cols "$work/v/results.csv" series columns regret | awk -F, -v s="$1" -v c="$2" \
+      '$1 == s && $2 == c { t += $3; n++ } END { printf "%.6f", t / n }'; }
+    [ "$(regret central "")" = "$(regret federated "")" ] || fail "regret differs"
+    awk -v p="$(regret partial 4)" -v c="$(regret central "")" 'BEGIN { exit !(p > 2 * c) }' ||
+      fail "the active party alone should do far worse"
+    [ "$(value "$work/v/results.csv" bytes_per_party 1)" = $((100 + 8 * 10 * 20)) ] ||
+      fail "P2BV bytes are not 100 + 8 K d"
+    "$sim" --protocol vertical --cost --cost-dims 10 --cost-actions 5 --cost-rounds 2 \
+      --cost-parties 3 --quiet --out "$work/c" >"$work/c.log"
+    cols "$work/c/cost.csv" message_bytes formula_bytes | tail -n +2 |
+      awk -F, '{ if ($1 != $2 || $1 != 100 + 8 * 5 * 10) bad = 1 } END { exit bad }' ||
+      fail "measured message bytes differ from the formula"
+    for args in "--partition 5,5" "--dim 1" "--policies ucb" "--env multilabel"; do
+      rc=0
+      # shellcheck disable=SC2086
+      "$sim" --protocol vertical $args --out "$work/x" >/dev/null 2>&1 || rc=$?
+      [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $args"
+    done ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
 echo "ok: $case_name"

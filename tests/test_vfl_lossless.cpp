@@ -146,8 +146,7 @@ TEST_P(TeacherForced, EveryScoreEqualsTheCentralOne) {
     ASSERT_EQ(fed->load(items.data(), k), RoundStatus::ok);
     ASSERT_EQ(central->scores(items.data(), k, c.d, m1.data(), w1.data(), t1.data()), Status::ok);
     const std::vector<double>& rotated = fed->active().rotated_contexts();
-    ASSERT_EQ(fed->active().model().scores(rotated.data(), k, c.d, m2.data(), w2.data(),
-                                           t2.data()),
+    ASSERT_EQ(fed->active().model().scores(rotated.data(), k, c.d, m2.data(), w2.data(), t2.data()),
               Status::ok);
     for (uint32_t i = 0; i < k; ++i) {
       for (const auto& [a, b] : {std::pair{m1[i], m2[i]}, {w1[i], w2[i]}, {t1[i], t2[i]}}) {
@@ -166,17 +165,17 @@ TEST_P(TeacherForced, EveryScoreEqualsTheCentralOne) {
   ASSERT_EQ(central->theta(th1.data(), c.d), Status::ok);
   ASSERT_EQ(fed->active().model().theta(th2.data(), c.d), Status::ok);
   EXPECT_LE(std::fabs(norm(th1) - norm(th2)), 1e-9);
-  std::printf("[ figure ] d=%u M=%zu: largest relative score difference %.2e over %d rounds\n",
-              c.d, c.partition.size(), worst, c.rounds);
+  std::printf("[ figure ] d=%u M=%zu: largest relative score difference %.2e over %d rounds\n", c.d,
+              c.partition.size(), worst, c.rounds);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Partitions, TeacherForced,
-    ::testing::Values(Case{10, {3, 7}, 300}, Case{10, {2, 3, 5}, 300},
-                      Case{10, {1, 2, 2, 2, 3}, 300}, Case{100, {30, 70}, 200},
-                      Case{100, {10, 40, 50}, 200}, Case{100, {5, 15, 20, 25, 35}, 200},
-                      Case{300, {120, 180}, 60}, Case{300, {50, 100, 150}, 60},
-                      Case{300, {20, 40, 60, 80, 100}, 60}));
+INSTANTIATE_TEST_SUITE_P(Partitions, TeacherForced,
+                         ::testing::Values(Case{10, {3, 7}, 300}, Case{10, {2, 3, 5}, 300},
+                                           Case{10, {1, 2, 2, 2, 3}, 300}, Case{100, {30, 70}, 200},
+                                           Case{100, {10, 40, 50}, 200},
+                                           Case{100, {5, 15, 20, 25, 35}, 200},
+                                           Case{300, {120, 180}, 60}, Case{300, {50, 100, 150}, 60},
+                                           Case{300, {20, 40, 60, 80, 100}, 60}));
 
 struct RunResult {
   std::vector<uint32_t> central;
@@ -211,9 +210,9 @@ RunResult free_run(uint64_t seed, int rounds, double tie, p2b::Policy policy,
     EXPECT_EQ(central->reward(id, world.mean_reward(&items[a * d]) + noise[a]), Status::ok);
     p2b::vfl::Decision dec;
     EXPECT_EQ(fed->active().decide(&dec), RoundStatus::ok);
-    EXPECT_EQ(fed->active().reward(dec.id, world.mean_reward(&items[dec.item * d]) +
-                                               noise[dec.item]),
-              Status::ok);
+    EXPECT_EQ(
+        fed->active().reward(dec.id, world.mean_reward(&items[dec.item * d]) + noise[dec.item]),
+        Status::ok);
     out.central.push_back(a);
     out.federated.push_back(dec.item);
     out.central_regret += best - world.mean_reward(&items[a * d]);
@@ -262,7 +261,6 @@ TEST(FreeRunning, FloatModelsAgreeThroughTheFirstTiesAndReportWhereTheyPart) {
   std::printf("[ figure ] f32, tie_rel_tol = 1e-5: first divergence at round %d of 5000%s\n", t,
               t < 0 ? " (none)" : "");
 }
-
 
 // VFTS draws mu~ = theta~ + v L~^-T xi. A central LinTS fed xi' = U^T xi,
 // with U = L~^-1 Q L orthogonal, draws mu = Q^T mu~, so every sampled score

@@ -485,6 +485,32 @@ TEST_F(VflMessage, RoundTripKeepsEveryFieldAndValue) {
   EXPECT_EQ(std::memcmp(got.values.data(), values_.data(), values_.size() * sizeof(double)), 0);
 }
 
+// Precomputed shared keys (pinned peers) give the same boxes: a message
+// sealed with the party's key opens with the active party's plain keys, and
+// the other way round; another peer's shared key does not open it.
+TEST_F(VflMessage, PrecomputedSharedKeysInteroperateWithPlainKeys) {
+  p2b::vfl::BoxKey party_side;
+  p2b::vfl::BoxKey ap_side;
+  ASSERT_TRUE(p2b::vfl::box_key(party_.sk, ap_.pk, &party_side));
+  ASSERT_TRUE(p2b::vfl::box_key(ap_.sk, party_.pk, &ap_side));
+  Bytes with_key;
+  std::string err;
+  ASSERT_TRUE(
+      p2b::vfl::seal_masked_message(header(41), values_.data(), party_side, &with_key, &err));
+  EXPECT_EQ(with_key, sealed(41)) << "the nonce is derived, so the same bytes";
+  p2b::vfl::MaskedMessage got;
+  ASSERT_EQ(open(with_key, expect(40), &got), MessageStatus::ok);
+  ASSERT_EQ(
+      p2b::vfl::open_masked_message(with_key.data(), with_key.size(), ap_side, expect(40), &got),
+      MessageStatus::ok);
+  EXPECT_EQ(std::memcmp(got.values.data(), values_.data(), values_.size() * sizeof(double)), 0);
+  p2b::vfl::BoxKey wrong;
+  ASSERT_TRUE(p2b::vfl::box_key(ap_.sk, ap_.pk, &wrong));
+  EXPECT_EQ(
+      p2b::vfl::open_masked_message(with_key.data(), with_key.size(), wrong, expect(40), &got),
+      MessageStatus::not_openable);
+}
+
 TEST_F(VflMessage, EncodedSizeIsTheFormula) {
   EXPECT_EQ(sealed(1).size(), 100U + 8 * kItems * 6);
   std::mt19937_64 rng(3);

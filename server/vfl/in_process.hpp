@@ -18,9 +18,8 @@ class InProcessFederation {
  public:
   // Party 0 (the active party) holds the first partition[0] columns, party j
   // the next partition[j]. `model.dim` must be the mask's d.
-  static RoundStatus create(const Mask& mask, const Partition& partition,
-                            const SharedConfig& model, std::unique_ptr<InProcessFederation>* out,
-                            std::string* err);
+  static RoundStatus create(const Mask& mask, const Partition& partition, const SharedConfig& model,
+                            std::unique_ptr<InProcessFederation>* out, std::string* err);
 
   // Splits each of the k items (k x d, row-major) into the parties' column
   // blocks, masks every passive block as its party would, and hands the

@@ -81,10 +81,29 @@ const char* message_status_name(MessageStatus s) {
   return "unknown";
 }
 
+bool box_key(const uint8_t* my_box_sk, const uint8_t* their_box_pk, BoxKey* out) {
+  if (my_box_sk == nullptr || their_box_pk == nullptr || out == nullptr || sodium_init() < 0) {
+    return false;
+  }
+  static_assert(sizeof out->key == crypto_box_BEFORENMBYTES, "box key size");
+  return crypto_box_beforenm(out->key, their_box_pk, my_box_sk) == 0;
+}
+
 bool seal_masked_message(const MaskedHeader& h, const double* values, const uint8_t* party_box_sk,
                          const uint8_t* ap_box_pk, std::vector<uint8_t>* out, std::string* err) {
-  if (values == nullptr || party_box_sk == nullptr || ap_box_pk == nullptr || out == nullptr ||
-      !shape_ok(h.k_items, h.d) || h.round_id == 0) {
+  BoxKey key;
+  if (!box_key(party_box_sk, ap_box_pk, &key)) {
+    *err = "bad keys";
+    return false;
+  }
+  const bool ok = seal_masked_message(h, values, key, out, err);
+  sodium_memzero(key.key, sizeof key.key);
+  return ok;
+}
+
+bool seal_masked_message(const MaskedHeader& h, const double* values, const BoxKey& key,
+                         std::vector<uint8_t>* out, std::string* err) {
+  if (values == nullptr || out == nullptr || !shape_ok(h.k_items, h.d) || h.round_id == 0) {
     *err = "bad shape, round id or arguments";
     return false;
   }
@@ -109,10 +128,14 @@ bool seal_masked_message(const MaskedHeader& h, const double* values, const uint
   plain.insert(plain.end(), h.user_token, h.user_token + kUserTokenBytes);
   wire::put_u32(&plain, h.k_items);
   wire::put_u32(&plain, h.d);
+  // The values are the bulk of a message: written in place, little-endian.
+  const std::size_t head = plain.size();
+  plain.resize(head + 8 * n_values);
   for (std::size_t i = 0; i < n_values; ++i) {
     uint64_t bits = 0;
     std::memcpy(&bits, &values[i], sizeof bits);
-    wire::put_u64(&plain, bits);
+    uint8_t* at = plain.data() + head + 8 * i;
+    for (int b = 0; b < 8; ++b) at[b] = static_cast<uint8_t>(bits >> (8 * b));
   }
   std::vector<uint8_t> msg(kMagic, kMagic + sizeof kMagic);
   wire::put_u32(&msg, h.party_index);
@@ -120,8 +143,8 @@ bool seal_masked_message(const MaskedHeader& h, const double* values, const uint
   msg.resize(kMaskedPrefixBytes + kMaskedMacBytes + plain.size());
   uint8_t nonce[crypto_box_NONCEBYTES];
   nonce_for(h.party_index, h.round_id, nonce);
-  const bool ok = crypto_box_easy(msg.data() + kMaskedPrefixBytes, plain.data(), plain.size(),
-                                  nonce, ap_box_pk, party_box_sk) == 0;
+  const bool ok = crypto_box_easy_afternm(msg.data() + kMaskedPrefixBytes, plain.data(),
+                                          plain.size(), nonce, key.key) == 0;
   sodium_memzero(plain.data(), plain.size());
   if (!ok) {
     *err = "crypto_box_easy failed";
@@ -175,6 +198,15 @@ MessageStatus check_masked_plaintext(const uint8_t* prefix, const uint8_t* plain
 MessageStatus open_masked_message(const uint8_t* msg, std::size_t len, const uint8_t* ap_box_sk,
                                   const uint8_t* party_box_pk, const MessageExpect& expect,
                                   MaskedMessage* out) {
+  BoxKey key;
+  if (!box_key(ap_box_sk, party_box_pk, &key)) return MessageStatus::not_openable;
+  const MessageStatus st = open_masked_message(msg, len, key, expect, out);
+  sodium_memzero(key.key, sizeof key.key);
+  return st;
+}
+
+MessageStatus open_masked_message(const uint8_t* msg, std::size_t len, const BoxKey& key,
+                                  const MessageExpect& expect, MaskedMessage* out) {
   if (msg == nullptr || len < kMaskedPrefixBytes + kMaskedMacBytes + kMaskedHeaderBytes) {
     return MessageStatus::bad_length;
   }
@@ -187,8 +219,8 @@ MessageStatus open_masked_message(const uint8_t* msg, std::size_t len, const uin
   nonce_for(party, round, nonce);
   const std::size_t box_len = len - kMaskedPrefixBytes;
   std::vector<uint8_t> plain(box_len - kMaskedMacBytes);
-  if (crypto_box_open_easy(plain.data(), msg + kMaskedPrefixBytes, box_len, nonce, party_box_pk,
-                           ap_box_sk) != 0) {
+  if (crypto_box_open_easy_afternm(plain.data(), msg + kMaskedPrefixBytes, box_len, nonce,
+                                   key.key) != 0) {
     return MessageStatus::not_openable;
   }
   return check_masked_plaintext(msg, plain.data(), plain.size(), expect, out);

@@ -37,10 +37,20 @@ struct MaskedMessage {
   std::vector<double> values;  // K' x d, row-major: item i is values[i d .. i d + d)
 };
 
+// The X25519 shared key of a pinned key pair (crypto_box_beforenm): the
+// scalar multiplication is done once per peer, not once per message.
+struct BoxKey {
+  uint8_t key[32] = {};
+};
+bool box_key(const uint8_t* my_box_sk, const uint8_t* their_box_pk, BoxKey* out);
+
 // The party's side. `values` holds k_items * d finite doubles. A round_id
 // must never be sealed twice under the same key pair: it makes the nonce.
 bool seal_masked_message(const MaskedHeader& h, const double* values, const uint8_t* party_box_sk,
                          const uint8_t* ap_box_pk, std::vector<uint8_t>* out, std::string* err);
+// The same with the party's and the active party's shared key precomputed.
+bool seal_masked_message(const MaskedHeader& h, const double* values, const BoxKey& key,
+                         std::vector<uint8_t>* out, std::string* err);
 
 enum class MessageStatus {
   ok,
@@ -69,6 +79,9 @@ struct MessageExpect {
 MessageStatus open_masked_message(const uint8_t* msg, std::size_t len, const uint8_t* ap_box_sk,
                                   const uint8_t* party_box_pk, const MessageExpect& expect,
                                   MaskedMessage* out);
+// The same with the shared key precomputed (box_key(ap_sk, party_pk)).
+MessageStatus open_masked_message(const uint8_t* msg, std::size_t len, const BoxKey& key,
+                                  const MessageExpect& expect, MaskedMessage* out);
 
 // The checks of the clear prefix, then those after the box opened, on the
 // plaintext (tests and fuzzing reach them without the box).

@@ -11,7 +11,7 @@ namespace p2b::vertical {
 struct CostPoint {
   uint32_t d = 0;
   uint32_t k = 0;
-  uint32_t parties = 0;  // M, including the active party
+  uint32_t parties = 0;     // M, including the active party
   double central_us = 0.0;  // central decide + reward
   double mask_us = 0.0;     // one passive party: Q^j x^j for the K items
   double seal_us = 0.0;     // one passive party: seal its P2BV

@@ -66,7 +66,8 @@ class MultiLabel final : public World {
   const vfl::Partition& partition() const override { return partition_; }
   std::string describe() const override {
     std::string blocks;
-    for (const uint32_t b : feature_blocks_) blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
+    for (const uint32_t b : feature_blocks_)
+      blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
     return "multi-label: " + std::to_string(rows_) + " rows, " + std::to_string(k_) +
            " labels as items; raw feature blocks " + blocks + " -> " + std::to_string(r_) +
            " local components each; d = " + std::to_string(dim());

@@ -16,7 +16,9 @@ int parse_options(int argc, char** argv, Options* o) {
       "p2b-sim");
   tools::add_common_flags(app);
   std::string protocol;
-  app.add_option("--protocol", protocol, "vertical")->required()->check(CLI::IsMember({"vertical"}));
+  app.add_option("--protocol", protocol, "vertical")
+      ->required()
+      ->check(CLI::IsMember({"vertical"}));
   app.add_option("--env", o->env, "synthetic or multilabel [synthetic]")
       ->check(CLI::IsMember({"synthetic", "multilabel"}));
   app.add_option("--dim", o->dim, "d, synthetic [100]")->check(CLI::Range(2U, 1024U));
@@ -27,7 +29,8 @@ int parse_options(int argc, char** argv, Options* o) {
   app.add_option("--partition", o->partition, "column blocks d_j, party 0 first [20,20,20,20,20]")
       ->delimiter(',')
       ->check(CLI::Range(1U, 1024U));
-  app.add_option("--partial", o->partial, "partial ratios: models on the first ratio*d columns [0.2,0.8]")
+  app.add_option("--partial", o->partial,
+                 "partial ratios: models on the first ratio*d columns [0.2,0.8]")
       ->delimiter(',')
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--repeats", o->repeats, "runs per policy, seeds seed..seed+repeats-1 [5]")
@@ -37,11 +40,13 @@ int parse_options(int argc, char** argv, Options* o) {
   app.add_option("--policies", policies, "linucb, lints or both [linucb,lints]")
       ->delimiter(',')
       ->check(CLI::IsMember({"linucb", "lints"}));
-  app.add_option("--beta", o->beta, "LinUCB's exploration weight [0.5]")->check(CLI::Range(0.0, 1e6));
+  app.add_option("--beta", o->beta, "LinUCB's exploration weight [0.5]")
+      ->check(CLI::Range(0.0, 1e6));
   app.add_option("--ts-scale", o->ts_scale, "LinTS's v [0.01]")->check(CLI::Range(0.0, 1e6));
   app.add_option("--noise-sd", o->noise_sd, "reward noise standard deviation, synthetic [0.05]")
       ->check(CLI::Range(0.0, 10.0));
-  app.add_option("--tie", o->tie, "tie tolerance of every model [1e-9]")->check(CLI::Range(0.0, 1e-2));
+  app.add_option("--tie", o->tie, "tie tolerance of every model [1e-9]")
+      ->check(CLI::Range(0.0, 1e-2));
   app.add_option("--data", o->data, "multi-label ARFF (--env multilabel)");
   app.add_option("--labels", o->labels, "where the labels are: auto, first:N, last:N [auto]");
   app.add_option("--parties", o->parties, "multilabel: M parties [4]")->check(CLI::Range(2U, 64U));

@@ -46,14 +46,14 @@ struct Learner {
 };
 
 // Decides, learns the realised reward and books the regret of one model.
-bool step_plain(Learner& l, const Round& r, uint32_t k, uint32_t d, double best,
-                uint32_t* chosen) {
+bool step_plain(Learner& l, const Round& r, uint32_t k, uint32_t d, double best, uint32_t* chosen) {
   const double* x = r.contexts.data();
   if (l.cols != d) {
     l.x.resize(static_cast<std::size_t>(k) * l.cols);
     for (uint32_t i = 0; i < k; ++i) {
       for (uint32_t c = 0; c < l.cols; ++c) {
-        l.x[static_cast<std::size_t>(i) * l.cols + c] = r.contexts[static_cast<std::size_t>(i) * d + c];
+        l.x[static_cast<std::size_t>(i) * l.cols + c] =
+            r.contexts[static_cast<std::size_t>(i) * d + c];
       }
     }
     x = l.x.data();

@@ -25,22 +25,22 @@ struct TrialSpec {
 };
 
 struct Series {
-  std::string name;                 // central, federated, partial-<cols>
-  std::vector<double> regret_at;    // cumulative regret at each checkpoint
-  double regret = 0.0;              // at the end
-  double mean_reward = 0.0;         // over all rounds
+  std::string name;               // central, federated, partial-<cols>
+  std::vector<double> regret_at;  // cumulative regret at each checkpoint
+  double regret = 0.0;            // at the end
+  double mean_reward = 0.0;       // over all rounds
 };
 
 struct TrialResult {
   std::vector<Series> series;
   std::vector<uint64_t> checkpoints;
-  uint64_t same_actions = 0;         // rounds where federated took central's action
-  int64_t first_divergence = -1;     // -1: none
-  double theta_norm_gap = 0.0;       // | |theta~| - |theta^| | at the end
-  double central_us = 0.0;           // per round: decide + reward
-  double active_us = 0.0;            // combine + decide + reward
-  double party_us = 0.0;             // one party's masking, mean over parties
-  uint64_t bytes_per_party = 0;      // P2BV bytes per passive party per round
+  uint64_t same_actions = 0;      // rounds where federated took central's action
+  int64_t first_divergence = -1;  // -1: none
+  double theta_norm_gap = 0.0;    // | |theta~| - |theta^| | at the end
+  double central_us = 0.0;        // per round: decide + reward
+  double active_us = 0.0;         // combine + decide + reward
+  double party_us = 0.0;          // one party's masking, mean over parties
+  uint64_t bytes_per_party = 0;   // P2BV bytes per passive party per round
   // Mean realised reward of the one item index best over the run, picked in
   // hindsight: on multi-label data the majority label, the bar a context-free
   // recommender reaches.

@@ -153,7 +153,8 @@ void print_summary(const Options& o, const std::vector<Job>& jobs) {
     std::printf(
         "  per round: central %.1f us; active party %.1f us; each passive party %.1f us "
         "masking, %llu bytes (P2BV)\n",
-        central_us / runs, active_us / runs, party_us / runs, static_cast<unsigned long long>(bytes));
+        central_us / runs, active_us / runs, party_us / runs,
+        static_cast<unsigned long long>(bytes));
   }
 }
 
@@ -164,8 +165,9 @@ int run_cost(const Options& o) {
     std::fprintf(stderr, "p2b-sim: cannot write %s\n", (dir / "cost.csv").c_str());
     return 1;
   }
-  std::fprintf(f, "d,k,parties,central_us,mask_us,seal_us,open_us,active_us,round_us,ratio,"
-                  "message_bytes,formula_bytes\n");
+  std::fprintf(f,
+               "d,k,parties,central_us,mask_us,seal_us,open_us,active_us,round_us,ratio,"
+               "message_bytes,formula_bytes\n");
   std::printf("%5s %6s %3s %12s %10s %10s %10s %12s %12s %7s %12s\n", "d", "K", "M", "central-us",
               "mask-us", "seal-us", "open-us", "active-us", "round-us", "ratio", "bytes/party");
   const double total = static_cast<double>(o.cost_dims.size() * o.cost_items.size());
@@ -185,8 +187,8 @@ int run_cost(const Options& o) {
                    static_cast<unsigned long long>(c.message_bytes),
                    static_cast<unsigned long long>(c.formula_bytes));
       std::printf("%5u %6u %3u %12.1f %10.1f %10.1f %10.1f %12.1f %12.1f %7.2f %12llu%s\n", d, k,
-                  c.parties, c.central_us, c.mask_us, c.seal_us, c.open_us, c.active_us,
-                  c.round_us, ratio, static_cast<unsigned long long>(c.message_bytes),
+                  c.parties, c.central_us, c.mask_us, c.seal_us, c.open_us, c.active_us, c.round_us,
+                  ratio, static_cast<unsigned long long>(c.message_bytes),
                   c.message_bytes == c.formula_bytes ? "" : "  (formula differs!)");
       if (!o.quiet) sim::progress("cost grid", ++done, total);
     }
@@ -216,7 +218,8 @@ int vertical_main(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::create_directories(o.out_dir, ec);
   if (ec) {
-    std::fprintf(stderr, "p2b-sim: cannot create %s: %s\n", o.out_dir.c_str(), ec.message().c_str());
+    std::fprintf(stderr, "p2b-sim: cannot create %s: %s\n", o.out_dir.c_str(),
+                 ec.message().c_str());
     return 1;
   }
   if (o.cost) {
@@ -263,8 +266,9 @@ int vertical_main(int argc, char** argv) {
   std::printf("), partial models on the first");
   for (const uint32_t c : partial_cols) std::printf(" %u", c);
   std::printf(" columns (%u: the active party alone)\n", local);
-  std::printf("  privacy: O3M obfuscates, it does not encrypt and gives no DP (epsilon = inf);\n"
-              "  see docs/vertical.md for what the active party can infer\n");
+  std::printf(
+      "  privacy: O3M obfuscates, it does not encrypt and gives no DP (epsilon = inf);\n"
+      "  see docs/vertical.md for what the active party can infer\n");
   std::mutex mu;
   std::atomic<int> failed{0};
   std::string fail_msg;
