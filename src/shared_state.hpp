@@ -34,7 +34,7 @@ struct SharedState {
   std::size_t vector_b = 0;  // b, d
   std::size_t theta = 0;     // d
   std::size_t staging = 0;   // d x d + 3 d: a staged update (ridge_arm's layout)
-  std::size_t scratch = 0;   // 3 d: item context, whitened item, LinTS draw
+  std::size_t scratch = 0;   // 9 d: 4 item contexts, 4 whitened items, a LinTS draw
   std::size_t totals = 0;    // max_items doubles: one decision's scores
   std::size_t contexts = 0;  // P x d: the pending decisions' contexts
   std::size_t slots = 0;     // P SharedSlot

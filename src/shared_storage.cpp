@@ -199,10 +199,10 @@ bool read_tables(Reader& in, SharedState& s, uint64_t next_id, bool apply) {
   for (uint32_t k = 0; k < c.pending_capacity; ++k) {
     const SharedSlot sl{in.u64(), in.u32(), in.u32()};
     const uint64_t want = expected_slot_id(next_id, c.pending_capacity, k);
-    const bool slot_ok = want == 0 ? sl.id == 0 && sl.state == kSharedSlotEmpty && sl.item == 0
-                                   : sl.id == want && sl.item < c.max_items &&
-                                         (sl.state == kSharedSlotAwaiting ||
-                                          sl.state == kSharedSlotRewarded);
+    const bool slot_ok =
+        want == 0 ? sl.id == 0 && sl.state == kSharedSlotEmpty && sl.item == 0
+                  : sl.id == want && sl.item < c.max_items &&
+                        (sl.state == kSharedSlotAwaiting || sl.state == kSharedSlotRewarded);
     if (!slot_ok) return false;
     for (std::size_t i = 0; i < d; ++i) {
       const double v = in.f64();
@@ -265,7 +265,7 @@ Status SharedModel::restore(const uint8_t* key, const void* buf, std::size_t len
     uint8_t mac[kStateMacBytes];
     state_mac(key, kMacLabel, in, len - kStateMacBytes, mac);
     return same_bytes(mac, in + len - kStateMacBytes, kStateMacBytes) ? Status::state_mismatch
-                                                                        : Status::corrupt_state;
+                                                                      : Status::corrupt_state;
   }
   uint8_t mac[kStateMacBytes];
   state_mac(key, kMacLabel, in, body, mac);

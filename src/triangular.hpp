@@ -24,6 +24,29 @@ void tri_whiten(const T* L, uint32_t d, const T* x, T* z) {
   }
 }
 
+// tri_whiten for G right-hand sides at once, in place on z holding them
+// interleaved (entry r of vector g at r * G + g). Each vector's result is bit
+// for bit what tri_whiten gives it (the same operations in the same order);
+// the G chains only interleave, so the CPU overlaps their latencies, the
+// innermost loop runs over contiguous memory, and L is read once for all G.
+template <typename T, uint32_t G>
+void tri_whiten_interleaved(const T* L, uint32_t d, T* z) {
+  for (uint32_t j = 0; j < d; ++j) {
+    const T* col = L + static_cast<std::size_t>(j) * d;
+    // A local copy: z's rows may alias as far as the compiler knows.
+    T zj[G];
+    for (uint32_t g = 0; g < G; ++g) {
+      z[static_cast<std::size_t>(j) * G + g] /= col[j];
+      zj[g] = z[static_cast<std::size_t>(j) * G + g];
+    }
+    for (uint32_t i = j + 1; i < d; ++i) {
+      T* zi = z + static_cast<std::size_t>(i) * G;
+      const T lij = col[i];
+      for (uint32_t g = 0; g < G; ++g) zi[g] -= lij * zj[g];
+    }
+  }
+}
+
 // out = L^-T y (back substitution): row i of L^T is column i of L, so each
 // step is a dot product over a contiguous column segment.
 template <typename T>

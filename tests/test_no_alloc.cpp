@@ -206,3 +206,65 @@ TEST(NoAlloc, SystemRandomSourceNeverTouchesTheHeap) {
 }
 
 }  // namespace
+
+namespace {
+
+// The shared-parameter model's calls, in both precisions and policies, once
+// its arena is set up: none may touch the heap.
+void exercise_shared(uint32_t policy, uint32_t precision) {
+  constexpr uint32_t d = 12;
+  constexpr uint32_t k = 6;
+  p2b_shared_config cfg;
+  ASSERT_EQ(p2b_shared_config_default(&cfg), P2B_OK);
+  cfg.dim = d;
+  cfg.max_items = k;
+  cfg.policy = policy;
+  cfg.precision = precision;
+  cfg.tie_rel_tol = 1e-9;
+  cfg.rng_mode = P2B_RNG_SEEDED;
+  size_t need = 0;
+  ASSERT_EQ(p2b_shared_model_footprint(&cfg, &need), P2B_OK);
+  std::vector<unsigned char> mem_a(need + P2B_ARENA_ALIGN);
+  std::vector<unsigned char> mem_b(need + P2B_ARENA_ALIGN);
+  auto aligned = [](std::vector<unsigned char>& m) {
+    const auto addr = reinterpret_cast<uintptr_t>(m.data());
+    return static_cast<void*>(m.data() +
+                              (P2B_ARENA_ALIGN - addr % P2B_ARENA_ALIGN) % P2B_ARENA_ALIGN);
+  };
+  p2b_shared_model* a = nullptr;
+  p2b_shared_model* b = nullptr;
+  ASSERT_EQ(p2b_shared_model_init(aligned(mem_a), need, &cfg, &a), P2B_OK);
+  ASSERT_EQ(p2b_shared_model_init(aligned(mem_b), need, &cfg, &b), P2B_OK);
+  std::mt19937_64 env(2);
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::vector<double> items(static_cast<size_t>(200) * k * d);
+  for (double& v : items) v = g(env);
+  std::vector<double> mean(k), width(k), total(k), theta(d);
+  std::vector<uint8_t> state(1 << 16);
+  const uint8_t key[P2B_STATE_KEY_BYTES] = {3};
+  NoHeap guard;
+  for (size_t round = 0; round < 200; ++round) {
+    const double* x = items.data() + round * k * d;
+    uint32_t item = 0;
+    uint64_t id = 0;
+    ASSERT_EQ(p2b_shared_model_decide(a, x, k, d, &item, &id), P2B_OK);
+    ASSERT_EQ(p2b_shared_model_reward(a, id, x[item * d] > 0 ? 1.0 : 0.0), P2B_OK);
+    ASSERT_EQ(p2b_shared_model_learn(a, x, d, 0.25), P2B_OK);
+    ASSERT_EQ(p2b_shared_model_scores(a, x, k, d, mean.data(), width.data(), total.data()), P2B_OK);
+  }
+  size_t written = 0;
+  ASSERT_EQ(p2b_shared_model_theta(a, theta.data(), d), P2B_OK);
+  ASSERT_EQ(p2b_shared_model_save(a, key, state.data(), state.size(), &written), P2B_OK);
+  ASSERT_EQ(p2b_shared_model_restore(b, key, state.data(), written), P2B_OK);
+  EXPECT_EQ(g_allocations.load(), 0) << "heap touched after init";
+}
+
+TEST(NoAlloc, SharedModelNeverTouchesTheHeap) {
+  for (const uint32_t policy : {P2B_POLICY_LINUCB, P2B_POLICY_LINTS}) {
+    for (const uint32_t precision : {P2B_PRECISION_F64, P2B_PRECISION_F32}) {
+      exercise_shared(policy, precision);
+    }
+  }
+}
+
+}  // namespace

@@ -11,6 +11,7 @@
 
 #include "p2b.h"
 #include "p2b/shared_model.hpp"
+#include "triangular.hpp"
 
 namespace {
 
@@ -267,6 +268,42 @@ TEST(SharedModel, ConfigOutOfRangeIsRefused) {
   c = config(4, 3);
   c.ridge_lambda = 0.0;
   EXPECT_EQ(p2b_shared_model_footprint(&c, &n), P2B_ERR_BAD_CONFIG);
+}
+
+// Decisions whiten items four at a time (interleaved); scores() and the
+// reference arithmetic whiten one at a time. They must agree bit for bit, or
+// decide could break a tie differently from what scores() shows.
+template <typename T>
+void expect_grouped_whitening_is_bit_identical() {
+  constexpr uint32_t d = 37;
+  constexpr uint32_t G = 4;
+  std::mt19937_64 rng(17);
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::vector<T> L(static_cast<size_t>(d) * d, T(0));
+  for (uint32_t j = 0; j < d; ++j) {
+    for (uint32_t i = j; i < d; ++i) {
+      L[j * d + i] = static_cast<T>(i == j ? 1.0 + std::fabs(g(rng)) : 0.3 * g(rng));
+    }
+  }
+  std::vector<T> x(static_cast<size_t>(G) * d);
+  for (T& v : x) v = static_cast<T>(g(rng));
+  std::vector<T> inter(static_cast<size_t>(G) * d);
+  for (uint32_t k = 0; k < G; ++k) {
+    for (uint32_t r = 0; r < d; ++r) inter[r * G + k] = x[k * d + r];
+  }
+  p2b::tri_whiten_interleaved<T, G>(L.data(), d, inter.data());
+  std::vector<T> one(d);
+  for (uint32_t k = 0; k < G; ++k) {
+    p2b::tri_whiten(L.data(), d, x.data() + k * d, one.data());
+    for (uint32_t r = 0; r < d; ++r) {
+      ASSERT_EQ(one[r], inter[r * G + k]) << "vector " << k << " row " << r;
+    }
+  }
+}
+
+TEST(SharedModel, GroupedWhiteningIsBitIdenticalToOneAtATime) {
+  expect_grouped_whitening_is_bit_identical<double>();
+  expect_grouped_whitening_is_bit_identical<float>();
 }
 
 class SharedState : public ::testing::TestWithParam<std::tuple<uint32_t, uint32_t>> {};
