@@ -15,12 +15,15 @@ struct CostPoint {
   double central_us = 0.0;  // central decide + reward
   double mask_us = 0.0;     // one passive party: Q^j x^j for the K items
   double seal_us = 0.0;     // one passive party: seal its P2BV
-  double open_us = 0.0;     // the active party: open one P2BV
-  double active_us = 0.0;   // the active party: combine + decide + reward
+  double open_us = 0.0;     // the active party: open one P2BV (decrypt and parse)
+  double active_us = 0.0;   // the active party: own masking, combine, decide, reward
   // One round with the passive parties in parallel: the slowest party's
   // mask + seal, then the active party's opening of every message and its
   // own work. Network time is not included.
   double round_us = 0.0;
+  // The same without sealing and opening: the paper's O3M, which has no
+  // transport encryption, counts only this.
+  double compute_round_us = 0.0;
   uint64_t message_bytes = 0;  // measured sealed P2BV length
   uint64_t formula_bytes = 0;  // 100 + 8 K d
 };
