@@ -81,25 +81,32 @@ def plot_regret(out_dir, rows):
 def plot_cost(out_dir, rows):
     ks = sorted({int(r["k"]) for r in rows})
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.2))
-    for k in ks:
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, k in enumerate(ks):
+        c = colours[i % len(colours)]
         sel = sorted((r for r in rows if int(r["k"]) == k), key=lambda r: int(r["d"]))
         ds = [int(r["d"]) for r in sel]
-        a.plot(ds, [float(r["central_us"]) for r in sel], marker="o", label="central, K=%d" % k)
-        a.plot(ds, [float(r["round_us"]) for r in sel], marker="x", ls="--",
-               label="federated round, K=%d" % k)
-        b.plot(ds, [float(r["ratio"]) for r in sel], marker="o", label="K=%d" % k)
+        a.plot(ds, [float(r["central_us"]) for r in sel], marker="o", color=c,
+               label="central, K=%d" % k)
+        a.plot(ds, [float(r["round_us"]) for r in sel], marker="x", ls="--", color=c,
+               label="federated, K=%d" % k)
+        b.plot(ds, [float(r["ratio"]) for r in sel], marker="o", color=c,
+               label="K=%d, sealed messages" % k)
+        b.plot(ds, [float(r["compute_ratio"]) for r in sel], marker=".", ls=":", color=c,
+               label="K=%d, masking only" % k)
     a.set_xscale("log")
     a.set_yscale("log")
     a.set_xlabel("d")
     a.set_ylabel("microseconds per round")
     a.set_title("time per round (M = %s, parties in parallel)" % rows[0]["parties"])
     a.legend(fontsize=7)
-    b.axhline(2.5, color="grey", ls=":", label="goal: 2.5x")
+    b.axhline(2.5, color="grey", ls="-.", label="goal: 2.5x")
     b.set_xscale("log")
+    b.set_yscale("log")
     b.set_xlabel("d")
     b.set_ylabel("federated / central")
     b.set_title("relative cost of O3M")
-    b.legend()
+    b.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "cost.png"), dpi=110)
 
