@@ -19,6 +19,9 @@
 #                 its accuracy against t (fig6)
 #                 (P2B_DATA_DIR defaults to ../shared/data beside the checkout;
 #                 the step is skipped without the file, docs/data.md)
+#   vertical-*    seed 003's O3M experiments (p2b-sim --protocol vertical):
+#                 vertical-synthetic (Fig. 4, 6a/b), vertical-yeast (yeast split
+#                 over 4 parties; needs the file as above), vertical-cost (Fig. 5)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-"$repo/out/results"}
@@ -96,5 +99,11 @@ if [ -f "$yeast" ]; then
     --interactions 5,10,20,50,100 --no-crypto --plot
 elif wanted yeast; then
   echo "yeast.arff not found at $yeast: multi-label step skipped"
+fi
+timed vertical-synthetic --protocol vertical --plot --quiet
+timed vertical-cost --protocol vertical --cost --cost-rounds 50 --plot --quiet
+if [ -f "$yeast" ]; then
+  timed vertical-yeast --protocol vertical --env multilabel --data "$yeast" --rounds 7251 --plot \
+    --quiet
 fi
 echo "results in $out"
