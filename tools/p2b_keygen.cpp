@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "common/command_line.hpp"
 #include "common/exit_codes.hpp"
