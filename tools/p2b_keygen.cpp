@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <vector>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "common/command_line.hpp"
 #include "common/exit_codes.hpp"

@@ -57,16 +57,16 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "decides on a shared LinUCB/LinTS model (docs/vertical-services.md).",
       defaults);
   common::CommandLine& line = cli.command_line();
-  std::string dim, policy = "linucb", alpha = "1", lambda = "1", ts_scale = "0.1",
-                   tie = "1e-9", precision = "f64", max_items = "64", pending = "256",
-                   timeout = "2000";
+  std::string dim, policy = "linucb", alpha = "1", lambda = "1", ts_scale = "0.1", tie = "1e-9",
+                   precision = "f64", max_items = "64", pending = "256", timeout = "2000";
   std::vector<std::string> parties;
   line.add_value("--dim", &dim, "the mask's d (the sum of every party's block)");
   line.add_value("--bundle", &out->bundle, "the active party's sealed P2BQ bundle (party 0)");
   line.add_value("--features", &out->features, "the own feature CSV (user_token_hex,item_id,f...)");
   line.add_value("--pmg-key", &out->pmg_key, "the PMG's Ed25519 public key (bundles must verify)");
-  line.app().add_option("--party", parties,
-                        "URL,KEYFILE of passive party 1, 2, ... in order (KEYFILE: its vfl.box.pk)");
+  line.app().add_option(
+      "--party", parties,
+      "URL,KEYFILE of passive party 1, 2, ... in order (KEYFILE: its vfl.box.pk)");
   line.add_value("--policy", &policy, "linucb (default) or lints");
   line.add_value("--alpha", &alpha, "LinUCB exploration weight (default 1)");
   line.add_value("--lambda", &lambda, "ridge lambda (default 1)");
@@ -96,7 +96,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
     return bad("policy", "linucb or lints", policy);
   }
   if (!common::parse_real(alpha, 0, 1e6, &o.model.alpha)) return bad("alpha", ">= 0", alpha);
-  if (!common::parse_real(lambda, 1e-9, 1e9, &o.model.ridge_lambda) ) {
+  if (!common::parse_real(lambda, 1e-9, 1e9, &o.model.ridge_lambda)) {
     return bad("lambda", "> 0", lambda);
   }
   if (!common::parse_real(ts_scale, 0, 1e6, &o.model.ts_scale)) {
@@ -205,9 +205,9 @@ int run(const Options& opt, common::Logger& log) {
   server.Post("/v1/mask", [&service, &log](const httplib::Request&, httplib::Response& res) {
     const vfl::ServiceReply r = service.reload_mask();
     if (r.status == 200) {
-      log.info("mask_rotated", {{"epoch", service.epoch()},
-                                {"mask_id", service.mask_id_hex()},
-                                {"model_reset", true}});
+      log.info(
+          "mask_rotated",
+          {{"epoch", service.epoch()}, {"mask_id", service.mask_id_hex()}, {"model_reset", true}});
     } else {
       log.warn("mask_refused", {{"error", r.code}});
     }

@@ -59,8 +59,8 @@ struct PartAnswer {
 };
 
 // Most specific first: the code a refused decision answers with.
-constexpr const char* kPrecedence[] = {"wrong_shape",   "stale_mask",   "replayed",
-                                       "party_timeout", "unknown_user", "unknown_item",
+constexpr const char* kPrecedence[] = {"wrong_shape",    "stale_mask",   "replayed",
+                                       "party_timeout",  "unknown_user", "unknown_item",
                                        "missing_parties"};
 
 int status_for(const std::string& code) {
@@ -179,9 +179,9 @@ ServiceReply ApService::decide(const std::string& body) {
   if (!req.is_object() || !req.contains("user_token") || !req["user_token"].is_string() ||
       !req.contains("item_ids") || !req["item_ids"].is_array() || req["item_ids"].empty() ||
       req["item_ids"].size() > max_items || req.size() != 2) {
-    return refuse(400, "bad_request",
-                  "expected {\"user_token\":hex32,\"item_ids\":[1.." + std::to_string(max_items) +
-                      " u32]}");
+    return refuse(
+        400, "bad_request",
+        "expected {\"user_token\":hex32,\"item_ids\":[1.." + std::to_string(max_items) + " u32]}");
   }
   UserToken user{};
   if (!parse_user_token(req["user_token"].get<std::string>(), &user)) {
@@ -235,9 +235,8 @@ ServiceReply ApService::decide(const std::string& body) {
         cli.set_read_timeout(ms / 1000, (ms % 1000) * 1000);
         cli.set_write_timeout(ms / 1000, (ms % 1000) * 1000);
         cli.set_keep_alive(false);
-        const auto res =
-            cli.Post("/v1/masked", reinterpret_cast<const char*>(sealed.data()), sealed.size(),
-                     "application/octet-stream");
+        const auto res = cli.Post("/v1/masked", reinterpret_cast<const char*>(sealed.data()),
+                                  sealed.size(), "application/octet-stream");
         if (res) {
           answers[j].transport_ok = true;
           answers[j].status = res->status;
@@ -262,8 +261,9 @@ ServiceReply ApService::decide(const std::string& body) {
         a.error = "party_timeout";
       } else if (a.status != 200) {
         const nlohmann::json e = nlohmann::json::parse(a.body, nullptr, false);
-        const std::string code =
-            e.is_object() && e.contains("error") && e["error"].is_string() ? e["error"].get<std::string>() : "";
+        const std::string code = e.is_object() && e.contains("error") && e["error"].is_string()
+                                     ? e["error"].get<std::string>()
+                                     : "";
         a.error = code == "unknown_user" || code == "unknown_item" ? code : "missing_parties";
       } else {
         MessageExpect ex;

@@ -83,8 +83,8 @@ class ApService {
   mutable std::mutex mu_;  // one decision at a time: rounds reach each party in order
   MaskBlock block_;
   std::unique_ptr<ActiveParty> ap_;
-  ServiceState state_;        // round_id: the ceiling reserved on disk
-  uint64_t last_round_ = 0;   // the last round_id used
+  ServiceState state_;                   // round_id: the ceiling reserved on disk
+  uint64_t last_round_ = 0;              // the last round_id used
   std::vector<uint64_t> last_accepted_;  // per party: the last P2BV round_id accepted
   ApStats stats_;
 };

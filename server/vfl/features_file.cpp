@@ -40,8 +40,8 @@ bool parse_user_token(const std::string& hex, UserToken* out) {
     if (!digit) return false;
   }
   std::size_t len = 0;
-  return sodium_hex2bin(out->data(), out->size(), hex.data(), hex.size(), nullptr, &len,
-                        nullptr) == 0 &&
+  return sodium_hex2bin(out->data(), out->size(), hex.data(), hex.size(), nullptr, &len, nullptr) ==
+             0 &&
          len == kUserTokenBytes;
 }
 
@@ -97,7 +97,8 @@ bool FeatureTable::load(const std::string& path, uint32_t width, std::size_t max
     std::vector<double> x(width);
     for (uint32_t i = 0; i < width; ++i) {
       if (!common::parse_real(trim(f[2 + i]), -kMaxRawEntry, kMaxRawEntry, &x[i])) {
-        *err = where + "feature " + std::to_string(i + 1) + " is not a finite number in [-1e6, 1e6]";
+        *err =
+            where + "feature " + std::to_string(i + 1) + " is not a finite number in [-1e6, 1e6]";
         return false;
       }
     }
@@ -119,8 +120,8 @@ bool FeatureTable::load(const std::string& path, uint32_t width, std::size_t max
   return true;
 }
 
-LookupStatus FeatureTable::lookup(const UserToken& user, const uint32_t* items,
-                                  std::size_t n_items, std::vector<double>* out) const {
+LookupStatus FeatureTable::lookup(const UserToken& user, const uint32_t* items, std::size_t n_items,
+                                  std::vector<double>* out) const {
   if (users_.find(user) == users_.end()) return LookupStatus::unknown_user;
   out->clear();
   if (user_only_) {

@@ -54,8 +54,7 @@ const char* request_status_name(RequestStatus s) {
 }
 
 bool seal_masked_request(const MaskedRequest& r, const uint8_t* ap_box_sk,
-                         const uint8_t* party_box_pk, std::vector<uint8_t>* out,
-                         std::string* err) {
+                         const uint8_t* party_box_pk, std::vector<uint8_t>* out, std::string* err) {
   if (r.round_id == 0 || r.item_ids.empty() || r.item_ids.size() > kMaxMaskedItems ||
       ap_box_sk == nullptr || party_box_pk == nullptr || out == nullptr) {
     *err = "bad request: round_id 0, no items, too many items or no key";
@@ -110,9 +109,8 @@ RequestStatus open_masked_request(const uint8_t* msg, std::size_t len, const uin
     return RequestStatus::not_openable;
   }
   const uint8_t* p = plain.data();
-  if (std::memcmp(p, kMagic, sizeof kMagic) != 0 ||
-      wire::get_u32(p + 4) != kMaskedRequestFormat || wire::get_u32(p + 8) != party ||
-      wire::get_u64(p + 12) != round) {
+  if (std::memcmp(p, kMagic, sizeof kMagic) != 0 || wire::get_u32(p + 4) != kMaskedRequestFormat ||
+      wire::get_u32(p + 8) != party || wire::get_u64(p + 12) != round) {
     return RequestStatus::malformed;
   }
   const uint32_t n = wire::get_u32(p + 36);

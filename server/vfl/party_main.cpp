@@ -64,16 +64,14 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   if (parsed != ParseOutcome::ok) return parsed;
   uint64_t v = 0;
   if (!common::parse_count(index, 1, vfl::kMaxMaskDim - 1, &v)) {
-    return common::usage_error(message,
-                               common::bad_value("party-index", "an integer >= 1", index));
+    return common::usage_error(message, common::bad_value("party-index", "an integer >= 1", index));
   }
   o.party_index = static_cast<uint32_t>(v);
   if (!common::parse_count(dim, 2, vfl::kMaxMaskDim, &v)) {
     return common::usage_error(message, common::bad_value("dim", "2..4096", dim));
   }
   o.dim = static_cast<uint32_t>(v);
-  if (out->bundle.empty() || out->features.empty() || out->pmg_key.empty() ||
-      out->ap_key.empty()) {
+  if (out->bundle.empty() || out->features.empty() || out->pmg_key.empty() || out->ap_key.empty()) {
     return common::usage_error(message,
                                "--bundle, --features, --pmg-key and --ap-key are required");
   }
@@ -123,9 +121,8 @@ int run(const Options& opt, common::Logger& log) {
   common::BoundedServer server(opt.http, counters);
   common::configure_server(server, opt.max_body, log);
   common::serve_readiness(server, readiness);
-  common::install_access_log(server, log, opt.access_log, [](const httplib::Request& req) {
-    return req.path == "/v1/masked";
-  });
+  common::install_access_log(server, log, opt.access_log,
+                             [](const httplib::Request& req) { return req.path == "/v1/masked"; });
   server.Post("/v1/masked", [&service, &log](const httplib::Request& req, httplib::Response& res) {
     const vfl::ServiceReply r = service.masked(req.body);
     if (!r.code.empty()) log.warn("request_refused", {{"error", r.code}, {"status", r.status}});
@@ -142,11 +139,10 @@ int run(const Options& opt, common::Logger& log) {
   });
   server.Get("/v1/stats", [&service](const httplib::Request&, httplib::Response& res) {
     const vfl::PartyStats s = service.stats();
-    res.set_content(nlohmann::json{{"answered", s.answered},
-                                   {"refused", s.refused},
-                                   {"busy_ns", s.busy_ns}}
-                        .dump(),
-                    "application/json");
+    res.set_content(
+        nlohmann::json{{"answered", s.answered}, {"refused", s.refused}, {"busy_ns", s.busy_ns}}
+            .dump(),
+        "application/json");
   });
   const int port = common::bind_and_announce(server, opt.listen_host, opt.listen_port, log);
   if (port < 0) return common::kExitFailure;

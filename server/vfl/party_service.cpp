@@ -102,9 +102,9 @@ ServiceReply PartyService::masked(const std::string& body) {
     return error_reply(status, code, detail);
   };
   MaskedRequest req;
-  const RequestStatus rs = open_masked_request(reinterpret_cast<const uint8_t*>(body.data()),
-                                               body.size(), cfg_.box_sk, cfg_.ap_box_pk,
-                                               cfg_.party_index, state_.round_id, &req);
+  const RequestStatus rs =
+      open_masked_request(reinterpret_cast<const uint8_t*>(body.data()), body.size(), cfg_.box_sk,
+                          cfg_.ap_box_pk, cfg_.party_index, state_.round_id, &req);
   switch (rs) {
     case RequestStatus::ok:
       break;
@@ -188,8 +188,7 @@ ServiceReply PartyService::reload_mask() {
   wipe(&block_.q);
   block_ = std::move(opened.block);
   ServiceReply r;
-  r.body = nlohmann::json{{"epoch", block_.epoch},
-                          {"mask_id", hex(block_.mask_id, kMaskIdBytes)}}
+  r.body = nlohmann::json{{"epoch", block_.epoch}, {"mask_id", hex(block_.mask_id, kMaskIdBytes)}}
                .dump();
   return r;
 }

@@ -74,15 +74,15 @@ ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* messag
   }
   uint64_t d = 0;
   for (const uint32_t dj : opt->partition) d += dj;
-  if (vfl::check_partition(opt->partition, static_cast<uint32_t>(d)) !=
-      vfl::PartitionCheck::ok) {
+  if (vfl::check_partition(opt->partition, static_cast<uint32_t>(d)) != vfl::PartitionCheck::ok) {
     return p2b::common::usage_error(
         message, p2b::common::bad_value("--partition", "sizes summing to 2..4096", partition));
   }
   if (opt->party_keys.size() != opt->partition.size()) {
-    return p2b::common::usage_error(message, "--party-key must be given once per block of "
-                                             "--partition (" +
-                                                 std::to_string(opt->partition.size()) + ")");
+    return p2b::common::usage_error(message,
+                                    "--party-key must be given once per block of "
+                                    "--partition (" +
+                                        std::to_string(opt->partition.size()) + ")");
   }
   if (!p2b::common::parse_count(epoch, 1, UINT64_MAX, &opt->epoch)) {
     return p2b::common::usage_error(message,
@@ -168,8 +168,8 @@ int run(const Options& opt) {
     std::string fp;
     kf::fingerprint_hex(party_pk[j].data(), &fp);
     lines.push_back("party " + std::to_string(j) + "  d_j " + std::to_string(opt.partition[j]) +
-                    "  key fingerprint " + fp + "  " + path + "  " +
-                    std::to_string(sealed.size()) + " bytes");
+                    "  key fingerprint " + fp + "  " + path + "  " + std::to_string(sealed.size()) +
+                    " bytes");
   }
   // Every bundle is written before any replaces an older one.
   for (std::size_t i = 0; i < staged.size(); ++i) {

@@ -50,8 +50,8 @@ bool write_state(const std::string& path, const ServiceState& s, std::string* er
   text << "p2b-vfl-state 1\nround_id " << s.round_id << "\nmask_epoch " << s.mask_epoch << "\n";
   const std::string bytes = text.str();
   keyfiles::StagedKey staged;
-  if (!keyfiles::stage_key_file(path, reinterpret_cast<const uint8_t*>(bytes.data()),
-                                bytes.size(), keyfiles::KeyKind::secret_key, &staged, err)) {
+  if (!keyfiles::stage_key_file(path, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                                keyfiles::KeyKind::secret_key, &staged, err)) {
     return false;
   }
   if (!keyfiles::commit_staged_key(staged, err)) {

@@ -55,7 +55,9 @@ std::vector<uint8_t> read_bytes(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::string token_hex(const vfl::UserToken& t) { return vfl::user_token_hex(t); }
+std::string token_hex(const vfl::UserToken& t) {
+  return vfl::user_token_hex(t);
+}
 
 // One round of the synthetic data: a user and K items whose joint contexts
 // are l2-normalised Gaussian vectors, split by columns over the parties.
@@ -207,9 +209,9 @@ class VflServices : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     for (const char* who : {"ap", "party1", "party2", "pmg"}) {
-      ASSERT_EQ(p2b::proc::run_command(
-                    {P2B_KEYGEN_BIN, "--out", (dir_ / who).string(), "--vfl"}, true),
-                0);
+      ASSERT_EQ(
+          p2b::proc::run_command({P2B_KEYGEN_BIN, "--out", (dir_ / who).string(), "--vfl"}, true),
+          0);
     }
     for (uint32_t j = 0; j < kParties; ++j) {
       const fs::path d = dir_ / key_dir(j);
@@ -252,19 +254,23 @@ class VflServices : public ::testing::Test {
     ex.party_index = j;
     ex.d = kD;
     vfl::OpenedBundle o;
-    EXPECT_EQ(vfl::open_mask_bundle(sealed.data(), sealed.size(), keys_[j].box_pk,
-                                    keys_[j].box_sk, pmg_pk_, ex, &o),
+    EXPECT_EQ(vfl::open_mask_bundle(sealed.data(), sealed.size(), keys_[j].box_pk, keys_[j].box_sk,
+                                    pmg_pk_, ex, &o),
               vfl::BundleStatus::ok);
     return o.block;
   }
 
   std::vector<std::string> party_args(uint32_t j) {
     const std::string n = std::to_string(j);
-    return {"--listen", "127.0.0.1:0", "--keys", (dir_ / key_dir(j)).string(), "--store",
-            (dir_ / ("party" + n + ".state")).string(), "--party-index", n, "--dim",
-            std::to_string(kD), "--bundle", (dir_ / ("party-" + n + ".p2bq")).string(),
-            "--features", (dir_ / ("features-" + n + ".csv")).string(), "--pmg-key",
-            (dir_ / "pmg/vfl.sign.pk").string(), "--ap-key", (dir_ / "ap/vfl.box.pk").string()};
+    return {"--listen",      "127.0.0.1:0",
+            "--keys",        (dir_ / key_dir(j)).string(),
+            "--store",       (dir_ / ("party" + n + ".state")).string(),
+            "--party-index", n,
+            "--dim",         std::to_string(kD),
+            "--bundle",      (dir_ / ("party-" + n + ".p2bq")).string(),
+            "--features",    (dir_ / ("features-" + n + ".csv")).string(),
+            "--pmg-key",     (dir_ / "pmg/vfl.sign.pk").string(),
+            "--ap-key",      (dir_ / "ap/vfl.box.pk").string()};
   }
 
   void start_party(uint32_t j) {
@@ -275,13 +281,32 @@ class VflServices : public ::testing::Test {
   }
 
   void start_ap(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {
-        "--listen", "127.0.0.1:0", "--keys", (dir_ / "ap").string(), "--store",
-        (dir_ / "ap.state").string(), "--dim", std::to_string(kD), "--bundle",
-        (dir_ / "party-0.p2bq").string(), "--features", (dir_ / "features-0.csv").string(),
-        "--pmg-key", (dir_ / "pmg/vfl.sign.pk").string(), "--alpha", "0.5", "--lambda", "1",
-        "--tie-rel-tol", "1e-9", "--precision", "f64", "--max-items", std::to_string(kItems),
-        "--party-timeout-ms", "1000"};
+    std::vector<std::string> args = {"--listen",
+                                     "127.0.0.1:0",
+                                     "--keys",
+                                     (dir_ / "ap").string(),
+                                     "--store",
+                                     (dir_ / "ap.state").string(),
+                                     "--dim",
+                                     std::to_string(kD),
+                                     "--bundle",
+                                     (dir_ / "party-0.p2bq").string(),
+                                     "--features",
+                                     (dir_ / "features-0.csv").string(),
+                                     "--pmg-key",
+                                     (dir_ / "pmg/vfl.sign.pk").string(),
+                                     "--alpha",
+                                     "0.5",
+                                     "--lambda",
+                                     "1",
+                                     "--tie-rel-tol",
+                                     "1e-9",
+                                     "--precision",
+                                     "f64",
+                                     "--max-items",
+                                     std::to_string(kItems),
+                                     "--party-timeout-ms",
+                                     "1000"};
     for (uint32_t j = 1; j < kParties; ++j) {
       args.push_back("--party");
       args.push_back(proxies_[j - 1]->url() + "," + (dir_ / key_dir(j) / "vfl.box.pk").string());
@@ -377,9 +402,8 @@ TEST_F(VflServices, LosslessOverRealProcessesAndTheWireCarriesOnlyMaskedParts) {
     ASSERT_EQ(d["item"].get<uint32_t>(), r.items[c_item]);
     const double rew = reward_of(r, c_item, &rng);
     ASSERT_EQ(central.model().reward(c_id, rew), p2b::Status::ok);
-    const nlohmann::json ok =
-        post_json(ap_->port(), "/v1/reward", {{"decision_id", d["decision_id"]}, {"reward", rew}},
-                  &status);
+    const nlohmann::json ok = post_json(
+        ap_->port(), "/v1/reward", {{"decision_id", d["decision_id"]}, {"reward", rew}}, &status);
     ASSERT_EQ(status, 200) << ok.dump();
   }
   // The wire: every request is a P2BR of exactly {round_id, user_token,
@@ -413,10 +437,10 @@ TEST_F(VflServices, LosslessOverRealProcessesAndTheWireCarriesOnlyMaskedParts) {
       me.d = kD;
       me.last_round_id = last_round;
       vfl::MaskedMessage msg;
-      ASSERT_EQ(vfl::open_masked_message(reinterpret_cast<const uint8_t*>(ex.response.data()),
-                                         ex.response.size(), keys_[0].box_sk, keys_[j].box_pk,
-                                         me, &msg),
-                vfl::MessageStatus::ok);
+      ASSERT_EQ(
+          vfl::open_masked_message(reinterpret_cast<const uint8_t*>(ex.response.data()),
+                                   ex.response.size(), keys_[0].box_sk, keys_[j].box_pk, me, &msg),
+          vfl::MessageStatus::ok);
       EXPECT_EQ(msg.header.round_id, req.round_id);
       std::vector<double> xj;
       for (uint32_t i = 0; i < kItems; ++i) {
@@ -435,19 +459,18 @@ TEST_F(VflServices, LosslessOverRealProcessesAndTheWireCarriesOnlyMaskedParts) {
   ASSERT_EQ(s["decisions"].get<uint64_t>(), kRounds);
   double party_ms[kParties] = {};
   for (uint32_t j = 1; j < kParties; ++j) {
-    EXPECT_EQ(s["party_bytes"][j].get<uint64_t>(),
-              kRounds * vfl::masked_message_bytes(kItems, kD));
+    EXPECT_EQ(s["party_bytes"][j].get<uint64_t>(), kRounds * vfl::masked_message_bytes(kItems, kD));
     const nlohmann::json ps = get_json(parties_[j - 1]->port(), "/v1/stats");
     EXPECT_EQ(ps["answered"].get<uint64_t>(), kRounds);
     party_ms[j] = ps["busy_ns"].get<double>() / 1e6 / kRounds;
   }
-  std::printf("[ figure ] vfl services d=%u K=%u M=%u rounds=%u: P2BV bytes/decision/party=%zu "
-              "(100+8*K*d=%u), P2BR bytes/decision/party=%zu, AP time/decision %.3f ms "
-              "(in service %.3f ms), party time/decision %.3f ms and %.3f ms\n",
-              kD, kItems, kParties, kRounds, vfl::masked_message_bytes(kItems, kD),
-              100 + 8 * kItems * kD, vfl::masked_request_bytes(kItems),
-              1e3 * ap_wall_s / kRounds, s["decide_ns"].get<double>() / 1e6 / kRounds,
-              party_ms[1], party_ms[2]);
+  std::printf(
+      "[ figure ] vfl services d=%u K=%u M=%u rounds=%u: P2BV bytes/decision/party=%zu "
+      "(100+8*K*d=%u), P2BR bytes/decision/party=%zu, AP time/decision %.3f ms "
+      "(in service %.3f ms), party time/decision %.3f ms and %.3f ms\n",
+      kD, kItems, kParties, kRounds, vfl::masked_message_bytes(kItems, kD), 100 + 8 * kItems * kD,
+      vfl::masked_request_bytes(kItems), 1e3 * ap_wall_s / kRounds,
+      s["decide_ns"].get<double>() / 1e6 / kRounds, party_ms[1], party_ms[2]);
 }
 
 TEST_F(VflServices, SilentPartyIsPartyTimeoutOrPartialWhenAllowed) {
@@ -459,7 +482,8 @@ TEST_F(VflServices, SilentPartyIsPartyTimeoutOrPartialWhenAllowed) {
   ASSERT_EQ(::kill(parties_[1]->pid(), SIGSTOP), 0);
   const auto t0 = std::chrono::steady_clock::now();
   nlohmann::json d = decide(data_[1], &status);
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(status, 504) << d.dump();
   EXPECT_EQ(d["error"], "party_timeout");
   EXPECT_EQ(d["parties"][0]["party"], 2);
@@ -550,8 +574,8 @@ TEST_F(VflServices, PartyRefusesUnauthenticatedReplayedAndUnknown) {
   const int port = parties_[0]->port();
   auto post = [port](const std::vector<uint8_t>& body, std::string* code) {
     httplib::Client cli("127.0.0.1", port);
-    const auto res = cli.Post("/v1/masked", reinterpret_cast<const char*>(body.data()),
-                              body.size(), "application/octet-stream");
+    const auto res = cli.Post("/v1/masked", reinterpret_cast<const char*>(body.data()), body.size(),
+                              "application/octet-stream");
     if (!res) return -1;
     const auto j = nlohmann::json::parse(res->body, nullptr, false);
     *code = j.is_object() && j.contains("error") ? j["error"].get<std::string>() : "";
