@@ -230,10 +230,10 @@ ServiceReply ApService::decide(const std::string& body) {
     threads.emplace_back([this, j, &answers, sealed = std::move(sealed)] {
       try {
         httplib::Client cli(cfg_.parties[j].url);
-        const int ms = cfg_.party_timeout_ms;
-        cli.set_connection_timeout(ms / 1000, (ms % 1000) * 1000);
-        cli.set_read_timeout(ms / 1000, (ms % 1000) * 1000);
-        cli.set_write_timeout(ms / 1000, (ms % 1000) * 1000);
+        const auto deadline = std::chrono::milliseconds(cfg_.party_timeout_ms);
+        cli.set_connection_timeout(deadline);
+        cli.set_read_timeout(deadline);
+        cli.set_write_timeout(deadline);
         cli.set_keep_alive(false);
         const auto res = cli.Post("/v1/masked", reinterpret_cast<const char*>(sealed.data()),
                                   sealed.size(), "application/octet-stream");

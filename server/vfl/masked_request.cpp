@@ -123,7 +123,8 @@ RequestStatus open_masked_request(const uint8_t* msg, std::size_t len, const uin
   r.round_id = round;
   std::memcpy(r.user_token, p + 20, kUserTokenBytes);
   r.item_ids.resize(n);
-  for (uint32_t i = 0; i < n; ++i) r.item_ids[i] = wire::get_u32(p + kRequestHeaderBytes + 4 * i);
+  for (uint32_t i = 0; i < n; ++i)
+    r.item_ids[i] = wire::get_u32(p + kRequestHeaderBytes + 4 * static_cast<std::size_t>(i));
   *out = std::move(r);
   return RequestStatus::ok;
 }

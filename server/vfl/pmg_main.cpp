@@ -167,9 +167,12 @@ int run(const Options& opt) {
     staged.push_back(k);
     std::string fp;
     kf::fingerprint_hex(party_pk[j].data(), &fp);
-    lines.push_back("party " + std::to_string(j) + "  d_j " + std::to_string(opt.partition[j]) +
-                    "  key fingerprint " + fp + "  " + path + "  " + std::to_string(sealed.size()) +
-                    " bytes");
+    std::string line = "party " + std::to_string(j);
+    line += "  d_j " + std::to_string(opt.partition[j]);
+    line += "  key fingerprint " + fp;
+    line += "  " + path;
+    line += "  " + std::to_string(sealed.size()) + " bytes";
+    lines.push_back(line);
   }
   // Every bundle is written before any replaces an older one.
   for (std::size_t i = 0; i < staged.size(); ++i) {
@@ -192,15 +195,18 @@ int run(const Options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options opt;
-  std::string message;
-  const ParseOutcome parsed = parse_args(argc, argv, &opt, &message);
-  if (parsed != ParseOutcome::ok) {
-    return p2b::common::report_parse_outcome("p2b-vfl-pmg", parsed, message);
-  }
   try {
+    Options opt;
+    std::string message;
+    const ParseOutcome parsed = parse_args(argc, argv, &opt, &message);
+    if (parsed != ParseOutcome::ok) {
+      return p2b::common::report_parse_outcome("p2b-vfl-pmg", parsed, message);
+    }
     return run(opt);
   } catch (const std::exception& e) {
-    return fail(e.what());
+    std::fprintf(stderr, "p2b-vfl-pmg: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "p2b-vfl-pmg: failed\n");
   }
+  return p2b::common::kExitFailure;
 }
