@@ -139,10 +139,12 @@ int run(const Options& opt, common::Logger& log) {
   });
   server.Get("/v1/stats", [&service](const httplib::Request&, httplib::Response& res) {
     const vfl::PartyStats s = service.stats();
-    res.set_content(
-        nlohmann::json{{"answered", s.answered}, {"refused", s.refused}, {"busy_ns", s.busy_ns}}
-            .dump(),
-        "application/json");
+    res.set_content(nlohmann::json{{"answered", s.answered},
+                                   {"refused", s.refused},
+                                   {"busy_ns", s.busy_ns},
+                                   {"persist_ns", s.persist_ns}}
+                        .dump(),
+                    "application/json");
   });
   const int port = common::bind_and_announce(server, opt.listen_host, opt.listen_port, log);
   if (port < 0) return common::kExitFailure;

@@ -138,7 +138,12 @@ ServiceReply PartyService::masked(const std::string& body) {
   ServiceState next = state_;
   next.round_id = req.round_id;
   std::string err;
-  if (!write_state(cfg_.state_path, next, &err)) {
+  const auto t_persist = std::chrono::steady_clock::now();
+  const bool persisted = write_state(cfg_.state_path, next, &err);
+  stats_.persist_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                 std::chrono::steady_clock::now() - t_persist)
+                                                 .count());
+  if (!persisted) {
     wipe(&masked);
     return refuse(503, "state_unwritable", "cannot persist the round: " + err);
   }

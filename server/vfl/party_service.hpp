@@ -41,7 +41,8 @@ struct ServiceReply {
 struct PartyStats {
   uint64_t answered = 0;
   uint64_t refused = 0;
-  uint64_t busy_ns = 0;  // time spent answering, from the request body to the sealed reply
+  uint64_t busy_ns = 0;     // time spent answering, from the request body to the sealed reply
+  uint64_t persist_ns = 0;  // of which writing and fsyncing the round to the state file
 };
 
 class PartyService {

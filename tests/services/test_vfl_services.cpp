@@ -458,19 +458,23 @@ TEST_F(VflServices, LosslessOverRealProcessesAndTheWireCarriesOnlyMaskedParts) {
   const nlohmann::json s = get_json(ap_->port(), "/v1/stats");
   ASSERT_EQ(s["decisions"].get<uint64_t>(), kRounds);
   double party_ms[kParties] = {};
+  double persist_ms[kParties] = {};
   for (uint32_t j = 1; j < kParties; ++j) {
     EXPECT_EQ(s["party_bytes"][j].get<uint64_t>(), kRounds * vfl::masked_message_bytes(kItems, kD));
     const nlohmann::json ps = get_json(parties_[j - 1]->port(), "/v1/stats");
     EXPECT_EQ(ps["answered"].get<uint64_t>(), kRounds);
     party_ms[j] = ps["busy_ns"].get<double>() / 1e6 / kRounds;
+    persist_ms[j] = ps["persist_ns"].get<double>() / 1e6 / kRounds;
   }
   std::printf(
       "[ figure ] vfl services d=%u K=%u M=%u rounds=%u: P2BV bytes/decision/party=%zu "
       "(100+8*K*d=%u), P2BR bytes/decision/party=%zu, AP time/decision %.3f ms "
-      "(in service %.3f ms), party time/decision %.3f ms and %.3f ms\n",
+      "(in service %.3f ms), party time/decision %.3f ms and %.3f ms (of which the fsync of the "
+      "round: %.3f ms and %.3f ms)\n",
       kD, kItems, kParties, kRounds, vfl::masked_message_bytes(kItems, kD), 100 + 8 * kItems * kD,
       vfl::masked_request_bytes(kItems), 1e3 * ap_wall_s / kRounds,
-      s["decide_ns"].get<double>() / 1e6 / kRounds, party_ms[1], party_ms[2]);
+      s["decide_ns"].get<double>() / 1e6 / kRounds, party_ms[1], party_ms[2], persist_ms[1],
+      persist_ms[2]);
 }
 
 TEST_F(VflServices, SilentPartyIsPartyTimeoutOrPartialWhenAllowed) {
