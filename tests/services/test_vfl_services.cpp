@@ -136,18 +136,25 @@ class Proxy {
       ex.params = req.params.size();
       ex.request = req.body;
       const Mode mode = mode_.load();
-      if (mode == Mode::replay_first && !log_.empty()) {
+      if (mode == Mode::replay_first) {
         std::lock_guard<std::mutex> lock(mu_);
-        res.status = 200;
-        res.set_content(log_.front().response, "application/octet-stream");
-        return;
+        if (!log_.empty()) {
+          res.status = 200;
+          res.set_content(log_.front().response, "application/octet-stream");
+          return;
+        }
       }
       if (mode == Mode::wrong_shape && forge_) {
         res.status = 200;
         res.set_content(forge_(req.body), "application/octet-stream");
         return;
       }
-      httplib::Client cli(upstream_);
+      std::string upstream;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        upstream = upstream_;
+      }
+      httplib::Client cli(upstream);
       cli.set_read_timeout(5, 0);
       const auto up = cli.Post("/v1/masked", req.body, "application/octet-stream");
       if (!up) {
@@ -176,7 +183,10 @@ class Proxy {
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   void set_mode(Mode m) { mode_ = m; }
-  void set_upstream(std::string u) { upstream_ = std::move(u); }
+  void set_upstream(std::string u) {
+    std::lock_guard<std::mutex> lock(mu_);
+    upstream_ = std::move(u);
+  }
   void set_forge(std::function<std::string(const std::string&)> f) { forge_ = std::move(f); }
   std::vector<Exchange> log() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -475,6 +485,55 @@ TEST_F(VflServices, LosslessOverRealProcessesAndTheWireCarriesOnlyMaskedParts) {
       vfl::masked_request_bytes(kItems), 1e3 * ap_wall_s / kRounds,
       s["decide_ns"].get<double>() / 1e6 / kRounds, party_ms[1], party_ms[2], persist_ms[1],
       persist_ms[2]);
+}
+
+// A party whose features are the user's only (item_id "*") answers K' = 1
+// vector, which the active party adds to every item: still lossless.
+TEST_F(VflServices, UserOnlyPartySendsOneVectorAndStaysLossless) {
+  constexpr uint32_t kUserRounds = 30;
+  // Party 2's block becomes the user's: item 0's block of each round.
+  std::vector<Round> data(data_.begin(), data_.begin() + kUserRounds);
+  {
+    std::ofstream out(dir_ / "features-2.csv");
+    char buf[64];
+    for (Round& r : data) {
+      const std::vector<double> u = block_of(r, 0, 2);
+      out << token_hex(r.user) << ",*";
+      for (const double v : u) {
+        std::snprintf(buf, sizeof buf, ",%.17g", v);
+        out << buf;
+      }
+      out << "\n";
+      const uint32_t off = vfl::column_offset(kPartition, 2);
+      for (uint32_t i = 0; i < kItems; ++i) {
+        std::copy(u.begin(), u.end(), r.x.begin() + i * kD + off);
+      }
+    }
+  }
+  parties_[1]->stop();
+  start_party(2);
+  proxies_[1]->set_upstream(parties_[1]->url());
+  start_ap();
+  Central central;
+  std::mt19937_64 rng(11);
+  for (uint32_t t = 0; t < kUserRounds; ++t) {
+    const Round& r = data[t];
+    int status = 0;
+    const nlohmann::json d = decide(r, &status);
+    ASSERT_EQ(status, 200) << d.dump();
+    uint32_t c_item = 0;
+    uint64_t c_id = 0;
+    ASSERT_EQ(central.model().decide(r.x.data(), kItems, kD, &c_item, &c_id), p2b::Status::ok);
+    ASSERT_EQ(d["index"].get<uint32_t>(), c_item) << "round " << t;
+    const double rew = reward_of(r, c_item, &rng);
+    ASSERT_EQ(central.model().reward(c_id, rew), p2b::Status::ok);
+    post_json(ap_->port(), "/v1/reward", {{"decision_id", d["decision_id"]}, {"reward", rew}},
+              &status);
+    ASSERT_EQ(status, 200);
+  }
+  const std::vector<Exchange> log = proxies_[1]->log();
+  ASSERT_EQ(log.size(), kUserRounds);
+  for (const Exchange& ex : log) EXPECT_EQ(ex.response.size(), vfl::masked_message_bytes(1, kD));
 }
 
 TEST_F(VflServices, SilentPartyIsPartyTimeoutOrPartialWhenAllowed) {
