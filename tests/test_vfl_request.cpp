@@ -114,15 +114,17 @@ fs::path temp_dir(const std::string& name) {
   return d;
 }
 
-void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
 
 const std::string kU1 = "000102030405060708090a0b0c0d0e0f";
 const std::string kU2 = "ffeeddccbbaa99887766554433221100";
 
 TEST(VflFeatures, ItemRowsUserRowsAndLookups) {
   const fs::path d = temp_dir("features");
-  write(d / "items.csv", "# comment\n\n" + kU1 + ",3,0.5,-1e-3\n" + kU1 + ",4,1,2\n" + kU2 +
-                             ",3,0.25,0.125\n");
+  write(d / "items.csv",
+        "# comment\n\n" + kU1 + ",3,0.5,-1e-3\n" + kU1 + ",4,1,2\n" + kU2 + ",3,0.25,0.125\n");
   vfl::FeatureTable t;
   std::string err;
   ASSERT_TRUE(t.load((d / "items.csv").string(), 2, 100, &err)) << err;
@@ -146,25 +148,26 @@ TEST(VflFeatures, ItemRowsUserRowsAndLookups) {
 
 TEST(VflFeatures, MalformedFilesAreRefusedWithTheLine) {
   const fs::path d = temp_dir("bad-features");
-  const std::vector<std::pair<std::string, std::string>> bad = {
-      {"width", kU1 + ",3,0.5\n"},
-      {"token", "0001,3,0.5,1\n"},
-      {"item", kU1 + ",x,0.5,1\n"},
-      {"negative item", kU1 + ",-3,0.5,1\n"},
-      {"nan", kU1 + ",3,nan,1\n"},
-      {"inf", kU1 + ",3,inf,1\n"},
-      {"huge", kU1 + ",3,1e7,1\n"},
-      {"junk", kU1 + ",3,0.5x,1\n"},
-      {"duplicate", kU1 + ",3,0.5,1\n" + kU1 + ",3,0.5,1\n"},
-      {"mixed", kU1 + ",3,0.5,1\n" + kU2 + ",*,0.5,1\n"},
-      {"empty", "# nothing\n"},
+  // name, file, what the error must name (the file and line).
+  const std::vector<std::vector<std::string>> bad = {
+      {"width", kU1 + ",3,0.5\n", "f.csv:1:"},
+      {"token", "0001,3,0.5,1\n", "f.csv:1:"},
+      {"item", kU1 + ",x,0.5,1\n", "f.csv:1:"},
+      {"negative item", kU1 + ",-3,0.5,1\n", "f.csv:1:"},
+      {"nan", kU1 + ",3,nan,1\n", "f.csv:1:"},
+      {"inf", kU1 + ",3,inf,1\n", "f.csv:1:"},
+      {"huge", kU1 + ",3,1e7,1\n", "f.csv:1:"},
+      {"junk", "# header\n" + kU1 + ",3,0.5x,1\n", "f.csv:2:"},
+      {"duplicate", kU1 + ",3,0.5,1\n" + kU1 + ",3,0.5,1\n", "f.csv:2:"},
+      {"mixed", kU1 + ",3,0.5,1\n" + kU2 + ",*,0.5,1\n", "f.csv:2:"},
+      {"empty", "# nothing\n", "no rows"},
   };
-  for (const auto& [name, text] : bad) {
-    write(d / "f.csv", text);
+  for (const auto& c : bad) {
+    write(d / "f.csv", c[1]);
     vfl::FeatureTable t;
     std::string err;
-    EXPECT_FALSE(t.load((d / "f.csv").string(), 2, 100, &err)) << name;
-    EXPECT_FALSE(err.empty()) << name;
+    EXPECT_FALSE(t.load((d / "f.csv").string(), 2, 100, &err)) << c[0];
+    EXPECT_NE(err.find(c[2]), std::string::npos) << c[0] << ": " << err;
   }
   write(d / "many.csv", kU1 + ",1,0,0\n" + kU1 + ",2,0,0\n" + kU1 + ",3,0,0\n");
   vfl::FeatureTable t;
