@@ -108,14 +108,26 @@ RequestStatus open_masked_request(const uint8_t* msg, std::size_t len, const uin
                            nonce, ap_box_pk, party_box_sk) != 0) {
     return RequestStatus::not_openable;
   }
-  const uint8_t* p = plain.data();
-  if (std::memcmp(p, kMagic, sizeof kMagic) != 0 || wire::get_u32(p + 4) != kMaskedRequestFormat ||
+  const RequestStatus st = check_request_plaintext(msg, plain.data(), plain.size(), out);
+  sodium_memzero(plain.data(), plain.size());
+  return st;
+}
+
+RequestStatus check_request_plaintext(const uint8_t* prefix, const uint8_t* p, std::size_t len,
+                                      MaskedRequest* out) {
+  if (prefix == nullptr || p == nullptr || len < kRequestHeaderBytes) {
+    return RequestStatus::bad_length;
+  }
+  const uint32_t party = wire::get_u32(prefix + 4);
+  const uint64_t round = wire::get_u64(prefix + 8);
+  if (std::memcmp(prefix, kMagic, sizeof kMagic) != 0 ||
+      std::memcmp(p, kMagic, sizeof kMagic) != 0 || wire::get_u32(p + 4) != kMaskedRequestFormat ||
       wire::get_u32(p + 8) != party || wire::get_u64(p + 12) != round) {
     return RequestStatus::malformed;
   }
   const uint32_t n = wire::get_u32(p + 36);
   if (n == 0 || n > kMaxMaskedItems) return RequestStatus::bad_items;
-  if (plain.size() != kRequestHeaderBytes + 4 * static_cast<std::size_t>(n)) {
+  if (len != kRequestHeaderBytes + 4 * static_cast<std::size_t>(n)) {
     return RequestStatus::bad_length;
   }
   MaskedRequest r;
@@ -123,8 +135,9 @@ RequestStatus open_masked_request(const uint8_t* msg, std::size_t len, const uin
   r.round_id = round;
   std::memcpy(r.user_token, p + 20, kUserTokenBytes);
   r.item_ids.resize(n);
-  for (uint32_t i = 0; i < n; ++i)
+  for (uint32_t i = 0; i < n; ++i) {
     r.item_ids[i] = wire::get_u32(p + kRequestHeaderBytes + 4 * static_cast<std::size_t>(i));
+  }
   *out = std::move(r);
   return RequestStatus::ok;
 }

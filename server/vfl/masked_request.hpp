@@ -51,4 +51,11 @@ RequestStatus open_masked_request(const uint8_t* msg, std::size_t len, const uin
                                   const uint8_t* ap_box_pk, uint32_t party_index,
                                   uint64_t last_round_id, MaskedRequest* out);
 
+// The checks after the box opened, on the 16-byte clear prefix and the
+// plaintext of `len` bytes (tests and fuzzing reach them without the box);
+// the prefix must already have passed (party, round) as open_masked_request
+// checks it.
+RequestStatus check_request_plaintext(const uint8_t* prefix, const uint8_t* plain, std::size_t len,
+                                      MaskedRequest* out);
+
 }  // namespace p2b::vfl
