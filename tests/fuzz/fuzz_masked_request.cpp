@@ -14,8 +14,11 @@ namespace {
 namespace fv = p2b_fuzz::vfl;
 using p2b::vfl::RequestStatus;
 
-void check_accepted(const p2b::vfl::MaskedRequest& r, uint64_t round) {
-  p2b_fuzz::require(r.party_index == fv::kParty && r.round_id == round,
+// What an accepted request must hold: the prefix's party and round (the
+// prefix itself is checked against the expected party by the opener).
+void check_accepted(const p2b::vfl::MaskedRequest& r, const uint8_t* prefix) {
+  p2b_fuzz::require(r.party_index == p2b::server::wire::get_u32(prefix + 4) &&
+                        r.round_id == p2b::server::wire::get_u64(prefix + 8),
                     "accepted another party or round than the prefix's");
   p2b_fuzz::require(!r.item_ids.empty() && r.item_ids.size() <= p2b::vfl::kMaxMaskedItems,
                     "accepted an item count out of range");
@@ -29,10 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!p2b_fuzz::split_mode(data, size, 2, &in)) return 0;
   p2b::vfl::MaskedRequest out;
   if (in.mode == 0) {
-    const RequestStatus st = p2b::vfl::open_masked_request(
-        in.data, in.size, fv::party_key().sk, fv::ap_key().pk, fv::kParty, 0, &out);
+    const RequestStatus st = p2b::vfl::open_masked_request(in.data, in.size, fv::party_key().sk,
+                                                           fv::ap_key().pk, fv::kParty, 0, &out);
     if (st != RequestStatus::ok) return 0;
-    check_accepted(out, p2b::server::wire::get_u64(in.data + 8));
+    check_accepted(out, in.data);
+    p2b_fuzz::require(out.party_index == fv::kParty, "accepted a request for another party");
     p2b_fuzz::require(
         in.size == p2b::vfl::masked_request_bytes(static_cast<uint32_t>(out.item_ids.size())),
         "length is not the formula");
@@ -44,18 +48,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         "re-sealing an accepted request");
     p2b_fuzz::require(again.size() == in.size && std::memcmp(again.data(), in.data, in.size) == 0,
                       "re-sealing gives other bytes");
-    p2b_fuzz::require(p2b::vfl::open_masked_request(in.data, in.size, fv::party_key().sk,
-                                                    fv::ap_key().pk, fv::kParty, out.round_id,
-                                                    &out) == RequestStatus::replayed,
-                      "a request answered twice");
+    p2b_fuzz::require(
+        p2b::vfl::open_masked_request(in.data, in.size, fv::party_key().sk, fv::ap_key().pk,
+                                      fv::kParty, out.round_id, &out) == RequestStatus::replayed,
+        "a request answered twice");
     return 0;
   }
   if (in.size < p2b::vfl::kRequestPrefixBytes) return 0;
-  const RequestStatus st = p2b::vfl::check_request_plaintext(
-      in.data, in.data + p2b::vfl::kRequestPrefixBytes, in.size - p2b::vfl::kRequestPrefixBytes,
-      &out);
+  const RequestStatus st =
+      p2b::vfl::check_request_plaintext(in.data, in.data + p2b::vfl::kRequestPrefixBytes,
+                                        in.size - p2b::vfl::kRequestPrefixBytes, &out);
   if (st != RequestStatus::ok) return 0;
-  check_accepted(out, p2b::server::wire::get_u64(in.data + 8));
+  check_accepted(out, in.data);
   p2b_fuzz::require(in.size - p2b::vfl::kRequestPrefixBytes ==
                         p2b::vfl::kRequestHeaderBytes + 4 * out.item_ids.size(),
                     "plaintext length is not the formula");
