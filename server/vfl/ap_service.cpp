@@ -166,9 +166,38 @@ bool ApService::next_round(uint64_t* round, std::string* err) {
   return true;
 }
 
+// Nothing thrown inside (allocation, thread creation) leaves the service:
+// the request gets 500 internal and the service state stays consistent.
 ServiceReply ApService::decide(const std::string& body) {
-  const auto t0 = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);
+  try {
+    return decide_locked(body);
+  } catch (const std::exception& e) {
+    ++stats_.refused;
+    return error_reply(500, "internal", e.what());
+  }
+}
+
+ServiceReply ApService::reward(const std::string& body) {
+  std::lock_guard<std::mutex> lock(mu_);
+  try {
+    return reward_locked(body);
+  } catch (const std::exception& e) {
+    return error_reply(500, "internal", e.what());
+  }
+}
+
+ServiceReply ApService::reload_mask() {
+  std::lock_guard<std::mutex> lock(mu_);
+  try {
+    return reload_locked();
+  } catch (const std::exception& e) {
+    return error_reply(500, "internal", e.what());
+  }
+}
+
+ServiceReply ApService::decide_locked(const std::string& body) {
+  const auto t0 = std::chrono::steady_clock::now();
   auto refuse = [this](int status, const std::string& code, const std::string& detail,
                        const nlohmann::json& parties = nlohmann::json()) {
     ++stats_.refused;
@@ -215,6 +244,15 @@ ServiceReply ApService::decide(const std::string& body) {
   const std::size_t m = cfg_.parties.size();
   std::vector<PartAnswer> answers(m);
   std::vector<std::thread> threads;
+  // Joins whatever was started, also when starting the next one throws.
+  struct JoinAll {
+    std::vector<std::thread>* t;
+    ~JoinAll() {
+      for (std::thread& th : *t) {
+        if (th.joinable()) th.join();
+      }
+    }
+  } join_all{&threads};
   threads.reserve(m);
   for (std::size_t j = 0; j < m; ++j) {
     MaskedRequest mr;
@@ -248,6 +286,7 @@ ServiceReply ApService::decide(const std::string& body) {
     });
   }
   for (std::thread& t : threads) t.join();
+  threads.clear();
   RoundStatus rs = ap_->begin(k, own.data());
   sodium_memzero(own.data(), own.size() * sizeof(double));
   if (rs != RoundStatus::ok) return refuse(500, "internal", round_status_name(rs));
@@ -344,8 +383,7 @@ ServiceReply ApService::decide(const std::string& body) {
   return r;
 }
 
-ServiceReply ApService::reward(const std::string& body) {
-  std::lock_guard<std::mutex> lock(mu_);
+ServiceReply ApService::reward_locked(const std::string& body) {
   const nlohmann::json req = nlohmann::json::parse(body, nullptr, false);
   if (!req.is_object() || req.size() != 2 || !req.contains("decision_id") ||
       !req["decision_id"].is_number_unsigned() || !req.contains("reward") ||
@@ -368,8 +406,7 @@ ServiceReply ApService::reward(const std::string& body) {
   }
 }
 
-ServiceReply ApService::reload_mask() {
-  std::lock_guard<std::mutex> lock(mu_);
+ServiceReply ApService::reload_locked() {
   OpenedBundle opened;
   std::string err;
   const BundleStatus st = open_bundle(state_.mask_epoch, &opened, &err);

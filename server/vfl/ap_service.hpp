@@ -77,6 +77,9 @@ class ApService {
  private:
   BundleStatus open_bundle(uint64_t last_epoch, OpenedBundle* out, std::string* err) const;
   bool next_round(uint64_t* round, std::string* err);
+  ServiceReply decide_locked(const std::string& body);
+  ServiceReply reward_locked(const std::string& body);
+  ServiceReply reload_locked();
 
   ApConfig cfg_;
   FeatureTable features_;

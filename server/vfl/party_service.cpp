@@ -94,9 +94,29 @@ bool PartyService::start(const PartyConfig& cfg, std::string* err) {
   return true;
 }
 
+// Nothing thrown inside (allocation) leaves the service: the request gets
+// 500 internal, and the round is only recorded once durable.
 ServiceReply PartyService::masked(const std::string& body) {
-  const auto t0 = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);
+  try {
+    return masked_locked(body);
+  } catch (const std::exception& e) {
+    ++stats_.refused;
+    return error_reply(500, "internal", e.what());
+  }
+}
+
+ServiceReply PartyService::reload_mask() {
+  std::lock_guard<std::mutex> lock(mu_);
+  try {
+    return reload_locked();
+  } catch (const std::exception& e) {
+    return error_reply(500, "internal", e.what());
+  }
+}
+
+ServiceReply PartyService::masked_locked(const std::string& body) {
+  const auto t0 = std::chrono::steady_clock::now();
   auto refuse = [this](int status, const std::string& code, const std::string& detail) {
     ++stats_.refused;
     return error_reply(status, code, detail);
@@ -171,8 +191,7 @@ ServiceReply PartyService::masked(const std::string& body) {
   return r;
 }
 
-ServiceReply PartyService::reload_mask() {
-  std::lock_guard<std::mutex> lock(mu_);
+ServiceReply PartyService::reload_locked() {
   OpenedBundle opened;
   std::string err;
   const BundleStatus st = open_bundle(state_.mask_epoch, &opened, &err);

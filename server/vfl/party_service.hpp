@@ -70,6 +70,8 @@ class PartyService {
 
  private:
   BundleStatus open_bundle(uint64_t last_epoch, OpenedBundle* out, std::string* err) const;
+  ServiceReply masked_locked(const std::string& body);
+  ServiceReply reload_locked();
 
   PartyConfig cfg_;
   FeatureTable features_;
