@@ -476,6 +476,35 @@ TEST_F(VflServices, LosslessOverRealProcessesAndTheWireCarriesOnlyMaskedParts) {
     party_ms[j] = ps["busy_ns"].get<double>() / 1e6 / kRounds;
     persist_ms[j] = ps["persist_ns"].get<double>() / 1e6 / kRounds;
   }
+  // The logs: JSON lines, none with a feature value, a user token or a key.
+  std::vector<std::string> secrets;
+  for (uint32_t t = 0; t < kRounds; t += 20) {
+    secrets.push_back(token_hex(data_[t].user));
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", data_[t].x[1]);
+    secrets.emplace_back(buf);
+    std::snprintf(buf, sizeof buf, "%.6f", data_[t].x[2]);
+    secrets.emplace_back(buf + (buf[0] == '-' ? 1 : 0));
+  }
+  for (uint32_t j = 0; j < kParties; ++j) {
+    char hex[65];
+    sodium_bin2hex(hex, sizeof hex, keys_[j].box_sk, 32);
+    secrets.emplace_back(hex);
+  }
+  for (const char* log_name : {"ap.log", "party1.log", "party2.log"}) {
+    std::ifstream in(dir_ / log_name);
+    std::string line;
+    std::size_t lines = 0;
+    while (std::getline(in, line)) {
+      ++lines;
+      EXPECT_FALSE(nlohmann::json::parse(line, nullptr, false).is_discarded())
+          << log_name << ": " << line;
+      for (const std::string& secret : secrets) {
+        EXPECT_EQ(line.find(secret), std::string::npos) << log_name << " holds " << secret;
+      }
+    }
+    EXPECT_GT(lines, 0U) << log_name;
+  }
   std::printf(
       "[ figure ] vfl services d=%u K=%u M=%u rounds=%u: P2BV bytes/decision/party=%zu "
       "(100+8*K*d=%u), P2BR bytes/decision/party=%zu, AP time/decision %.3f ms "
@@ -534,6 +563,58 @@ TEST_F(VflServices, UserOnlyPartySendsOneVectorAndStaysLossless) {
   const std::vector<Exchange> log = proxies_[1]->log();
   ASSERT_EQ(log.size(), kUserRounds);
   for (const Exchange& ex : log) EXPECT_EQ(ex.response.size(), vfl::masked_message_bytes(1, kD));
+}
+
+TEST_F(VflServices, LinTsDecidesOverRealProcesses) {
+  start_ap({"--policy", "lints", "--ts-scale", "0.01"});
+  std::mt19937_64 rng(5);
+  for (uint32_t t = 0; t < 20; ++t) {
+    int status = 0;
+    const nlohmann::json d = decide(data_[t], &status);
+    ASSERT_EQ(status, 200) << d.dump();
+    ASSERT_LT(d["index"].get<uint32_t>(), kItems);
+    post_json(ap_->port(), "/v1/reward",
+              {{"decision_id", d["decision_id"]},
+               {"reward", reward_of(data_[t], d["index"].get<uint32_t>(), &rng)}},
+              &status);
+    ASSERT_EQ(status, 200);
+  }
+}
+
+TEST_F(VflServices, MismatchedFilesStopTheStart) {
+  // A party told another d than its bundle's.
+  std::vector<std::string> args = party_args(1);
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--dim") args[i + 1] = std::to_string(kD + 1);
+  }
+  args.insert(args.begin(), P2B_VFL_PARTY_BIN);
+  EXPECT_EQ(p2b::proc::run_command(args, true), 1);
+  // A party given another party's bundle.
+  args = party_args(1);
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--bundle") args[i + 1] = (dir_ / "party-2.p2bq").string();
+  }
+  args.insert(args.begin(), P2B_VFL_PARTY_BIN);
+  EXPECT_EQ(p2b::proc::run_command(args, true), 1);
+  // A features file of the wrong width (party 2's for party 1).
+  args = party_args(1);
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--features") args[i + 1] = (dir_ / "features-2.csv").string();
+  }
+  args.insert(args.begin(), P2B_VFL_PARTY_BIN);
+  EXPECT_EQ(p2b::proc::run_command(args, true), 1);
+  // An active party given fewer parties than its mask has.
+  EXPECT_EQ(p2b::proc::run_command(
+                {P2B_VFL_AP_BIN, "--listen", "127.0.0.1:0", "--keys", (dir_ / "ap").string(),
+                 "--store", (dir_ / "ap.state").string(), "--dim", std::to_string(kD), "--bundle",
+                 (dir_ / "party-0.p2bq").string(), "--features", (dir_ / "features-0.csv").string(),
+                 "--pmg-key", (dir_ / "pmg/vfl.sign.pk").string(), "--party",
+                 proxies_[0]->url() + "," + (dir_ / "party1/vfl.box.pk").string()},
+                true),
+            1);
+  // Bad usage is 2.
+  EXPECT_EQ(p2b::proc::run_command({P2B_VFL_AP_BIN, "--dim", "x"}, true), 2);
+  EXPECT_EQ(p2b::proc::run_command({P2B_VFL_PMG_BIN, "--partition", "3,0"}, true), 2);
 }
 
 TEST_F(VflServices, SilentPartyIsPartyTimeoutOrPartialWhenAllowed) {
