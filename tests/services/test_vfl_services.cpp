@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/keyfiles.hpp"
 #include "p2b/shared_model.hpp"
 #include "proc/run_command.hpp"
 #include "proc/service_process.hpp"
@@ -615,6 +616,50 @@ TEST_F(VflServices, MismatchedFilesStopTheStart) {
   // Bad usage is 2.
   EXPECT_EQ(p2b::proc::run_command({P2B_VFL_AP_BIN, "--dim", "x"}, true), 2);
   EXPECT_EQ(p2b::proc::run_command({P2B_VFL_PMG_BIN, "--partition", "3,0"}, true), 2);
+}
+
+TEST_F(VflServices, PmgPrintsMaskIdAndFingerprintsAndDrawsAFreshMaskEachRun) {
+  const vfl::MaskBlock first = open_block(1);
+  std::string cmd = std::string(P2B_VFL_PMG_BIN) + " --partition 5,4,3";
+  for (uint32_t j = 0; j < kParties; ++j) {
+    cmd += " --party-key '" + (dir_ / key_dir(j) / "vfl.box.pk").string() + "'";
+  }
+  cmd += " --sign-key '" + (dir_ / "pmg/vfl.sign.sk").string() + "' --epoch 2 --out-dir '" +
+         dir_.string() + "'";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
+  ASSERT_EQ(::pclose(pipe), 0) << out;
+  const vfl::MaskBlock second = open_block(1);
+  EXPECT_EQ(second.epoch, 2U);
+  char id_hex[2 * vfl::kMaskIdBytes + 1];
+  sodium_bin2hex(id_hex, sizeof id_hex, second.mask_id, vfl::kMaskIdBytes);
+  EXPECT_NE(out.find(std::string("mask_id ") + id_hex), std::string::npos) << out;
+  // A fresh seed every run: another mask, another id.
+  EXPECT_NE(0, std::memcmp(first.mask_id, second.mask_id, vfl::kMaskIdBytes));
+  EXPECT_NE(first.q, second.q);
+  for (uint32_t j = 0; j < kParties; ++j) {
+    std::string fp;
+    ASSERT_TRUE(p2b::keyfiles::fingerprint_hex(keys_[j].box_pk, &fp));
+    EXPECT_NE(out.find("party " + std::to_string(j) + "  d_j " + std::to_string(kPartition[j]) +
+                       "  key fingerprint " + fp),
+              std::string::npos)
+        << out;
+  }
+  std::string pmg_fp;
+  ASSERT_TRUE(p2b::keyfiles::fingerprint_hex(pmg_pk_, &pmg_fp));
+  EXPECT_NE(out.find("pmg sign key fingerprint " + pmg_fp), std::string::npos) << out;
+  // Party 1's bundle opens for party 1 only.
+  const auto sealed = read_bytes(dir_ / "party-1.p2bq");
+  vfl::BundleExpect ex;
+  ex.party_index = 1;
+  ex.d = kD;
+  vfl::OpenedBundle o;
+  EXPECT_EQ(vfl::open_mask_bundle(sealed.data(), sealed.size(), keys_[2].box_pk, keys_[2].box_sk,
+                                  pmg_pk_, ex, &o),
+            vfl::BundleStatus::not_openable);
 }
 
 TEST_F(VflServices, SilentPartyIsPartyTimeoutOrPartialWhenAllowed) {
