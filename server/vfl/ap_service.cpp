@@ -147,6 +147,7 @@ bool ApService::start(const ApConfig& cfg, std::string* err) {
   state_.mask_epoch = opened.block.epoch;
   if (!write_state(cfg_.state_path, state_, err)) return false;
   block_ = std::move(opened.block);
+  publish_mask();
   last_accepted_.assign(cfg_.parties.size() + 1, 0);
   stats_.party_bytes.assign(cfg_.parties.size() + 1, 0);
   stats_.party_messages.assign(cfg_.parties.size() + 1, 0);
@@ -433,6 +434,7 @@ ServiceReply ApService::reload_locked() {
   ap_ = std::move(fresh);
   sodium_memzero(block_.q.data(), block_.q.size() * sizeof(double));
   block_ = std::move(opened.block);
+  publish_mask();
   return ok_reply({{"epoch", block_.epoch},
                    {"mask_id", hex(block_.mask_id, kMaskIdBytes)},
                    {"model_reset", true}});
@@ -443,14 +445,20 @@ ApStats ApService::stats() const {
   return stats_;
 }
 
+void ApService::publish_mask() {
+  std::lock_guard<std::mutex> lock(info_mu_);
+  shown_epoch_ = block_.epoch;
+  shown_mask_id_ = hex(block_.mask_id, kMaskIdBytes);
+}
+
 uint64_t ApService::epoch() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return block_.epoch;
+  std::lock_guard<std::mutex> lock(info_mu_);
+  return shown_epoch_;
 }
 
 std::string ApService::mask_id_hex() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return hex(block_.mask_id, kMaskIdBytes);
+  std::lock_guard<std::mutex> lock(info_mu_);
+  return shown_mask_id_;
 }
 
 }  // namespace p2b::vfl

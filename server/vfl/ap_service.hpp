@@ -80,11 +80,17 @@ class ApService {
   ServiceReply decide_locked(const std::string& body);
   ServiceReply reward_locked(const std::string& body);
   ServiceReply reload_locked();
+  void publish_mask();  // copies the block's epoch and id for epoch() and mask_id_hex()
 
   ApConfig cfg_;
   FeatureTable features_;
   mutable std::mutex mu_;  // one decision at a time: rounds reach each party in order
   MaskBlock block_;
+  // What /readyz and the logs show, under its own lock: a readiness check
+  // must not wait for a decision in flight (mu_ is held across it).
+  mutable std::mutex info_mu_;
+  uint64_t shown_epoch_ = 0;
+  std::string shown_mask_id_;
   std::unique_ptr<ActiveParty> ap_;
   ServiceState state_;                   // round_id: the ceiling reserved on disk
   uint64_t last_round_ = 0;              // the last round_id used

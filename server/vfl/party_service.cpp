@@ -91,6 +91,7 @@ bool PartyService::start(const PartyConfig& cfg, std::string* err) {
   state_.mask_epoch = opened.block.epoch;
   if (!write_state(cfg_.state_path, state_, err)) return false;
   block_ = std::move(opened.block);
+  publish_mask();
   return true;
 }
 
@@ -211,6 +212,7 @@ ServiceReply PartyService::reload_locked() {
   state_ = next;
   wipe(&block_.q);
   block_ = std::move(opened.block);
+  publish_mask();
   ServiceReply r;
   r.body = nlohmann::json{{"epoch", block_.epoch}, {"mask_id", hex(block_.mask_id, kMaskIdBytes)}}
                .dump();
@@ -222,14 +224,20 @@ PartyStats PartyService::stats() const {
   return stats_;
 }
 
+void PartyService::publish_mask() {
+  std::lock_guard<std::mutex> lock(info_mu_);
+  shown_epoch_ = block_.epoch;
+  shown_mask_id_ = hex(block_.mask_id, kMaskIdBytes);
+}
+
 uint64_t PartyService::epoch() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return block_.epoch;
+  std::lock_guard<std::mutex> lock(info_mu_);
+  return shown_epoch_;
 }
 
 std::string PartyService::mask_id_hex() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return hex(block_.mask_id, kMaskIdBytes);
+  std::lock_guard<std::mutex> lock(info_mu_);
+  return shown_mask_id_;
 }
 
 }  // namespace p2b::vfl

@@ -72,11 +72,17 @@ class PartyService {
   BundleStatus open_bundle(uint64_t last_epoch, OpenedBundle* out, std::string* err) const;
   ServiceReply masked_locked(const std::string& body);
   ServiceReply reload_locked();
+  void publish_mask();  // copies the block's epoch and id for epoch() and mask_id_hex()
 
   PartyConfig cfg_;
   FeatureTable features_;
   mutable std::mutex mu_;  // one request at a time: the round_id is written before each answer
   MaskBlock block_;
+  // What /readyz and the logs show, under its own lock: a readiness check
+  // must not wait for a decision in flight (mu_ is held across it).
+  mutable std::mutex info_mu_;
+  uint64_t shown_epoch_ = 0;
+  std::string shown_mask_id_;
   ServiceState state_;
   PartyStats stats_;
 };

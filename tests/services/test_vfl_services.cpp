@@ -670,7 +670,19 @@ TEST_F(VflServices, SilentPartyIsPartyTimeoutOrPartialWhenAllowed) {
   // back): the active party gives up at its 1000 ms deadline.
   ASSERT_EQ(::kill(parties_[1]->pid(), SIGSTOP), 0);
   const auto t0 = std::chrono::steady_clock::now();
-  nlohmann::json d = decide(data_[1], &status);
+  nlohmann::json d;
+  std::thread waiting([&] { d = decide(data_[1], &status); });
+  // /readyz still answers at once while that decision waits for the party.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto r0 = std::chrono::steady_clock::now();
+  httplib::Client probe("127.0.0.1", ap_->port());
+  const auto ready = probe.Get("/readyz");
+  const double ready_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 200);
+  EXPECT_LT(ready_s, 0.5);
+  waiting.join();
   const double waited =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(status, 504) << d.dump();
