@@ -6,8 +6,8 @@
 //   + reward:       a rank-1 factor update (d^2) and theta's two solves (d^2)
 #include <benchmark/benchmark.h>
 
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 

@@ -19,7 +19,7 @@ build="build-fuzz"
 corpus=tests/fuzz/corpus
 all_targets=(fuzz_outer_open fuzz_inner_open fuzz_model_bundle fuzz_codebook fuzz_state
   fuzz_arff fuzz_weights_file fuzz_batch fuzz_batch_ack fuzz_key_list fuzz_mask_bundle
-  fuzz_masked_message)
+  fuzz_masked_message fuzz_masked_request)
 
 # Largest input worth trying per target: a little above its biggest valid
 # input, so length checks are crossed both ways without wasting executions.
@@ -37,6 +37,7 @@ max_len() {
     fuzz_key_list) echo 320 ;;     # mode byte + 248-byte key list
     fuzz_mask_bundle) echo 512 ;;  # mode byte + d=6, {2,4} sealed bundle (380 bytes)
     fuzz_masked_message) echo 384 ;;  # mode byte + K'=3, d=6 message (244 bytes)
+    fuzz_masked_request) echo 256 ;;  # mode byte + 3-item request (84 bytes)
     *) echo "unknown fuzz target: $1" >&2; return 1 ;;
   esac
 }

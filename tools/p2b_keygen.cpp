@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,12 +26,16 @@ using p2b::common::kExitClean;
 using p2b::common::kExitFailure;
 using p2b::common::ParseOutcome;
 
-constexpr char kSynopsis[] = "usage: p2b-keygen --out DIR [--force]";
+constexpr char kSynopsis[] = "usage: p2b-keygen --out DIR [--force] [--vfl]";
 constexpr char kDescription[] =
     "Writes the shuffler's X25519 box key pair, the analyzer's X25519 box key\n"
     "pair and the Ed25519 signing key pairs of the analyzer (models, acks) and\n"
     "the shuffler (batches) as raw files in DIR, then prints the fingerprint of\n"
-    "each public key. A missing DIR is created 0700.";
+    "each public key. A missing DIR is created 0700.\n"
+    "With --vfl it writes a vertical-federation party's key files instead\n"
+    "(docs/vertical-services.md): the X25519 pair vfl.box.{pk,sk} every party\n"
+    "and the active party use, and the Ed25519 pair vfl.sign.{pk,sk} the mask\n"
+    "generator signs with.";
 
 static_assert(crypto_box_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "X25519 key size");
 static_assert(crypto_sign_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "Ed25519 key size");
@@ -40,6 +43,7 @@ static_assert(crypto_sign_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "Ed25519 key s
 struct Options {
   std::string out_dir;
   bool force = false;
+  bool vfl = false;
 };
 
 ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* message) {
@@ -47,6 +51,8 @@ ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* messag
   cli.add_value("--out", &opt->out_dir, "where to write the eight key files");
   cli.app().add_flag("--force", opt->force,
                      "replace existing key files (without it: refuse, write nothing)");
+  cli.app().add_flag("--vfl", opt->vfl,
+                     "write vfl.box.{pk,sk} and vfl.sign.{pk,sk} (vertical federation) instead");
   const ParseOutcome parsed = cli.parse(argc, argv, message);
   if (parsed == ParseOutcome::ok && opt->out_dir.empty()) {
     *message = "--out DIR is required";
@@ -92,10 +98,19 @@ struct KeyFile {
   kf::KeyKind kind;
 };
 
-using KeyFiles = std::array<KeyFile, 8>;
+using KeyFiles = std::vector<KeyFile>;
 
-KeyFiles key_files(const KeySet& k) {
+KeyFiles key_files(const KeySet& k, bool vfl) {
   using kf::KeyKind;
+  if (vfl) {
+    // A vertical-federation party: one box pair, one signing pair (used by the PMG).
+    return {{
+        {"vfl.box.pk", k.shuffler_box.pk, sizeof k.shuffler_box.pk, KeyKind::public_key},
+        {"vfl.box.sk", k.shuffler_box.sk, sizeof k.shuffler_box.sk, KeyKind::secret_key},
+        {"vfl.sign.pk", k.shuffler_sign.pk, sizeof k.shuffler_sign.pk, KeyKind::public_key},
+        {"vfl.sign.sk", k.shuffler_sign.sk, sizeof k.shuffler_sign.sk, KeyKind::secret_key},
+    }};
+  }
   return {{
       {"shuffler.box.pk", k.shuffler_box.pk, sizeof k.shuffler_box.pk, KeyKind::public_key},
       {"shuffler.box.sk", k.shuffler_box.sk, sizeof k.shuffler_box.sk, KeyKind::secret_key},
@@ -224,7 +239,7 @@ int fail(const std::string& err) {
 int run(const Options& opt) {
   if (sodium_init() < 0) return fail("libsodium failed to initialise");
   KeySet keys;
-  const KeyFiles files = key_files(keys);
+  const KeyFiles files = key_files(keys, opt.vfl);
   std::string err;
   if (!check_targets(opt.out_dir, files, opt.force, &err) || !make_dirs(opt.out_dir, &err)) {
     return fail(err);

@@ -17,6 +17,7 @@
 #include "fuzz_fixture.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/key_list.hpp"
+#include "vfl/masked_request.hpp"
 #include "vfl/party_mask.hpp"
 #include "vfl_fixture.hpp"
 #include "wire/batch_ack.hpp"
@@ -428,6 +429,41 @@ void masked_message_seeds() {
   }
 }
 
+// P2BR requests to party 1 from the fixture's active party: 3 items and
+// 1 item whole, and the prefix and plaintext of each.
+void masked_request_seeds() {
+  namespace fv = p2b_fuzz::vfl;
+  for (const uint32_t items : {3U, 1U}) {
+    p2b::vfl::MaskedRequest r;
+    r.party_index = fv::kParty;
+    r.round_id = 11;
+    std::memset(r.user_token, 0x5A, sizeof r.user_token);
+    for (uint32_t i = 0; i < items; ++i) r.item_ids.push_back(100 + i);
+    Bytes msg;
+    std::string err;
+    require(p2b::vfl::seal_masked_request(r, fv::ap_key().sk, fv::party_key().pk, &msg, &err),
+            "seal_masked_request");
+    p2b::vfl::MaskedRequest opened;
+    require(
+        p2b::vfl::open_masked_request(msg.data(), msg.size(), fv::party_key().sk, fv::ap_key().pk,
+                                      fv::kParty, 0, &opened) == p2b::vfl::RequestStatus::ok,
+        "the party refuses a seed request");
+    // The documented nonce: "P2BR" | party | round | 0x02 | zeros.
+    uint8_t nonce[crypto_box_NONCEBYTES] = {'P', '2', 'B', 'R'};
+    std::memcpy(nonce + 4, msg.data() + 4, 12);
+    nonce[16] = 0x02;
+    constexpr size_t kPrefix = p2b::vfl::kRequestPrefixBytes;
+    Bytes plain(msg.begin(), msg.begin() + kPrefix);
+    plain.resize(msg.size() - crypto_box_MACBYTES);
+    require(crypto_box_open_easy(plain.data() + kPrefix, msg.data() + kPrefix, msg.size() - kPrefix,
+                                 nonce, fv::ap_key().pk, fv::party_key().sk) == 0,
+            "crypto_box_open_easy");
+    const std::string name = "k" + std::to_string(items);
+    write_seed("fuzz_masked_request", "request-" + name, 0, msg);
+    write_seed("fuzz_masked_request", "plain-" + name, 1, plain);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -445,6 +481,7 @@ int main(int argc, char** argv) {
   key_list_seeds();
   mask_bundle_seeds();
   masked_message_seeds();
+  masked_request_seeds();
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }
