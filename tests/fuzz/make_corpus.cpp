@@ -466,6 +466,47 @@ void masked_request_seeds() {
 
 }  // namespace
 
+// Saved shared-model states as fuzz_shared_state's models have them (d = 3,
+// 4 items, a ring of 4), after a few decisions, half of them rewarded: with
+// the MAC (bit 0 clear) and without it (bit 0 set), in f64 and f32.
+void shared_state_seeds() {
+  for (const uint32_t precision : {P2B_PRECISION_F64, P2B_PRECISION_F32}) {
+    p2b_shared_config c;
+    require(p2b_shared_config_default(&c) == P2B_OK, "shared config");
+    c.dim = 3;
+    c.max_items = 4;
+    c.pending_capacity = 4;
+    c.precision = precision;
+    c.tie_rel_tol = 1e-9;
+    c.rng_mode = P2B_RNG_SEEDED;
+    size_t need = 0;
+    require(p2b_shared_model_footprint(&c, &need) == P2B_OK, "shared footprint");
+    std::vector<unsigned char> arena(need + P2B_ARENA_ALIGN);
+    const auto addr = reinterpret_cast<uintptr_t>(arena.data());
+    void* mem = arena.data() + (P2B_ARENA_ALIGN - addr % P2B_ARENA_ALIGN) % P2B_ARENA_ALIGN;
+    p2b_shared_model* m = nullptr;
+    require(p2b_shared_model_init(mem, need, &c, &m) == P2B_OK, "shared init");
+    const double items[12] = {0.5, -0.2, 0.1, -1, 0, 0.3, 0.2, 0.2, 0.2, 0, 1, -0.5};
+    for (int i = 0; i < 6; ++i) {
+      uint32_t item = 0;
+      uint64_t id = 0;
+      require(p2b_shared_model_decide(m, items, 4, 3, &item, &id) == P2B_OK, "shared decide");
+      if (i % 2 == 0) require(p2b_shared_model_reward(m, id, 0.75) == P2B_OK, "shared reward");
+    }
+    size_t len = 0;
+    require(p2b_shared_model_save_size(m, &len) == P2B_OK, "shared save size");
+    Bytes state(len);
+    size_t written = 0;
+    require(
+        p2b_shared_model_save(m, p2b_fuzz::keys().state_key, state.data(), len, &written) == P2B_OK,
+        "shared save");
+    const int single = precision == P2B_PRECISION_F32 ? 2 : 0;
+    const std::string name = precision == P2B_PRECISION_F32 ? "f32" : "f64";
+    write_seed("fuzz_shared_state", "saved-" + name, single, state);
+    write_seed("fuzz_shared_state", "body-" + name, single | 1, state.data(), len - 32);
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
@@ -482,6 +523,7 @@ int main(int argc, char** argv) {
   mask_bundle_seeds();
   masked_message_seeds();
   masked_request_seeds();
+  shared_state_seeds();
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }
