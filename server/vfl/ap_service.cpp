@@ -38,13 +38,6 @@ ServiceReply ok_reply(const nlohmann::json& body) {
   return r;
 }
 
-std::string hex(const uint8_t* p, std::size_t n) {
-  std::string s(2 * n + 1, '\0');
-  sodium_bin2hex(s.data(), s.size(), p, n);
-  s.pop_back();
-  return s;
-}
-
 int random_fill(void*, uint8_t* out, std::size_t len) {
   randombytes_buf(out, len);
   return 0;
@@ -436,7 +429,7 @@ ServiceReply ApService::reload_locked() {
   block_ = std::move(opened.block);
   publish_mask();
   return ok_reply({{"epoch", block_.epoch},
-                   {"mask_id", hex(block_.mask_id, kMaskIdBytes)},
+                   {"mask_id", hex_of(block_.mask_id, kMaskIdBytes)},
                    {"model_reset", true}});
 }
 
@@ -446,19 +439,15 @@ ApStats ApService::stats() const {
 }
 
 void ApService::publish_mask() {
-  std::lock_guard<std::mutex> lock(info_mu_);
-  shown_epoch_ = block_.epoch;
-  shown_mask_id_ = hex(block_.mask_id, kMaskIdBytes);
+  shown_.publish(block_);
 }
 
 uint64_t ApService::epoch() const {
-  std::lock_guard<std::mutex> lock(info_mu_);
-  return shown_epoch_;
+  return shown_.epoch();
 }
 
 std::string ApService::mask_id_hex() const {
-  std::lock_guard<std::mutex> lock(info_mu_);
-  return shown_mask_id_;
+  return shown_.mask_id_hex();
 }
 
 }  // namespace p2b::vfl

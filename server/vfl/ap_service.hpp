@@ -18,6 +18,7 @@
 #include "vfl/features_file.hpp"
 #include "vfl/mask_bundle.hpp"
 #include "vfl/party_service.hpp"
+#include "vfl/published_mask.hpp"
 #include "vfl/state_file.hpp"
 
 namespace p2b::vfl {
@@ -88,9 +89,7 @@ class ApService {
   MaskBlock block_;
   // What /readyz and the logs show, under its own lock: a readiness check
   // must not wait for a decision in flight (mu_ is held across it).
-  mutable std::mutex info_mu_;
-  uint64_t shown_epoch_ = 0;
-  std::string shown_mask_id_;
+  PublishedMask shown_;
   std::unique_ptr<ActiveParty> ap_;
   ServiceState state_;                   // round_id: the ceiling reserved on disk
   uint64_t last_round_ = 0;              // the last round_id used

@@ -22,29 +22,29 @@ extern "C" {
 /** Version of this API: bumped on any change of its functions or statuses. */
 #define P2B_VFL_API_VERSION 1
 
-#define P2B_VFL_KEY_BYTES 32      /**< X25519 and Ed25519 public, X25519 secret */
-#define P2B_VFL_MASK_ID_BYTES 16  /**< the mask's id */
-#define P2B_VFL_TOKEN_BYTES 16    /**< the user pseudonym parties align on */
+#define P2B_VFL_KEY_BYTES 32     /**< X25519 and Ed25519 public, X25519 secret */
+#define P2B_VFL_MASK_ID_BYTES 16 /**< the mask's id */
+#define P2B_VFL_TOKEN_BYTES 16   /**< the user pseudonym parties align on */
 
 /** Statuses; 0 is success, every failure negative and distinct. */
 typedef enum p2b_vfl_status {
   P2B_VFL_OK = 0,
-  P2B_VFL_ERR_NULL_POINTER = -1,    /**< a required pointer is NULL */
-  P2B_VFL_ERR_BAD_LENGTH = -2,      /**< bundle length does not match its header */
-  P2B_VFL_ERR_NOT_OPENABLE = -3,    /**< the seal does not open: other key or any changed bit */
-  P2B_VFL_ERR_MALFORMED = -4,       /**< not a P2BQ bundle of a known format */
+  P2B_VFL_ERR_NULL_POINTER = -1,     /**< a required pointer is NULL */
+  P2B_VFL_ERR_BAD_LENGTH = -2,       /**< bundle length does not match its header */
+  P2B_VFL_ERR_NOT_OPENABLE = -3,     /**< the seal does not open: other key or any changed bit */
+  P2B_VFL_ERR_MALFORMED = -4,        /**< not a P2BQ bundle of a known format */
   P2B_VFL_ERR_UNTRUSTED_SIGNER = -5, /**< signed by another key than the pinned PMG key */
-  P2B_VFL_ERR_BAD_SIGNATURE = -6,   /**< the PMG's signature does not verify */
-  P2B_VFL_ERR_WRONG_PARTY = -7,     /**< a block for another party index */
-  P2B_VFL_ERR_WRONG_DIMENSION = -8, /**< a d other than the expected one */
-  P2B_VFL_ERR_BAD_PARTITION = -9,   /**< blocks not summing to d, or a zero block */
-  P2B_VFL_ERR_ROLLBACK = -10,       /**< epoch not above the last one accepted */
+  P2B_VFL_ERR_BAD_SIGNATURE = -6,    /**< the PMG's signature does not verify */
+  P2B_VFL_ERR_WRONG_PARTY = -7,      /**< a block for another party index */
+  P2B_VFL_ERR_WRONG_DIMENSION = -8,  /**< a d other than the expected one */
+  P2B_VFL_ERR_BAD_PARTITION = -9,    /**< blocks not summing to d, or a zero block */
+  P2B_VFL_ERR_ROLLBACK = -10,        /**< epoch not above the last one accepted */
   P2B_VFL_ERR_NOT_ORTHONORMAL = -11, /**< the block's columns are not orthonormal */
-  P2B_VFL_ERR_SHAPE = -12,          /**< item count 0, or a buffer of the wrong size */
-  P2B_VFL_ERR_NON_FINITE = -13,     /**< a feature value is NaN or infinite */
-  P2B_VFL_ERR_ROUND = -14,          /**< round id 0 */
-  P2B_VFL_ERR_CRYPTO = -15,         /**< libsodium failed (keys, allocation) */
-  P2B_VFL_ERR_OUT_OF_MEMORY = -16   /**< the handle could not be allocated */
+  P2B_VFL_ERR_SHAPE = -12,           /**< item count 0, or a buffer of the wrong size */
+  P2B_VFL_ERR_NON_FINITE = -13,      /**< a feature value is NaN or infinite */
+  P2B_VFL_ERR_ROUND = -14,           /**< round id 0 */
+  P2B_VFL_ERR_CRYPTO = -15,          /**< libsodium failed (keys, allocation) */
+  P2B_VFL_ERR_OUT_OF_MEMORY = -16    /**< the handle could not be allocated */
 } p2b_vfl_status;
 
 /** \return A static English description of `s`, never NULL. */
@@ -87,8 +87,8 @@ p2b_vfl_status p2b_vfl_party_info(const p2b_vfl_party* party, uint32_t* d, uint3
  * \retval P2B_VFL_OK, P2B_VFL_ERR_NULL_POINTER, P2B_VFL_ERR_SHAPE
  *         (k_items 0 or out_len != k_items * d), P2B_VFL_ERR_NON_FINITE
  */
-p2b_vfl_status p2b_vfl_party_mask(const p2b_vfl_party* party, const double* x_j,
-                                  uint32_t k_items, double* out, size_t out_len);
+p2b_vfl_status p2b_vfl_party_mask(const p2b_vfl_party* party, const double* x_j, uint32_t k_items,
+                                  double* out, size_t out_len);
 
 /** \return The sealed message's length for k_items and d: 100 + 8 k_items d. */
 size_t p2b_vfl_message_bytes(uint32_t k_items, uint32_t d);
@@ -104,9 +104,8 @@ size_t p2b_vfl_message_bytes(uint32_t k_items, uint32_t d);
  */
 p2b_vfl_status p2b_vfl_party_seal(const p2b_vfl_party* party,
                                   const uint8_t ap_box_pk[P2B_VFL_KEY_BYTES], uint64_t round_id,
-                                  const uint8_t user_token[P2B_VFL_TOKEN_BYTES],
-                                  const double* x_j, uint32_t k_items, uint8_t* out, size_t cap,
-                                  size_t* written);
+                                  const uint8_t user_token[P2B_VFL_TOKEN_BYTES], const double* x_j,
+                                  uint32_t k_items, uint8_t* out, size_t cap, size_t* written);
 
 #ifdef __cplusplus
 }

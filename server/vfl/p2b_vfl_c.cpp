@@ -143,8 +143,8 @@ p2b_vfl_status p2b_vfl_party_info(const p2b_vfl_party* party, uint32_t* d, uint3
   return P2B_VFL_OK;
 }
 
-p2b_vfl_status p2b_vfl_party_mask(const p2b_vfl_party* party, const double* x_j,
-                                  uint32_t k_items, double* out, size_t out_len) {
+p2b_vfl_status p2b_vfl_party_mask(const p2b_vfl_party* party, const double* x_j, uint32_t k_items,
+                                  double* out, size_t out_len) {
   if (party == nullptr || x_j == nullptr || out == nullptr) return P2B_VFL_ERR_NULL_POINTER;
   const p2b::vfl::MaskBlock& b = party->block;
   if (k_items == 0 || out_len != static_cast<size_t>(k_items) * b.d) return P2B_VFL_ERR_SHAPE;
@@ -157,9 +157,8 @@ size_t p2b_vfl_message_bytes(uint32_t k_items, uint32_t d) {
 }
 
 p2b_vfl_status p2b_vfl_party_seal(const p2b_vfl_party* party, const uint8_t* ap_box_pk,
-                                  uint64_t round_id, const uint8_t* user_token,
-                                  const double* x_j, uint32_t k_items, uint8_t* out, size_t cap,
-                                  size_t* written) {
+                                  uint64_t round_id, const uint8_t* user_token, const double* x_j,
+                                  uint32_t k_items, uint8_t* out, size_t cap, size_t* written) {
   if (party == nullptr || ap_box_pk == nullptr || user_token == nullptr || x_j == nullptr ||
       out == nullptr || written == nullptr) {
     return P2B_VFL_ERR_NULL_POINTER;

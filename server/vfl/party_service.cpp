@@ -25,13 +25,6 @@ ServiceReply error_reply(int status, const std::string& code, const std::string&
   return r;
 }
 
-std::string hex(const uint8_t* p, std::size_t n) {
-  std::string s(2 * n + 1, '\0');
-  sodium_bin2hex(s.data(), s.size(), p, n);
-  s.pop_back();
-  return s;
-}
-
 void wipe(std::vector<double>* v) {
   if (!v->empty()) sodium_memzero(v->data(), v->size() * sizeof(double));
 }
@@ -214,8 +207,9 @@ ServiceReply PartyService::reload_locked() {
   block_ = std::move(opened.block);
   publish_mask();
   ServiceReply r;
-  r.body = nlohmann::json{{"epoch", block_.epoch}, {"mask_id", hex(block_.mask_id, kMaskIdBytes)}}
-               .dump();
+  r.body =
+      nlohmann::json{{"epoch", block_.epoch}, {"mask_id", hex_of(block_.mask_id, kMaskIdBytes)}}
+          .dump();
   return r;
 }
 
@@ -225,19 +219,15 @@ PartyStats PartyService::stats() const {
 }
 
 void PartyService::publish_mask() {
-  std::lock_guard<std::mutex> lock(info_mu_);
-  shown_epoch_ = block_.epoch;
-  shown_mask_id_ = hex(block_.mask_id, kMaskIdBytes);
+  shown_.publish(block_);
 }
 
 uint64_t PartyService::epoch() const {
-  std::lock_guard<std::mutex> lock(info_mu_);
-  return shown_epoch_;
+  return shown_.epoch();
 }
 
 std::string PartyService::mask_id_hex() const {
-  std::lock_guard<std::mutex> lock(info_mu_);
-  return shown_mask_id_;
+  return shown_.mask_id_hex();
 }
 
 }  // namespace p2b::vfl

@@ -13,6 +13,7 @@
 
 #include "vfl/features_file.hpp"
 #include "vfl/mask_bundle.hpp"
+#include "vfl/published_mask.hpp"
 #include "vfl/state_file.hpp"
 
 namespace p2b::vfl {
@@ -80,9 +81,7 @@ class PartyService {
   MaskBlock block_;
   // What /readyz and the logs show, under its own lock: a readiness check
   // must not wait for a decision in flight (mu_ is held across it).
-  mutable std::mutex info_mu_;
-  uint64_t shown_epoch_ = 0;
-  std::string shown_mask_id_;
+  PublishedMask shown_;
   ServiceState state_;
   PartyStats stats_;
 };

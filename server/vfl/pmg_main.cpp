@@ -16,6 +16,7 @@
 #include "common/option_values.hpp"
 #include "vfl/mask.hpp"
 #include "vfl/mask_bundle.hpp"
+#include "vfl/published_mask.hpp"
 
 namespace {
 
@@ -92,13 +93,6 @@ ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* messag
     return p2b::common::usage_error(message, "--sign-key and --out-dir are required");
   }
   return ParseOutcome::ok;
-}
-
-std::string hex(const uint8_t* p, std::size_t n) {
-  std::string s(2 * n + 1, '\0');
-  sodium_bin2hex(s.data(), s.size(), p, n);
-  s.pop_back();
-  return s;
 }
 
 // The secrets of one run, wiped on every way out.
@@ -185,7 +179,7 @@ int run(const Options& opt) {
   std::string signer_fp;
   kf::fingerprint_hex(s.sign_sk + 32, &signer_fp);
   std::printf("mask_id %s  epoch %llu  d %u  parties %zu\n",
-              hex(s.mask.mask_id, vfl::kMaskIdBytes).c_str(),
+              vfl::hex_of(s.mask.mask_id, vfl::kMaskIdBytes).c_str(),
               static_cast<unsigned long long>(opt.epoch), d, opt.partition.size());
   std::printf("pmg sign key fingerprint %s\n", signer_fp.c_str());
   for (const std::string& l : lines) std::printf("%s\n", l.c_str());
