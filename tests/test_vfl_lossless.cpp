@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "p2b/shared_model.hpp"
+#include "vertical/owned_model.hpp"
+#include "vertical/world.hpp"
 #include "vfl/in_process.hpp"
 #include "vfl/mask.hpp"
 
@@ -46,20 +48,12 @@ SharedConfig model_config(uint32_t d, uint32_t k, p2b::Policy policy, double tie
 // A central model in its own aligned arena.
 class Central {
  public:
-  explicit Central(const SharedConfig& c) {
-    std::size_t need = 0;
-    EXPECT_EQ(SharedModel::footprint(c, &need), Status::ok);
-    arena_.assign(need + p2b::kArenaAlign, 0);
-    const auto addr = reinterpret_cast<uintptr_t>(arena_.data());
-    void* mem = arena_.data() + (p2b::kArenaAlign - addr % p2b::kArenaAlign) % p2b::kArenaAlign;
-    EXPECT_EQ(SharedModel::init(mem, need, c, &model_), Status::ok);
-  }
+  explicit Central(const SharedConfig& c) { EXPECT_EQ(model_.init(c), Status::ok); }
   SharedModel& operator*() { return *model_; }
-  SharedModel* operator->() { return model_; }
+  SharedModel* operator->() { return &*model_; }
 
  private:
-  std::vector<unsigned char> arena_;
-  SharedModel* model_ = nullptr;
+  p2b::vertical::OwnedModel model_;
 };
 
 Mask haar(uint32_t d, uint8_t tag) {
@@ -70,41 +64,11 @@ Mask haar(uint32_t d, uint8_t tag) {
   return m;
 }
 
-// Seed 003's synthetic world: contexts and theta ~ N(0, 0.05 I), l2-normalised;
-// reward x.theta + N(0, 0.05^2).
-struct World {
-  uint32_t d;
-  std::mt19937_64 rng;
-  std::normal_distribution<double> g{0.0, std::sqrt(0.05)};
-  std::normal_distribution<double> noise{0.0, 0.05};
-  std::vector<double> theta;
-
-  World(uint32_t dim, uint64_t seed) : d(dim), rng(seed), theta(unit()) {}
-  std::vector<double> unit() {
-    std::vector<double> v(d);
-    double n2 = 0.0;
-    for (double& x : v) {
-      x = g(rng);
-      n2 += x * x;
-    }
-    for (double& x : v) x /= std::sqrt(n2);
-    return v;
-  }
-  std::vector<double> items(uint32_t k) {
-    std::vector<double> out;
-    for (uint32_t i = 0; i < k; ++i) {
-      const std::vector<double> v = unit();
-      out.insert(out.end(), v.begin(), v.end());
-    }
-    return out;
-  }
-  double mean_reward(const double* x) const {
-    double s = 0.0;
-    for (uint32_t i = 0; i < d; ++i) s += x[i] * theta[i];
-    return s;
-  }
-  double reward(const double* x) { return mean_reward(x) + noise(rng); }
-};
+// Seed 003's synthetic world (the simulator's): contexts and theta
+// ~ N(0, 0.05 I), l2-normalised; reward x.theta + N(0, 0.05^2).
+std::unique_ptr<p2b::vertical::World> world_of(uint32_t d, uint32_t k, uint64_t seed) {
+  return p2b::vertical::synthetic_world(d, k, {d}, 0.05, seed);
+}
 
 std::unique_ptr<InProcessFederation> federation(const Mask& mask, const Partition& p,
                                                 const SharedConfig& c) {
@@ -137,12 +101,14 @@ TEST_P(TeacherForced, EveryScoreEqualsTheCentralOne) {
   const SharedConfig cfg = model_config(c.d, k, p2b::Policy::linucb, kTie);
   Central central(cfg);
   auto fed = federation(haar(c.d, 1), c.partition, cfg);
-  World world(c.d, c.d + c.partition.size());
+  auto world = world_of(c.d, k, c.d + c.partition.size());
+  p2b::vertical::Round round_draw;
   std::vector<double> m1(k), w1(k), t1(k), m2(k), w2(k), t2(k);
   std::vector<double> th1(c.d), th2(c.d);
   double worst = 0.0;
   for (int round = 0; round < c.rounds; ++round) {
-    const std::vector<double> items = world.items(k);
+    world->draw(&round_draw);
+    const std::vector<double>& items = round_draw.contexts;
     ASSERT_EQ(fed->load(items.data(), k), RoundStatus::ok);
     ASSERT_EQ(central->scores(items.data(), k, c.d, m1.data(), w1.data(), t1.data()), Status::ok);
     const std::vector<double>& rotated = fed->active().rotated_contexts();
@@ -158,7 +124,7 @@ TEST_P(TeacherForced, EveryScoreEqualsTheCentralOne) {
     uint32_t item = 0;
     uint64_t id = 0;
     ASSERT_EQ(central->decide(items.data(), k, c.d, &item, &id), Status::ok);
-    const double r = world.reward(items.data() + static_cast<std::size_t>(item) * c.d);
+    const double r = round_draw.realised[item];
     ASSERT_EQ(central->reward(id, r), Status::ok);
     ASSERT_EQ(fed->active().teach(item, r), RoundStatus::ok);
   }
@@ -185,7 +151,7 @@ struct RunResult {
 };
 
 // Both run free: each picks its own actions and learns its own rewards. The
-// reward noise is drawn once per round and item, so that equal actions get
+// world draws every item's reward before either acts, so equal actions get
 // equal rewards.
 RunResult free_run(uint64_t seed, int rounds, double tie, p2b::Policy policy,
                    p2b::Precision precision = p2b::Precision::f64) {
@@ -195,28 +161,25 @@ RunResult free_run(uint64_t seed, int rounds, double tie, p2b::Policy policy,
   const SharedConfig cfg = model_config(d, k, policy, tie, precision);
   Central central(cfg);
   auto fed = federation(haar(d, static_cast<uint8_t>(seed)), partition, cfg);
-  World world(d, seed);
+  auto world = world_of(d, k, seed);
+  p2b::vertical::Round r;
   RunResult out;
   for (int round = 0; round < rounds; ++round) {
-    const std::vector<double> items = world.items(k);
-    std::vector<double> noise(k);
-    for (double& e : noise) e = world.noise(world.rng);
+    world->draw(&r);
     double best = -1e300;
-    for (uint32_t i = 0; i < k; ++i) best = std::fmax(best, world.mean_reward(&items[i * d]));
-    EXPECT_EQ(fed->load(items.data(), k), RoundStatus::ok);
+    for (const double m : r.mean) best = std::fmax(best, m);
+    EXPECT_EQ(fed->load(r.contexts.data(), k), RoundStatus::ok);
     uint32_t a = 0;
     uint64_t id = 0;
-    EXPECT_EQ(central->decide(items.data(), k, d, &a, &id), Status::ok);
-    EXPECT_EQ(central->reward(id, world.mean_reward(&items[a * d]) + noise[a]), Status::ok);
+    EXPECT_EQ(central->decide(r.contexts.data(), k, d, &a, &id), Status::ok);
+    EXPECT_EQ(central->reward(id, r.realised[a]), Status::ok);
     p2b::vfl::Decision dec;
     EXPECT_EQ(fed->active().decide(&dec), RoundStatus::ok);
-    EXPECT_EQ(
-        fed->active().reward(dec.id, world.mean_reward(&items[dec.item * d]) + noise[dec.item]),
-        Status::ok);
+    EXPECT_EQ(fed->active().reward(dec.id, r.realised[dec.item]), Status::ok);
     out.central.push_back(a);
     out.federated.push_back(dec.item);
-    out.central_regret += best - world.mean_reward(&items[a * d]);
-    out.federated_regret += best - world.mean_reward(&items[dec.item * d]);
+    out.central_regret += best - r.mean[a];
+    out.federated_regret += best - r.mean[dec.item];
   }
   return out;
 }
@@ -274,14 +237,17 @@ TEST(Vfts, CentralFedTheRotatedDrawTakesTheSameActions) {
   const Eigen::Map<const Eigen::MatrixXd> q(mask.q.data(), d, d);
   Central central(cfg);
   auto fed = federation(mask, partition, cfg);
-  World world(d, 21);
+  auto world = world_of(d, k, 21);
+  p2b::vertical::Round draw;
+  std::mt19937_64 rng(22);
   Eigen::MatrixXd a = Eigen::MatrixXd::Identity(d, d);  // central A; A~ = Q A Q^T
   std::normal_distribution<double> std_normal(0.0, 1.0);
   for (int round = 0; round < 1500; ++round) {
-    const std::vector<double> items = world.items(k);
+    world->draw(&draw);
+    const std::vector<double>& items = draw.contexts;
     ASSERT_EQ(fed->load(items.data(), k), RoundStatus::ok);
     Eigen::VectorXd xi(d);
-    for (uint32_t i = 0; i < d; ++i) xi[i] = std_normal(world.rng);
+    for (uint32_t i = 0; i < d; ++i) xi[i] = std_normal(rng);
     const Eigen::MatrixXd l = a.llt().matrixL();
     const Eigen::MatrixXd lt = Eigen::MatrixXd(q * a * q.transpose()).llt().matrixL();
     const Eigen::VectorXd y = lt.transpose().triangularView<Eigen::Upper>().solve(xi);
@@ -297,7 +263,7 @@ TEST(Vfts, CentralFedTheRotatedDrawTakesTheSameActions) {
                   .decide_with_draw(rotated.data(), k, d, xi.data(), &af, &idf),
               Status::ok);
     ASSERT_EQ(ac, af) << "round " << round;
-    const double r = world.reward(&items[ac * d]);
+    const double r = draw.realised[ac];
     ASSERT_EQ(central->reward(idc, r), Status::ok);
     ASSERT_EQ(fed->active().reward(idf, r), Status::ok);
     const Eigen::Map<const Eigen::VectorXd> x(&items[ac * d], d);
@@ -336,15 +302,17 @@ std::vector<int> lints_counts(uint64_t seed, double v, bool federated) {
   cfg.seed = seed;
   Central central(cfg);
   auto fed = federation(haar(d, 5), partition, cfg);
-  World world(d, 8);  // the same world, statistics and items for every call
+  // The same worlds, statistics and items for every call.
+  auto teach = world_of(d, 1, 8);
+  p2b::vertical::Round r;
   for (int round = 0; round < 40; ++round) {
-    const std::vector<double> items = world.items(1);
-    const double r = world.reward(items.data());
-    EXPECT_EQ(fed->load(items.data(), 1), RoundStatus::ok);
-    EXPECT_EQ(fed->active().teach(0, r), RoundStatus::ok);
-    EXPECT_EQ(central->learn(items.data(), d, r), Status::ok);
+    teach->draw(&r);
+    EXPECT_EQ(fed->load(r.contexts.data(), 1), RoundStatus::ok);
+    EXPECT_EQ(fed->active().teach(0, r.realised[0]), RoundStatus::ok);
+    EXPECT_EQ(central->learn(r.contexts.data(), d, r.realised[0]), Status::ok);
   }
-  const std::vector<double> items = world.items(k);
+  world_of(d, k, 9)->draw(&r);
+  const std::vector<double>& items = r.contexts;
   std::vector<int> counts(k);
   for (int n = 0; n < 10000; ++n) {
     uint32_t a = 0;

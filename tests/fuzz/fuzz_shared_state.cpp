@@ -103,9 +103,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const std::vector<uint8_t> once = saved(m);
-  p2b_fuzz::require(p2b_shared_model_restore(m, p2b_fuzz::keys().state_key, once.data(),
-                                             once.size()) == P2B_OK,
-                    "the model refuses its own saved state");
+  p2b_fuzz::require(
+      p2b_shared_model_restore(m, p2b_fuzz::keys().state_key, once.data(), once.size()) == P2B_OK,
+      "the model refuses its own saved state");
   p2b_fuzz::require(saved(m) == once, "save -> restore -> save changed the state");
   exercise(m);
   const std::vector<uint8_t> after = saved(m);
