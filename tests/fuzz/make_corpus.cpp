@@ -507,6 +507,22 @@ void shared_state_seeds() {
   }
 }
 
+// The services' files: feature CSVs (item rows and user rows, for the
+// all-zero user the target looks up) and a state file.
+void vfl_files_seeds() {
+  const std::string zero(32, '0');
+  const std::string items = "# user,item,f1,f2,f3\n" + zero + ",0,0.5,-1,2e-3\n" + zero +
+                            ",1,1,0,-0.25\n" + std::string(31, '0') + "1,0,3,3,3\n";
+  const std::string users = zero + ",*,0.1,0.2,0.3\n";
+  const std::string state = "p2b-vfl-state 1\nround_id 41\nmask_epoch 2\n";
+  write_seed("fuzz_vfl_files", "items", 0, reinterpret_cast<const uint8_t*>(items.data()),
+             items.size());
+  write_seed("fuzz_vfl_files", "users", 0, reinterpret_cast<const uint8_t*>(users.data()),
+             users.size());
+  write_seed("fuzz_vfl_files", "state", 1, reinterpret_cast<const uint8_t*>(state.data()),
+             state.size());
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
@@ -524,6 +540,7 @@ int main(int argc, char** argv) {
   masked_message_seeds();
   masked_request_seeds();
   shared_state_seeds();
+  vfl_files_seeds();
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }
