@@ -91,7 +91,9 @@ def plot_cost(out_dir, rows):
         a.plot(ds, [float(r["round_us"]) for r in sel], marker="x", ls="--", color=c,
                label="federated, K=%d" % k)
         b.plot(ds, [float(r["ratio"]) for r in sel], marker="o", color=c,
-               label="K=%d, sealed messages" % k)
+               label="K=%d, sealed, opened one by one" % k)
+        b.plot(ds, [float(r["parallel_ratio"]) for r in sel], marker="x", ls="--", color=c,
+               label="K=%d, sealed, opened as they arrive" % k)
         b.plot(ds, [float(r["compute_ratio"]) for r in sel], marker=".", ls=":", color=c,
                label="K=%d, masking only" % k)
     a.set_xscale("log")

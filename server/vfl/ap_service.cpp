@@ -49,6 +49,10 @@ struct PartAnswer {
   int status = 0;
   std::string body;
   std::string error;  // the failure's code; empty when the part was added
+  // A 200 answer is opened in its party's thread, as it arrives, so the
+  // parties' decryptions overlap instead of queueing after the last reply.
+  MessageStatus opened = MessageStatus::bad_length;
+  MaskedMessage msg;
 };
 
 // Most specific first: the code a refused decision answers with.
@@ -142,6 +146,14 @@ bool ApService::start(const ApConfig& cfg, std::string* err) {
   block_ = std::move(opened.block);
   publish_mask();
   last_accepted_.assign(cfg_.parties.size() + 1, 0);
+  // The keys are pinned: each shared key is computed once, not per message.
+  party_keys_.assign(cfg_.parties.size(), BoxKey{});
+  for (std::size_t j = 0; j < cfg_.parties.size(); ++j) {
+    if (!box_key(cfg_.box_sk, cfg_.parties[j].box_pk, &party_keys_[j])) {
+      *err = "no shared key with party " + std::to_string(j + 1);
+      return false;
+    }
+  }
   stats_.party_bytes.assign(cfg_.parties.size() + 1, 0);
   stats_.party_messages.assign(cfg_.parties.size() + 1, 0);
   return true;
@@ -259,7 +271,14 @@ ServiceReply ApService::decide_locked(const std::string& body) {
       answers[j].error = "missing_parties";
       continue;
     }
-    threads.emplace_back([this, j, &answers, sealed = std::move(sealed)] {
+    MessageExpect ex;
+    ex.party_index = static_cast<uint32_t>(j + 1);
+    std::copy(block_.mask_id, block_.mask_id + kMaskIdBytes, ex.current.mask_id);
+    ex.current.epoch = block_.epoch;
+    ex.d = block_.d;
+    ex.k_items = k;
+    ex.last_round_id = last_accepted_[j + 1];
+    threads.emplace_back([this, j, ex, &answers, sealed = std::move(sealed)]() mutable {
       try {
         httplib::Client cli(cfg_.parties[j].url);
         const auto deadline = std::chrono::milliseconds(cfg_.party_timeout_ms);
@@ -270,9 +289,16 @@ ServiceReply ApService::decide_locked(const std::string& body) {
         const auto res = cli.Post("/v1/masked", reinterpret_cast<const char*>(sealed.data()),
                                   sealed.size(), "application/octet-stream");
         if (res) {
-          answers[j].transport_ok = true;
-          answers[j].status = res->status;
-          answers[j].body = res->body;
+          PartAnswer& a = answers[j];
+          a.transport_ok = true;
+          a.status = res->status;
+          a.body = res->body;
+          if (a.status == 200) {
+            // K' is K for item features, 1 for user features; the length says which.
+            if (ex.k_items != 1 && a.body.size() == masked_message_bytes(1, ex.d)) ex.k_items = 1;
+            a.opened = open_masked_message(reinterpret_cast<const uint8_t*>(a.body.data()),
+                                           a.body.size(), party_keys_[j], ex, &a.msg);
+          }
         }
       } catch (...) {
         answers[j].transport_ok = false;
@@ -299,18 +325,8 @@ ServiceReply ApService::decide_locked(const std::string& body) {
                                      : "";
         a.error = code == "unknown_user" || code == "unknown_item" ? code : "missing_parties";
       } else {
-        MessageExpect ex;
-        ex.party_index = party;
-        std::copy(block_.mask_id, block_.mask_id + kMaskIdBytes, ex.current.mask_id);
-        ex.current.epoch = block_.epoch;
-        ex.d = block_.d;
-        // K' is K for item features, 1 for user features; the length says which.
-        ex.k_items = k != 1 && a.body.size() == masked_message_bytes(1, block_.d) ? 1 : k;
-        ex.last_round_id = last_accepted_[party];
-        MaskedMessage msg;
-        const MessageStatus ms =
-            open_masked_message(reinterpret_cast<const uint8_t*>(a.body.data()), a.body.size(),
-                                cfg_.box_sk, cfg_.parties[j].box_pk, ex, &msg);
+        const MessageStatus ms = a.opened;
+        MaskedMessage& msg = a.msg;
         if (ms != MessageStatus::ok) {
           a.error = code_for(ms);
         } else {

@@ -17,6 +17,7 @@
 #include "vfl/active_party.hpp"
 #include "vfl/features_file.hpp"
 #include "vfl/mask_bundle.hpp"
+#include "vfl/masked_message.hpp"
 #include "vfl/party_service.hpp"
 #include "vfl/published_mask.hpp"
 #include "vfl/state_file.hpp"
@@ -94,6 +95,7 @@ class ApService {
   ServiceState state_;                   // round_id: the ceiling reserved on disk
   uint64_t last_round_ = 0;              // the last round_id used
   std::vector<uint64_t> last_accepted_;  // per party: the last P2BV round_id accepted
+  std::vector<BoxKey> party_keys_;       // per party (index j for party j + 1): shared box keys
   ApStats stats_;
 };
 

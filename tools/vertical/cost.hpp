@@ -21,6 +21,12 @@ struct CostPoint {
   // mask + seal, then the active party's opening of every message and its
   // own work. Network time is not included.
   double round_us = 0.0;
+  // The same with the active party opening each message in its party's
+  // request thread as it arrives (as p2b-vfl-ap does), on a core per party:
+  // the slowest party's mask + seal + open, then the active party's own work.
+  // A model of that concurrency from the stages' times, not measured with
+  // threads on this 2-core machine.
+  double parallel_round_us = 0.0;
   // The same without sealing and opening: the paper's O3M, which has no
   // transport encryption, counts only this.
   double compute_round_us = 0.0;

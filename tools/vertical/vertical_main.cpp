@@ -167,10 +167,11 @@ int run_cost(const Options& o) {
   }
   std::fprintf(f,
                "d,k,parties,central_us,mask_us,seal_us,open_us,active_us,round_us,ratio,"
-               "compute_round_us,compute_ratio,message_bytes,formula_bytes\n");
-  std::printf("%5s %6s %3s %11s %9s %9s %9s %11s %11s %6s %7s %11s\n", "d", "K", "M", "central-us",
-              "mask-us", "seal-us", "open-us", "active-us", "round-us", "ratio", "no-box",
-              "bytes/party");
+               "parallel_round_us,parallel_ratio,compute_round_us,compute_ratio,message_bytes,"
+               "formula_bytes\n");
+  std::printf("%5s %6s %3s %11s %9s %9s %9s %11s %11s %6s %8s %7s %11s\n", "d", "K", "M",
+              "central-us", "mask-us", "seal-us", "open-us", "active-us", "round-us", "ratio",
+              "parallel", "no-box", "bytes/party");
   const double total = static_cast<double>(o.cost_dims.size() * o.cost_items.size());
   double done = 0;
   for (const uint32_t d : o.cost_dims) {
@@ -183,15 +184,17 @@ int run_cost(const Options& o) {
         return 1;
       }
       const double ratio = c.round_us / c.central_us;
+      const double parallel_ratio = c.parallel_round_us / c.central_us;
       const double compute_ratio = c.compute_round_us / c.central_us;
-      std::fprintf(f, "%u,%u,%u,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.3f,%.2f,%.3f,%llu,%llu\n", d, k,
-                   c.parties, c.central_us, c.mask_us, c.seal_us, c.open_us, c.active_us,
-                   c.round_us, ratio, c.compute_round_us, compute_ratio,
-                   static_cast<unsigned long long>(c.message_bytes),
+      std::fprintf(f, "%u,%u,%u,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.3f,%.2f,%.3f,%.2f,%.3f,%llu,%llu\n",
+                   d, k, c.parties, c.central_us, c.mask_us, c.seal_us, c.open_us, c.active_us,
+                   c.round_us, ratio, c.parallel_round_us, parallel_ratio, c.compute_round_us,
+                   compute_ratio, static_cast<unsigned long long>(c.message_bytes),
                    static_cast<unsigned long long>(c.formula_bytes));
-      std::printf("%5u %6u %3u %11.1f %9.1f %9.1f %9.1f %11.1f %11.1f %6.2f %7.2f %11llu%s\n", d, k,
-                  c.parties, c.central_us, c.mask_us, c.seal_us, c.open_us, c.active_us, c.round_us,
-                  ratio, compute_ratio, static_cast<unsigned long long>(c.message_bytes),
+      std::printf("%5u %6u %3u %11.1f %9.1f %9.1f %9.1f %11.1f %11.1f %6.2f %8.2f %7.2f %11llu%s\n",
+                  d, k, c.parties, c.central_us, c.mask_us, c.seal_us, c.open_us, c.active_us,
+                  c.round_us, ratio, parallel_ratio, compute_ratio,
+                  static_cast<unsigned long long>(c.message_bytes),
                   c.message_bytes == c.formula_bytes ? "" : "  (formula differs!)");
       if (!o.quiet) sim::progress("cost grid", ++done, total);
     }
