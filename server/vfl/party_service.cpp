@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/http_errors.hpp"
+#include "vfl/bundle_file.hpp"
 #include "vfl/masked_request.hpp"
 #include "vfl/party_mask.hpp"
 
@@ -38,32 +39,8 @@ PartyService::~PartyService() {
 
 BundleStatus PartyService::open_bundle(uint64_t last_epoch, OpenedBundle* out,
                                        std::string* err) const {
-  std::ifstream in(cfg_.bundle_path, std::ios::binary);
-  if (!in) {
-    *err = cfg_.bundle_path + ": cannot open";
-    return BundleStatus::bad_length;
-  }
-  // A bundle for d = 4096 split in two is 67 MB; nothing larger is read.
-  constexpr std::size_t kMaxBundle = std::size_t{8} * kMaxMaskDim * kMaxMaskDim + 65536;
-  std::vector<uint8_t> bytes;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    bytes.insert(bytes.end(), buf, buf + in.gcount());
-    if (bytes.size() > kMaxBundle) {
-      *err = cfg_.bundle_path + ": larger than any bundle";
-      return BundleStatus::bad_length;
-    }
-  }
-  MaskVersion last;
-  last.epoch = last_epoch;
-  BundleExpect expect;
-  expect.party_index = cfg_.party_index;
-  expect.d = cfg_.d;
-  expect.last_accepted = last_epoch > 0 ? &last : nullptr;
-  const BundleStatus st = open_mask_bundle(bytes.data(), bytes.size(), cfg_.box_pk, cfg_.box_sk,
-                                           cfg_.pmg_sign_pk, expect, out);
-  if (st != BundleStatus::ok) *err = cfg_.bundle_path + ": " + bundle_status_name(st);
-  return st;
+  return open_bundle_file(cfg_.bundle_path, BundleKeys{cfg_.box_pk, cfg_.box_sk, cfg_.pmg_sign_pk},
+                          cfg_.party_index, cfg_.d, last_epoch, out, err);
 }
 
 bool PartyService::start(const PartyConfig& cfg, std::string* err) {
