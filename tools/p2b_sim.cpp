@@ -31,6 +31,7 @@
 #include "sim/results_table.hpp"
 #include "sim/sim_options.hpp"
 #include "sim/synthetic_env.hpp"
+#include "fclub_sim/fclub_main.hpp"
 #include "vertical/vertical_main.hpp"
 
 namespace {
@@ -196,6 +197,8 @@ std::unique_ptr<p2b::sim::Environment> make_environment(const SimOptions& o, con
 int main(int argc, char** argv) {
   // Seed 003's vertical federation has its own options (docs/simulator.md).
   if (p2b::vertical::wants_vertical(argc, argv)) return p2b::vertical::vertical_main(argc, argv);
+  // Seed 001's FCLUB likewise (docs/simulator.md#fclub).
+  if (p2b::fclub_sim::wants_fclub(argc, argv)) return p2b::fclub_sim::fclub_main(argc, argv);
   SimOptions o;
   const int parsed = p2b::sim::parse_sim_options(argc, argv, &o);
   if (parsed >= 0) return parsed;

@@ -1,0 +1,27 @@
+#include "fclub/fclub_config.hpp"
+
+#include <cmath>
+
+namespace p2b::fclub {
+
+const char* check_config(const FclubConfig& c) {
+  if (c.dim == 0 || c.dim > 1024) return "dim must be in 1..1024";
+  if (c.n_servers == 0) return "at least one local server";
+  if (!(c.ridge > 0.0) || !(c.estimate_ridge > 0.0)) return "ridges must be > 0";
+  if (!(c.beta_scale >= 0.0) || !std::isfinite(c.beta_scale)) return "beta_scale must be >= 0";
+  if (!(c.beta_delta > 0.0 && c.beta_delta < 1.0)) return "beta_delta must be in (0, 1)";
+  if (!(c.split_alpha > 0.0) || !(c.merge_alpha > 0.0)) return "alphas must be > 0";
+  if (!std::isfinite(c.upload_ratio) || !std::isfinite(c.download_ratio)) {
+    return "trigger ratios must be finite";
+  }
+  if (c.private_uploads) {
+    if (!(c.epsilon > 0.0) || !std::isfinite(c.epsilon)) return "epsilon must be > 0";
+    if (!(c.delta > 0.0 && c.delta < 1.0)) return "delta must be in (0, 1)";
+    if (c.max_uploads_per_phase == 0 || c.max_phases == 0) return "tree sizes must be >= 1";
+    if (!(c.max_item_norm > 0.0) || !(c.max_reward >= 0.0)) return "bad sensitivity bounds";
+    if (c.upload_ratio <= 1.0) return "a private deployment needs upload_ratio > 1";
+  }
+  return nullptr;
+}
+
+}  // namespace p2b::fclub

@@ -1,0 +1,56 @@
+// The knobs of federated clustering of bandits (FCLUB, Liu et al. UAI'22):
+// one struct that the local and global servers, the simulator and the
+// services share, so that every party of a deployment agrees on them.
+#pragma once
+
+#include <cstdint>
+
+namespace p2b::fclub {
+
+// Who is clustered with whom. `detect` is the paper's algorithm; the other
+// two are its baselines: one cluster for everybody (Homo, Homo-DC) and one
+// cluster per local server that never merges (clustering off).
+enum class Clustering : uint32_t { detect = 0, single_global = 1, per_server = 2 };
+
+struct FclubConfig {
+  uint32_t dim = 10;
+  uint32_t n_servers = 5;
+  Clustering clustering = Clustering::detect;
+
+  // Recommendation: M = ridge I + S, theta = M^-1 u, score = x.theta +
+  // beta * sqrt(x^T M^-1 x), beta = beta_scale * sqrt(2 ln(1/beta_delta)
+  // + d ln(1 + n / (ridge d))) (OFUL's radius without the norm term).
+  double ridge = 1.0;
+  double beta_scale = 0.25;
+  double beta_delta = 0.1;
+
+  // Eq. 3 (users split) and Eq. 4 (clusters merge): distance of the ridge
+  // estimates against alpha * (f(n1) + f(n2)), f(n) = sqrt((1 + ln(1 + n)) / (1 + n)).
+  double split_alpha = 1.5;
+  double merge_alpha = 2.0;
+  double estimate_ridge = 1.0;  // gamma in theta_u = (gamma I + V_u)^-1 b_u
+
+  // Eq. 5 and Eq. 6: upload when det(ridge I + S + S_up) / det(ridge I + S)
+  // reaches upload_ratio, download when det(ridge I + S_g) / det(ridge I +
+  // S_c) reaches download_ratio. 1 (or less) communicates every round: the
+  // synchronous FCLUB.
+  double upload_ratio = 1.01;
+  double download_ratio = 1.01;
+
+  // Cluster-level DP. Off: uploads carry raw sums (FCLUB-DC). On: every
+  // upload carries tree-mechanism Gaussian noise sized so that one
+  // interaction costs at most (epsilon, delta) over the whole run
+  // (cdp_ledger.hpp), and a cluster whose budget is spent stops sharing.
+  bool private_uploads = false;
+  double epsilon = 1.0;
+  double delta = 0.1;
+  uint32_t max_uploads_per_phase = 256;  // tree leaves; more uploads wait for the next phase
+  uint32_t max_phases = 17;              // phase-start re-releases a record can be in
+  double max_item_norm = 1.0;            // ||x|| bound the sensitivity assumes
+  double max_reward = 1.0;               // |y| bound
+};
+
+// Checks the config; returns a reason or nullptr.
+const char* check_config(const FclubConfig& cfg);
+
+}  // namespace p2b::fclub

@@ -1,0 +1,222 @@
+#include "fclub/local_server.hpp"
+
+#include <cmath>
+#include <utility>
+
+#include "analyzer/spd_projection.hpp"
+
+namespace p2b::fclub {
+
+namespace {
+
+// Phase-start releases draw from a tree of their own, apart from the
+// in-phase trees of the same cluster.
+constexpr uint64_t kPhaseStartTree = uint64_t{1} << 63;
+
+}  // namespace
+
+LocalServer::LocalServer(const FclubConfig& cfg, uint32_t server_id, uint32_t n_users,
+                         const TreeSeed& noise_key)
+    : cfg_(cfg),
+      id_(server_id),
+      noise_key_(noise_key),
+      plan_(cfg.private_uploads ? plan_cdp(cfg) : CdpPlan{}),
+      ledger_(plan_),
+      users_(n_users, Stats::zero(cfg.dim)),
+      linked_(n_users, std::vector<bool>(n_users, true)),
+      cluster_of_(n_users, 0),
+      theta_(cfg.dim),
+      scratch_(cfg.dim) {
+  Cluster all;
+  for (uint32_t u = 0; u < n_users; ++u) all.members.push_back(u);
+  all.sync = all.own_noise = all.up = all.base = Stats::zero(cfg.dim);
+  clusters_.push_back(std::move(all));
+  rebuild_view(clusters_[0]);
+}
+
+double LocalServer::beta(uint64_t n) const {
+  const double d = cfg_.dim;
+  const double inner = 2.0 * std::log(1.0 / cfg_.beta_delta) +
+                       d * std::log1p(static_cast<double>(n) / (cfg_.ridge * d));
+  return cfg_.beta_scale * std::sqrt(inner);
+}
+
+void LocalServer::rebuild_view(Cluster& c) {
+  c.base = c.sync;
+  c.base.gram -= c.own_noise.gram;
+  c.base.moment -= c.own_noise.moment;
+  if (cfg_.private_uploads) {
+    // Others' noise can leave the Gram matrix indefinite; projecting it
+    // is post-processing and costs no privacy.
+    analyzer::raise_eigenvalues(c.base.gram.data(), cfg_.dim, 0.0);
+  }
+  const auto d = static_cast<Eigen::Index>(cfg_.dim);
+  const Eigen::MatrixXd ridge = cfg_.ridge * Eigen::MatrixXd::Identity(d, d);
+  c.factor.compute(ridge + c.base.gram);
+  double ld = 0.0;
+  for (Eigen::Index i = 0; i < d; ++i) ld += std::log(c.factor.matrixL()(i, i));
+  c.base_log_det = 2.0 * ld;
+  c.factor.compute(ridge + c.base.gram + c.up.gram);
+}
+
+uint32_t LocalServer::recommend(uint32_t user, const Eigen::MatrixXd& items) {
+  const Cluster& c = clusters_[cluster_of_[user]];
+  theta_ = c.factor.solve(c.base.moment + c.up.moment);
+  const double b = beta(c.base.count + c.up.count);
+  uint32_t best = 0;
+  double best_score = -INFINITY;
+  for (Eigen::Index k = 0; k < items.rows(); ++k) {
+    scratch_ = items.row(k).transpose();
+    const double mean = scratch_.dot(theta_);
+    c.factor.matrixL().solveInPlace(scratch_);
+    const double score = mean + b * scratch_.norm();
+    if (score > best_score) {
+      best_score = score;
+      best = static_cast<uint32_t>(k);
+    }
+  }
+  return best;
+}
+
+void LocalServer::noise_for(uint32_t phase, uint64_t cluster_key, uint64_t k, Stats* out) const {
+  *out = Stats::zero(cfg_.dim);
+  const TreePrivatizer tree(cfg_.dim, plan_.sigma,
+                            derive_tree_seed(noise_key_, phase, cluster_key));
+  tree.prefix_noise(k, &out->gram, &out->moment);
+}
+
+bool LocalServer::observe(uint32_t user, const Eigen::VectorXd& x, double y, Upload* up) {
+  users_[user].add_interaction(x, y);
+  Cluster& c = clusters_[cluster_of_[user]];
+  c.up.add_interaction(x, y);
+  c.factor.rankUpdate(x, 1.0);
+  if (!c.sharing) return false;
+  // Eq. 5 on the raw view: the local server is trusted with it, and the
+  // timing it leaks is outside the DP guarantee either way (docs/fclub.md).
+  double ld = 0.0;
+  for (Eigen::Index i = 0; i < c.factor.matrixL().rows(); ++i) {
+    ld += std::log(c.factor.matrixL()(i, i));
+  }
+  const bool every_round = cfg_.upload_ratio <= 1.0;
+  if (!every_round && 2.0 * ld - c.base_log_det < std::log(cfg_.upload_ratio)) return false;
+  const uint64_t k = c.uploads + 1;
+  if (cfg_.private_uploads) {
+    if (k > cfg_.max_uploads_per_phase || !ledger_.can_upload(k)) return false;  // wait
+  }
+  const auto index = static_cast<uint32_t>(&c - clusters_.data());
+  up->server = id_;
+  up->local_cluster = index;
+  up->phase = phase_;
+  up->seq = static_cast<uint32_t>(k);
+  up->members = static_cast<uint32_t>(c.members.size());
+  up->stats = c.up;
+  if (cfg_.private_uploads) {
+    // Telescoping: the k-th upload adds noise(k) - noise(k-1), so what the
+    // global server has summed carries the noise of prefix k only.
+    Stats now, before;
+    noise_for(phase_, index, k, &now);
+    noise_for(phase_, index, k - 1, &before);
+    now.gram -= before.gram;
+    now.moment -= before.moment;
+    up->stats.gram += now.gram;
+    up->stats.moment += now.moment;
+    c.own_noise.gram += now.gram;
+    c.own_noise.moment += now.moment;
+    ledger_.on_upload(k);
+    up->epsilon_spent = ledger_.epsilon_spent(cfg_.delta);
+  }
+  c.uploads = k;
+  c.sync.add(up->stats);
+  c.up.clear();
+  rebuild_view(c);
+  return true;
+}
+
+std::vector<std::vector<uint32_t>> LocalServer::split_users() {
+  const auto n = static_cast<uint32_t>(users_.size());
+  if (cfg_.clustering == Clustering::detect) {
+    std::vector<Eigen::VectorXd> est(n);
+    for (uint32_t u = 0; u < n; ++u) est[u] = ridge_estimate(users_[u], cfg_.estimate_ridge);
+    for (uint32_t u = 0; u < n; ++u) {
+      for (uint32_t v = u + 1; v < n; ++v) {
+        if (!linked_[u][v] || users_[u].count == 0 || users_[v].count == 0) continue;
+        const double gap = (est[u] - est[v]).norm();
+        const double bound = cfg_.split_alpha * (confidence_radius(users_[u].count) +
+                                                 confidence_radius(users_[v].count));
+        if (gap > bound) linked_[u][v] = linked_[v][u] = false;
+      }
+    }
+  }
+  // Connected components, numbered by their smallest user.
+  std::vector<std::vector<uint32_t>> parts;
+  std::vector<bool> seen(n, false);
+  for (uint32_t s = 0; s < n; ++s) {
+    if (seen[s]) continue;
+    std::vector<uint32_t> part{s};
+    seen[s] = true;
+    for (std::size_t at = 0; at < part.size(); ++at) {
+      for (uint32_t v = 0; v < n; ++v) {
+        if (!seen[v] && linked_[part[at]][v]) {
+          seen[v] = true;
+          part.push_back(v);
+        }
+      }
+    }
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
+std::vector<Upload> LocalServer::start_phase(uint32_t phase) {
+  phase_ = phase;
+  const bool release = !cfg_.private_uploads || ledger_.can_start_phase();
+  if (cfg_.private_uploads && release) ledger_.on_phase_start();
+  std::vector<Upload> out;
+  clusters_.clear();
+  for (std::vector<uint32_t>& part : split_users()) {
+    Cluster c;
+    c.own_noise = c.up = Stats::zero(cfg_.dim);
+    c.sync = Stats::zero(cfg_.dim);
+    for (uint32_t u : part) c.sync.add(users_[u]);
+    const auto index = static_cast<uint32_t>(clusters_.size());
+    for (uint32_t u : part) cluster_of_[u] = index;
+    c.members = std::move(part);
+    c.sharing = release;
+    if (release) {
+      Upload up;
+      up.server = id_;
+      up.local_cluster = index;
+      up.phase = phase;
+      up.seq = 0;
+      up.members = static_cast<uint32_t>(c.members.size());
+      up.stats = c.sync;
+      if (cfg_.private_uploads) {
+        noise_for(phase, kPhaseStartTree | index, 1, &c.own_noise);
+        up.stats.gram += c.own_noise.gram;
+        up.stats.moment += c.own_noise.moment;
+        c.sync = up.stats;
+        up.epsilon_spent = ledger_.epsilon_spent(cfg_.delta);
+      }
+      out.push_back(std::move(up));
+    }
+    rebuild_view(c);
+    clusters_.push_back(std::move(c));
+  }
+  return out;
+}
+
+bool LocalServer::apply(const Download& down) {
+  if (down.server != id_ || down.local_cluster >= clusters_.size() || down.phase != phase_) {
+    return false;
+  }
+  Cluster& c = clusters_[down.local_cluster];
+  if (down.replace) {
+    c.sync = down.stats;
+  } else {
+    c.sync.add(down.stats);
+  }
+  rebuild_view(c);
+  return true;
+}
+
+}  // namespace p2b::fclub

@@ -1,0 +1,79 @@
+// FCLUB's local server (Algorithms 1, 3 and the local half of 2): it sees
+// its own users' raw interactions, splits them into local clusters (Eq. 3),
+// recommends from each cluster's view, and uploads cluster statistics when
+// the determinant-ratio trigger (Eq. 5) fires, privatized by the tree
+// mechanism when the deployment is private.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+#include "fclub/cdp_ledger.hpp"
+#include "fclub/cluster_stats.hpp"
+#include "fclub/fclub_config.hpp"
+#include "fclub/messages.hpp"
+#include "fclub/tree_privatizer.hpp"
+
+namespace p2b::fclub {
+
+class LocalServer {
+ public:
+  LocalServer(const FclubConfig& cfg, uint32_t server_id, uint32_t n_users,
+              const TreeSeed& noise_key);
+
+  // The item (row of `items`, K x dim) to show local user `user`.
+  uint32_t recommend(uint32_t user, const Eigen::MatrixXd& items);
+  // Learns the user's interaction. True, with `up` filled, when the upload
+  // trigger fires and the budget allows.
+  bool observe(uint32_t user, const Eigen::VectorXd& x, double y, Upload* up);
+  // Phase start: split the user graph, rebuild the local clusters from the
+  // users' own statistics, and upload each cluster's cumulative statistics
+  // (one fresh noise node each when private). A cluster whose budget is spent
+  // uploads nothing and learns alone.
+  std::vector<Upload> start_phase(uint32_t phase);
+  // False (and nothing changed) for a download addressed elsewhere or to
+  // another phase.
+  bool apply(const Download& down);
+
+  uint32_t server_id() const { return id_; }
+  uint32_t n_users() const { return static_cast<uint32_t>(users_.size()); }
+  uint32_t cluster_count() const { return static_cast<uint32_t>(clusters_.size()); }
+  uint32_t cluster_of(uint32_t user) const { return cluster_of_[user]; }
+  const CdpLedger& ledger() const { return ledger_; }
+  const Stats& user_stats(uint32_t user) const { return users_[user]; }
+  // The cluster's synchronized statistics as the global server sent them.
+  const Stats& synced(uint32_t cluster) const { return clusters_[cluster].sync; }
+
+ private:
+  struct Cluster {
+    std::vector<uint32_t> members;
+    Stats sync;       // the synchronized statistics (others' privatized data included)
+    Stats own_noise;  // noise this server put into `sync`: removed from the view
+    Stats up;         // raw interactions since the last upload
+    Stats base;       // sync - own_noise, made PSD: the view without `up`
+    Eigen::LLT<Eigen::MatrixXd> factor;  // of ridge I + base.gram + up.gram
+    double base_log_det = 0.0;           // ln det(ridge I + base.gram)
+    uint64_t uploads = 0;                // in this phase: leaves of the tree
+    bool sharing = true;                 // false once the budget is spent
+  };
+
+  void rebuild_view(Cluster& c);
+  double beta(uint64_t n) const;
+  std::vector<std::vector<uint32_t>> split_users();
+  void noise_for(uint32_t phase, uint64_t cluster_key, uint64_t k, Stats* out) const;
+
+  FclubConfig cfg_;
+  uint32_t id_;
+  uint32_t phase_ = 0;
+  TreeSeed noise_key_;
+  CdpPlan plan_;
+  CdpLedger ledger_;
+  std::vector<Stats> users_;
+  std::vector<std::vector<bool>> linked_;  // the user graph G_l
+  std::vector<Cluster> clusters_;
+  std::vector<uint32_t> cluster_of_;
+  Eigen::VectorXd theta_, scratch_;
+};
+
+}  // namespace p2b::fclub
