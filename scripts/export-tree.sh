@@ -74,7 +74,8 @@ files_in() {
 # ---- p2b: C API, core, generated code, nanopb runtime ----
 mapfile -t core_files < <(files_in src cpp hpp h)
 mapfile -t internal_headers < <(files_in include/p2b hpp h)
-mapfile -t proto_files < <(files_in proto/generated c h)
+# FCLUB's server-to-server messages (p2b_fclub) are no part of the device.
+mapfile -t proto_files < <(files_in proto/generated c h | grep -v "/p2b_fclub\.pb\.")
 copy c_api/p2b.h c_api/p2b.cpp LICENSE NOTICE ports/platform.hpp \
   "${core_files[@]}" "${internal_headers[@]}" "${proto_files[@]}" \
   proto/nanopb/pb.h proto/nanopb/pb_common.c proto/nanopb/pb_common.h \

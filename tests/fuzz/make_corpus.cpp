@@ -14,6 +14,7 @@
 #include <string>
 
 #include "../model_support.hpp"
+#include "fclub_fixture.hpp"
 #include "fuzz_fixture.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/key_list.hpp"
@@ -523,6 +524,52 @@ void vfl_files_seeds() {
              state.size());
 }
 
+// FCLUB uploads and downloads (fclub_fixture.hpp): sealed at the
+// deployment's d = 3 (uploads by the local server's current and retired
+// keys), and, for the unsealed modes, the padded plaintext and the message
+// with its pad byte at d = 3 and d = 1.
+template <class Side>
+void fclub_side_seeds(const char* target, const typename Side::Msg& d3,
+                      const typename Side::Msg& d1, const uint8_t* retired_sk) {
+  namespace ff = p2b_fuzz::fclub;
+  std::string err;
+  for (const uint8_t* sk : {Side::current_sign_sk(), retired_sk}) {
+    if (sk == nullptr) continue;
+    Bytes w;
+    require(Side::seal(d3, sk, &w, &err), "sealing an FCLUB seed");
+    typename Side::Msg opened;
+    require(Side::open(w.data(), w.size(), ff::expect(ff::kDim), &opened, &err) ==
+                p2b::fclub::OpenStatus::ok,
+            "an FCLUB seed does not open");
+    write_seed(target, sk == retired_sk ? "sealed-d3-retired-key" : "sealed-d3", 0, w);
+  }
+  for (const typename Side::Msg* m : {&d3, &d1}) {
+    Bytes padded;
+    require(Side::pad(*m, Side::current_sign_sk(), &padded, &err), "padding an FCLUB seed");
+    typename Side::Msg opened;
+    require(Side::check(padded.data(), padded.size(), ff::expect(0), &opened, &err) ==
+                p2b::fclub::OpenStatus::ok,
+            "an FCLUB seed's plaintext is refused");
+    const std::string name = "d" + std::to_string(m->stats.dim);
+    Bytes message{static_cast<uint8_t>(m->stats.dim - 1)};
+    const Bytes body = ff::message_of(padded);
+    message.insert(message.end(), body.begin(), body.end());
+    write_seed(target, "message-" + name, 1, message);
+    write_seed(target, "plain-" + name, 2, padded);
+  }
+}
+
+void fclub_seeds() {
+  namespace ff = p2b_fuzz::fclub;
+  p2b::fclub::Upload u1 = ff::upload(1);
+  u1.seq = 0;
+  fclub_side_seeds<ff::UploadSide>("fuzz_fclub_upload", ff::upload(ff::kDim), u1,
+                                   p2b_fuzz::keys().shuffler_sign_sk[0]);
+  p2b::fclub::Download d1 = ff::download(1);
+  d1.kind = p2b::fclub::kDownloadReplace;
+  fclub_side_seeds<ff::DownloadSide>("fuzz_fclub_download", ff::download(ff::kDim), d1, nullptr);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
@@ -541,6 +588,7 @@ int main(int argc, char** argv) {
   masked_request_seeds();
   shared_state_seeds();
   vfl_files_seeds();
+  fclub_seeds();  // last: the seeds before it draw the fixed randomness as they did
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }
