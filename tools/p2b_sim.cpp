@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "data/weights_file.hpp"
+#include "fclub_sim/fclub_main.hpp"
 #include "p2b.h"
 #include "proc/run_command.hpp"
 #include "sim/codebook_source.hpp"
@@ -31,7 +32,6 @@
 #include "sim/results_table.hpp"
 #include "sim/sim_options.hpp"
 #include "sim/synthetic_env.hpp"
-#include "fclub_sim/fclub_main.hpp"
 #include "vertical/vertical_main.hpp"
 
 namespace {
