@@ -205,6 +205,37 @@ np.save('$work/plain_T.npy', np.hstack([W, b[:, None]]).T)"
       "$sim" --protocol vertical $args --out "$work/x" >/dev/null 2>&1 || rc=$?
       [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $args"
     done ;;
+  fclub)  # --protocol fclub: the algorithms run, the ordering holds, bytes follow the wire size
+    "$sim" --protocol fclub --rounds 10000 --seeds 2 --every 500 --quiet --plot \
+      --algorithms linucb-ind,homo-dc,fclub-dc,cdp-fclub-dc --out "$work/f" >"$work/f.log" ||
+      fail "fclub run failed"
+    [ -s "$work/f/regret.png" ] && [ -s "$work/f/communication.png" ] || fail "fclub plots missing"
+    mean() { awk -F, -v a="$1" 'NR > 1 && $2 == a { print $6 }' "$work/f/summary.csv"; }
+    lt() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x < y) }'; }
+    lt "$(mean fclub-dc)" "$(mean linucb-ind)" || fail "FCLUB-DC should beat per-user LinUCB"
+    lt "$(mean linucb-ind)" "$(mean homo-dc)" || fail "one cluster for all should be worst"
+    awk -F, 'NR > 1 && $2 == "cdp-fclub-dc" { if ($13 <= 0 || $13 > 1 + 1e-9) bad = 1 }
+      END { exit bad }' "$work/f/runs.csv" || fail "CDP-FCLUB-DC spent more than epsilon = 1"
+    awk -F, 'NR > 1 && $2 == "linucb-ind" { if ($8 + $9 != 0 || $11 != 0) bad = 1 } END { exit bad }' \
+      "$work/f/runs.csv" || fail "per-user LinUCB should send nothing"
+    up=$(sed -n 's/.*P2BU \([0-9]*\) B.*/\1/p' "$work/f.log")
+    down=$(sed -n 's/.*P2BD \([0-9]*\) B.*/\1/p' "$work/f.log")
+    [ -n "$up" ] && [ -n "$down" ] || fail "no wire sizes printed"
+    awk -F, -v u="$up" -v d="$down" 'NR > 1 && $2 == "fclub-dc" { if ($11 != $8 * u + $9 * d) bad = 1; n++ }
+      END { exit bad || !n }' "$work/f/runs.csv" || fail "bytes are not uploads x P2BU + downloads x P2BD"
+    "$sim" --protocol fclub --rounds 3000 --seeds 2 --threads 1 --algorithms cdp-fclub-dc \
+      --quiet --out "$work/f1" >/dev/null
+    "$sim" --protocol fclub --rounds 3000 --seeds 2 --threads 2 --algorithms cdp-fclub-dc \
+      --quiet --out "$work/f2" >/dev/null
+    cmp -s <(cut -d, -f1-13 "$work/f1/runs.csv") <(cut -d, -f1-13 "$work/f2/runs.csv") ||
+      fail "fclub runs differ between 1 and 2 threads"
+    for args in "--mode reference --algorithms homo" "--dims 1" "--users 2 --servers 5" \
+                "--thetas /nonexistent.npy" "--mode paper"; do
+      rc=0
+      # shellcheck disable=SC2086
+      "$sim" --protocol fclub $args --out "$work/x" >/dev/null 2>&1 || rc=$?
+      [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $args"
+    done ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
 echo "ok: $case_name"

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fclub/federation.hpp"
+#include "fclub/wire/fclub_wire.hpp"
 #include "fclub_sim/baselines.hpp"
 #include "fclub_sim/options.hpp"
 #include "fclub_sim/reference_fclub.hpp"
@@ -152,6 +153,10 @@ RunResult run_one(const Options& o, const std::string& name, const Point& p, uin
   r.regret = regret;
   r.us_per_round = 1e6 * secs / static_cast<double>(o.rounds);
   r.comm = learner->comm();
+  // What those messages weigh on the wire: P2BU and P2BD have one sealed
+  // length per d (docs/formats.md).
+  r.bytes = r.comm.uploads * fclub::upload_wire_size(p.dim) +
+            r.comm.downloads * fclub::download_wire_size(p.dim);
   r.clusters = learner->clusters();
   r.epsilon_spent = learner->epsilon();
   r.distinct_thetas = world.distinct_thetas();
@@ -206,6 +211,8 @@ int fclub_main(int argc, char** argv) {
         "runs\n",
         o.mode.c_str(), o.users, o.servers, probe.distinct_thetas(), o.items,
         static_cast<unsigned long long>(o.rounds), o.seeds, tasks.size());
+    std::printf("wire: P2BU %zu B, P2BD %zu B at d=%u\n", fclub::upload_wire_size(o.dims.front()),
+                fclub::download_wire_size(o.dims.front()), o.dims.front());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "p2b-sim: %s\n", e.what());
     return 2;

@@ -49,8 +49,9 @@ int parse_options(int argc, char** argv, Options* o) {
                  "per-user theta (.npy, users x d), e.g. from MovieLens (docs/fclub.md)")
       ->check(CLI::ExistingFile);
   app.add_option("--layout", o->layout,
-                 "users over servers: blocks (the authors'), shuffled, or auto (reference or "
-                 "--thetas: blocks; else shuffled) [auto]")
+                 "users over servers: blocks (the authors': equal runs of users, so that with\n"
+                 "generated theta each server holds one true cluster), shuffled (clusters spread\n"
+                 "over servers), auto = blocks [auto]")
       ->check(CLI::IsMember({"auto", "blocks", "shuffled"}));
   app.add_option("--epsilons", o->epsilons, "CDP-FCLUB-DC's epsilon, a grid axis [1]")
       ->delimiter(',')

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Plots of p2b-sim --protocol fclub (docs/simulator.md#fclub).
+
+Reads OUT/curves.csv and OUT/summary.csv and writes
+  regret.png         cumulative regret against rounds, mean over seeds with a
+                     +-1 sd band, one line per algorithm (seed 001's Fig. 2);
+  communication.png  messages and bytes per algorithm (seed 001's Fig. 4);
+  trends.png         final regret against d and against epsilon, when the
+                     run has more than one of either (seed 001's Fig. 3).
+Run with Debian's python3 (numpy, matplotlib): /usr/bin/python3 tools/plot_fclub.py OUT
+"""
+import csv
+import os
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+ORDER = ["cdp-fclub-dc", "fclub-dc", "fclub", "club", "linucb-ind", "homo-dc", "homo"]
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def plot_regret(rows, out, mode):
+    series = defaultdict(lambda: defaultdict(list))
+    dims = sorted({int(r["dim"]) for r in rows})
+    eps = sorted({float(r["epsilon"]) for r in rows if float(r["epsilon"]) > 0})
+    dim = 10 if 10 in dims else dims[0]
+    e0 = 1.0 if 1.0 in eps else (eps[0] if eps else 0.0)
+    for r in rows:
+        e = float(r["epsilon"])
+        if int(r["dim"]) != dim or (e > 0 and e != e0):
+            continue
+        series[r["algorithm"]][int(r["seed"])].append((int(r["round"]), float(r["cum_regret"])))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name in [a for a in ORDER if a in series] + [a for a in series if a not in ORDER]:
+        runs = [sorted(v) for v in series[name].values()]
+        n = min(len(r) for r in runs)
+        t = np.array([p[0] for p in runs[0][:n]])
+        y = np.array([[p[1] for p in r[:n]] for r in runs])
+        m, s = y.mean(axis=0), y.std(axis=0)
+        ax.plot(t, m, label=f"{name} ({len(runs)} seeds)")
+        ax.fill_between(t, m - s, m + s, alpha=0.2)
+    ax.set_xlabel("round")
+    ax.set_ylabel("cumulative regret")
+    ax.set_title(f"FCLUB, {mode} mode, d = {dim}" + (f", eps = {e0:g}" if eps else ""))
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "regret.png"), dpi=120)
+    plt.close(fig)
+
+
+def plot_comm(summary, out):
+    rows = [r for r in summary if float(r["uploads_mean"]) + float(r["downloads_mean"]) > 0]
+    if not rows:
+        return
+    names = [f'{r["algorithm"]} d={r["dim"]}' + (f' e={float(r["epsilon"]):g}' if float(r["epsilon"]) > 0 else "")
+             for r in rows]
+    msgs = [float(r["uploads_mean"]) + float(r["downloads_mean"]) for r in rows]
+    kib = [float(r["bytes_mean"]) / 1024 for r in rows]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 0.45 * len(rows) + 1.8))
+    a.barh(names, msgs)
+    a.set_xscale("log")
+    a.set_xlabel("messages (uploads + downloads), mean over seeds")
+    b.barh(names, kib)
+    b.set_xscale("log")
+    b.set_xlabel("KiB on the wire")
+    b.set_yticks([])
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "communication.png"), dpi=120)
+    plt.close(fig)
+
+
+def plot_trends(summary, out):
+    by_d = defaultdict(dict)
+    by_e = defaultdict(dict)
+    for r in summary:
+        by_d[r["algorithm"]][int(r["dim"])] = float(r["regret_mean"])
+        if float(r["epsilon"]) > 0:
+            by_e[r["algorithm"]][float(r["epsilon"])] = float(r["regret_mean"])
+    many_d = any(len(v) > 1 for v in by_d.values())
+    many_e = any(len(v) > 1 for v in by_e.values())
+    if not (many_d or many_e):
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for name, pts in by_d.items():
+        if len(pts) > 1:
+            xs = sorted(pts)
+            axes[0].plot(xs, [pts[x] for x in xs], marker="o", label=name)
+    axes[0].set_xlabel("d")
+    axes[0].set_ylabel("final cumulative regret (mean)")
+    for name, pts in by_e.items():
+        if len(pts) > 1:
+            xs = sorted(pts)
+            axes[1].plot(xs, [pts[x] for x in xs], marker="o", label=name)
+    axes[1].set_xscale("log")
+    axes[1].set_xlabel("epsilon")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "trends.png"), dpi=120)
+    plt.close(fig)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: plot_fclub.py OUT")
+    out = sys.argv[1]
+    curves = read(os.path.join(out, "curves.csv"))
+    summary = read(os.path.join(out, "summary.csv"))
+    if not curves:
+        sys.exit(f"{out}/curves.csv has no rows")
+    plot_regret(curves, out, curves[0]["mode"])
+    plot_comm(summary, out)
+    plot_trends(summary, out)
+
+
+if __name__ == "__main__":
+    main()
