@@ -1143,6 +1143,15 @@ typedef struct p2b_shared_config {
   uint64_t seed;             /**< used when rng_mode == P2B_RNG_SEEDED */
   p2b_random_fn random;      /**< optional: replaces the platform CSPRNG */
   void* random_ctx;          /**< passed to `random` */
+  /** optional Ed25519 key (#P2B_KEY_BYTES, copied at init) that signed warm
+   *  starts must verify under; NULL (default): p2b_shared_model_apply_model()
+   *  refuses every bundle */
+  const uint8_t* analyzer_verify_key;
+  /** optional: replaces the platform crypto (read only with a verify key) */
+  const p2b_crypto* crypto;
+  /** warm starts with a lower version are refused with
+   *  #P2B_ERR_MODEL_ROLLBACK, also on a fresh model (default 0) */
+  uint64_t min_model_version;
 } p2b_shared_config;
 
 /** \brief A shared model; opaque, it lives inside your arena. */
@@ -1164,8 +1173,8 @@ P2B_NODISCARD P2B_API p2b_status p2b_shared_config_default(p2b_shared_config* cf
  * \param bytes Receives the size.
  * \retval P2B_OK
  * \retval P2B_ERR_NULL_POINTER `cfg` or `bytes` is NULL.
- * \retval P2B_ERR_BAD_CONFIG A field is out of its range, or no random
- *         source exists for P2B_RNG_SYSTEM.
+ * \retval P2B_ERR_BAD_CONFIG A field is out of its range, no random source
+ *         exists for P2B_RNG_SYSTEM, or a verify key is given and no crypto.
  */
 P2B_NODISCARD P2B_API p2b_status p2b_shared_model_footprint(const p2b_shared_config* cfg,
                                                             size_t* bytes);
@@ -1181,6 +1190,7 @@ P2B_NODISCARD P2B_API p2b_status p2b_shared_model_footprint(const p2b_shared_con
  * \retval P2B_ERR_BAD_CONFIG A field is out of range.
  * \retval P2B_ERR_ARENA_MISALIGNED `mem` is not aligned.
  * \retval P2B_ERR_ARENA_TOO_SMALL `len` is below the footprint.
+ * \retval P2B_ERR_CRYPTO_FAILURE The crypto port failed to hash the verify key.
  */
 P2B_NODISCARD P2B_API p2b_status p2b_shared_model_init(void* mem, size_t len,
                                                        const p2b_shared_config* cfg,
@@ -1279,7 +1289,84 @@ P2B_NODISCARD P2B_API p2b_status p2b_shared_model_theta(const p2b_shared_model* 
                                                         double* theta, size_t dim);
 
 /**
- * \brief Size of the saved state: 156 + 4 d(d+1) + 8 d + P (16 + 8 d) bytes
+ * \brief Verifies and applies a signed warm start (a cluster's statistics,
+ *        as FCLUB's server keeps them) when the app knows no time.
+ *        All-or-nothing.
+ *
+ * The bundle is the agent's "P2BM" model with one arm: A = lambda I + S and
+ * b = u, codebook_fp the 16 ASCII bytes "P2B-SHARED-MODEL", kind 0
+ * (docs/formats.md). Checks, in order: a verify key configured, the Ed25519
+ * signature by it, the bundle's signer, the format (2), dim and one arm, the
+ * marker, the kind, and a version newer than the last applied and not below
+ * cfg.min_model_version. Then the model's A and b are the bundle's: what it
+ * learned before is replaced (as p2b_agent_apply_model() does); decisions
+ * still pending keep their contexts, and their rewards and every later
+ * update add to the bundle's statistics. The version is saved with the
+ * state. It is p2b_shared_model_apply_model_at() with an unknown time: a
+ * bundle's not-after time is NOT checked.
+ * \param model The model.
+ * \param bundle The bundle's bytes.
+ * \param len Their number.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `model` was not set up by p2b_shared_model_init().
+ * \retval P2B_ERR_BAD_CONFIG The model was set up without analyzer_verify_key.
+ * \retval P2B_ERR_DIMENSION_MISMATCH d is above the 64 values a bundle's column holds.
+ * \retval P2B_ERR_MALFORMED_INPUT Not a well-formed bundle, or one naming another signer.
+ * \retval P2B_ERR_BAD_SIGNATURE The signature fails the pinned key.
+ * \retval P2B_ERR_UNSUPPORTED_VERSION A bundle format this version does not know.
+ * \retval P2B_ERR_MODEL_SHAPE_MISMATCH Another dim, or n_actions other than 1.
+ * \retval P2B_ERR_CODEBOOK_MISMATCH No shared-model marker (an agent's bundle).
+ * \retval P2B_ERR_MODEL_KIND A kind other than 0.
+ * \retval P2B_ERR_MODEL_ROLLBACK Not newer than the bundle applied last, or
+ *         below cfg.min_model_version.
+ * \retval P2B_ERR_NOT_POSITIVE_DEFINITE A is not positive definite within the bounds.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_shared_model_apply_model(p2b_shared_model* model,
+                                                              const uint8_t* bundle, size_t len);
+
+/**
+ * \brief p2b_shared_model_apply_model(), also refusing a bundle whose
+ *        not-after time is set and earlier than `now_unix`. All-or-nothing.
+ * \param model The model.
+ * \param bundle The bundle's bytes.
+ * \param len Their number.
+ * \param now_unix The current time, in seconds since the Unix epoch.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `model` was not set up by p2b_shared_model_init().
+ * \retval P2B_ERR_BAD_CONFIG The model was set up without analyzer_verify_key.
+ * \retval P2B_ERR_DIMENSION_MISMATCH d is above the 64 values a bundle's column holds.
+ * \retval P2B_ERR_MALFORMED_INPUT Not a well-formed bundle, or one naming another signer.
+ * \retval P2B_ERR_BAD_SIGNATURE The signature fails the pinned key.
+ * \retval P2B_ERR_UNSUPPORTED_VERSION A bundle format this version does not know.
+ * \retval P2B_ERR_MODEL_SHAPE_MISMATCH Another dim, or n_actions other than 1.
+ * \retval P2B_ERR_CODEBOOK_MISMATCH No shared-model marker (an agent's bundle).
+ * \retval P2B_ERR_MODEL_KIND A kind other than 0.
+ * \retval P2B_ERR_MODEL_EXPIRED The bundle's not-after time is before `now_unix`.
+ * \retval P2B_ERR_MODEL_ROLLBACK Not newer than the bundle applied last, or
+ *         below cfg.min_model_version.
+ * \retval P2B_ERR_NOT_POSITIVE_DEFINITE A is not positive definite within the bounds.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_shared_model_apply_model_at(p2b_shared_model* model,
+                                                                 const uint8_t* bundle, size_t len,
+                                                                 uint64_t now_unix);
+
+/**
+ * \brief Version of the warm start applied last (0: none).
+ *
+ * Saved with the state, so anti-rollback survives restarts.
+ * \param model The model.
+ * \param version Receives the version.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `model` was not set up by p2b_shared_model_init().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_shared_model_model_version(const p2b_shared_model* model,
+                                                                uint64_t* version);
+
+/**
+ * \brief Size of the saved state: 164 + 4 d(d+1) + 8 d + P (16 + 8 d) bytes
  * for d and pending capacity P (docs/formats.md).
  * \param model The model.
  * \param bytes Receives the size.

@@ -41,6 +41,17 @@ Status to_core(const p2b_shared_config* c, p2b::SharedConfig* cfg) {
   } else if (!cfg->deterministic && !p2b::port::default_random(&cfg->random)) {
     return Status::bad_config;  // no system CSPRNG on this port
   }
+  // Crypto only for a model that checks warm starts: a model without a key
+  // needs none, and P2B_PORT=none has no built-in one to find.
+  if (c->crypto != nullptr) {
+    const p2b_crypto& k = *c->crypto;
+    cfg->crypto =
+        p2b::CryptoPort{k.seal, k.hash, k.verify, k.aead_encrypt, k.aead_decrypt, k.random};
+  } else if (c->analyzer_verify_key != nullptr && !p2b::port::default_crypto(&cfg->crypto)) {
+    return Status::bad_config;  // no built-in crypto on this port
+  }
+  cfg->analyzer_verify_key = c->analyzer_verify_key;
+  cfg->min_model_version = c->min_model_version;
   return Status::ok;
 }
 
@@ -130,6 +141,29 @@ p2b_status p2b_shared_model_theta(const p2b_shared_model* model, double* theta, 
   SharedModel* m = nullptr;
   const Status s = resolve(model, &m);
   return out(s != Status::ok ? s : m->theta(theta, dim));
+}
+
+p2b_status p2b_shared_model_apply_model(p2b_shared_model* model, const uint8_t* bundle,
+                                        size_t len) {
+  SharedModel* m = nullptr;
+  const Status s = resolve(model, &m);
+  return out(s != Status::ok ? s : m->apply_model(bundle, len));
+}
+
+p2b_status p2b_shared_model_apply_model_at(p2b_shared_model* model, const uint8_t* bundle,
+                                           size_t len, uint64_t now_unix) {
+  SharedModel* m = nullptr;
+  const Status s = resolve(model, &m);
+  return out(s != Status::ok ? s : m->apply_model_at(bundle, len, now_unix));
+}
+
+p2b_status p2b_shared_model_model_version(const p2b_shared_model* model, uint64_t* version) {
+  SharedModel* m = nullptr;
+  const Status s = resolve(model, &m);
+  if (s != Status::ok) return out(s);
+  if (version == nullptr) return P2B_ERR_NULL_POINTER;
+  *version = m->model_version();
+  return P2B_OK;
 }
 
 p2b_status p2b_shared_model_save_size(const p2b_shared_model* model, size_t* bytes) {

@@ -19,8 +19,8 @@ build="build-fuzz"
 corpus=tests/fuzz/corpus
 all_targets=(fuzz_outer_open fuzz_inner_open fuzz_model_bundle fuzz_codebook fuzz_state
   fuzz_arff fuzz_weights_file fuzz_batch fuzz_batch_ack fuzz_key_list fuzz_mask_bundle
-  fuzz_masked_message fuzz_masked_request fuzz_shared_state fuzz_vfl_files fuzz_fclub_upload
-  fuzz_fclub_download)
+  fuzz_masked_message fuzz_masked_request fuzz_shared_state fuzz_shared_model_bundle
+  fuzz_vfl_files fuzz_fclub_upload fuzz_fclub_download)
 
 # Largest input worth trying per target: a little above its biggest valid
 # input, so length checks are crossed both ways without wasting executions.
@@ -39,7 +39,8 @@ max_len() {
     fuzz_mask_bundle) echo 512 ;;  # mode byte + d=6, {2,4} sealed bundle (380 bytes)
     fuzz_masked_message) echo 384 ;;  # mode byte + K'=3, d=6 message (244 bytes)
     fuzz_masked_request) echo 256 ;;  # mode byte + 3-item request (84 bytes)
-    fuzz_shared_state) echo 768 ;;    # d = 3, P = 4 state: 388 bytes with its MAC
+    fuzz_shared_state) echo 768 ;;    # d = 3, P = 4 state: 396 bytes with its MAC
+    fuzz_shared_model_bundle) echo 512 ;;  # d = 3, one arm: 236 bytes
     fuzz_vfl_files) echo 512 ;;       # a few feature rows, or the 3-line state file
     fuzz_fclub_upload) echo 512 ;;    # mode byte + d=3 sealed upload (307 bytes)
     fuzz_fclub_download) echo 512 ;;  # mode byte + d=3 sealed download (300 bytes)

@@ -119,24 +119,7 @@ bool cholesky_factor(const double* a, uint32_t d, real* out) {
   // Left-looking Cholesky accumulating in double: import is rare, so the extra
   // precision costs nothing that matters.
   for (uint32_t j = 0; j < d; ++j) {
-    double diag = a[j * d + j];
-    for (uint32_t k = 0; k < j; ++k) {
-      const double ljk = out[k * d + j];
-      diag -= ljk * ljk;
-    }
-    if (!(diag > 0.0)) return false;
-    const double ljj = std::sqrt(diag);
-    if (!factor_entry_ok(ljj, true)) return false;
-    out[j * d + j] = static_cast<real>(ljj);
-    for (uint32_t i = j + 1; i < d; ++i) {
-      double s = a[j * d + i];
-      for (uint32_t k = 0; k < j; ++k) {
-        s -= static_cast<double>(out[k * d + i]) * static_cast<double>(out[k * d + j]);
-      }
-      if (!factor_entry_ok(s / ljj, false)) return false;
-      out[j * d + i] = static_cast<real>(s / ljj);
-    }
-    for (uint32_t i = 0; i < j; ++i) out[j * d + i] = real(0);
+    if (!cholesky_column(a + static_cast<std::size_t>(j) * d + j, j, d, out)) return false;
   }
   return true;
 }

@@ -86,6 +86,35 @@ void arm_mean_width(ArmView arm, const real* x, real* z, real* mean, real* width
 constexpr uint32_t kArmGroup = 4;
 void arm_group_mean_width(const ArmView* arms, const real* x, real* mean, real* width);
 
+// Column j of the lower Cholesky factor of A into `out` (d x d,
+// column-major), from the entries of A on and below the diagonal of column j
+// (`a_col`, rows j..d-1) and the factor's columns 0..j-1, accumulating in
+// double. Left-looking, so a stream of A's columns (a signed model bundle)
+// can be factored as it is read. Returns false unless the pivot is positive
+// and every entry is within the bounds above as stored in T.
+template <typename T>
+bool cholesky_column(const double* a_col, uint32_t j, uint32_t d, T* out) {
+  double diag = a_col[0];
+  for (uint32_t k = 0; k < j; ++k) {
+    const double ljk = out[k * d + j];
+    diag -= ljk * ljk;
+  }
+  if (!(diag > 0.0)) return false;
+  const double ljj = std::sqrt(diag);
+  if (!factor_entry_ok_as<T>(ljj, true)) return false;
+  out[j * d + j] = static_cast<T>(ljj);
+  for (uint32_t i = j + 1; i < d; ++i) {
+    double s = a_col[i - j];
+    for (uint32_t k = 0; k < j; ++k) {
+      s -= static_cast<double>(out[k * d + i]) * static_cast<double>(out[k * d + j]);
+    }
+    if (!factor_entry_ok_as<T>(s / ljj, false)) return false;
+    out[j * d + i] = static_cast<T>(s / ljj);
+  }
+  for (uint32_t i = 0; i < j; ++i) out[j * d + i] = T(0);
+  return true;
+}
+
 // Lower Cholesky factor of the symmetric matrix `a` (d x d, column-major,
 // double) into `out`. Returns false, leaving `out` undefined, unless `a` is
 // finite, symmetric to a relative 1e-9, positive definite, and its factor is

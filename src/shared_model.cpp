@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "p2b/envelope.hpp"
 #include "ridge_arm.hpp"
 #include "shared_state.hpp"
 #include "triangular.hpp"
@@ -180,11 +181,17 @@ struct Model {
     return true;
   }
 
-  void commit() const {
+  // Takes the staged factor and b; `updates` counts learning, so only
+  // rewards and learns add to it.
+  void take_staged() const {
     T* l2 = staging();
     std::memcpy(factor(), l2, sizeof(T) * d * d);
     std::memcpy(b(), l2 + static_cast<std::size_t>(d) * d, sizeof(T) * d);
     refresh_theta();
+  }
+
+  void commit() const {
+    take_staged();
     ++s.updates;
   }
 };
@@ -276,6 +283,11 @@ Status validate_shared_config(const SharedConfig& c) {
   if (!in_range(c.ridge_lambda, 1e-6, 1e6)) return Status::bad_config;
   if (!in_range(c.tie_rel_tol, 0.0, 1e-2)) return Status::bad_config;
   if (!c.deterministic && c.random.fill == nullptr) return Status::bad_config;
+  // A pinned key is only useful with a port that can check signatures by it.
+  if (c.analyzer_verify_key != nullptr &&
+      (c.crypto.hash == nullptr || c.crypto.verify == nullptr)) {
+    return Status::bad_config;
+  }
   return Status::ok;
 }
 
@@ -317,10 +329,22 @@ Status SharedModel::init(void* mem, std::size_t len, const SharedConfig& cfg, Sh
   SharedState layout;
   shared_layout(cfg, &layout);
   if (len < layout.total) return Status::arena_too_small;
+  // The fingerprint comes first: a failing crypto port leaves the arena untouched.
+  uint8_t verify_fp[kFingerprintBytes] = {};
+  if (cfg.analyzer_verify_key != nullptr &&
+      key_fingerprint(cfg.crypto, cfg.analyzer_verify_key, verify_fp) != Status::ok) {
+    return Status::crypto_failure;
+  }
   // Zeroing first makes saved state a pure function of the model's history.
   std::memset(mem, 0, layout.total);
   auto* s = new (mem) SharedState(layout);  // placement only: no allocation
   s->cfg = cfg;
+  s->cfg.analyzer_verify_key = nullptr;
+  if (cfg.analyzer_verify_key != nullptr) {
+    s->has_verify_key = true;
+    std::memcpy(s->verify_pk, cfg.analyzer_verify_key, kPublicKeyBytes);
+    std::memcpy(s->verify_fp, verify_fp, kFingerprintBytes);
+  }
   if (cfg.deterministic) {
     s->rng.init_seeded(cfg.seed);
   } else {
@@ -409,8 +433,20 @@ void shared_refresh_theta(SharedState& s) {
   }
 }
 
+void shared_commit_staged(SharedState& s) {
+  if (s.cfg.precision == Precision::f32) {
+    Model<float>(s).take_staged();
+  } else {
+    Model<double>(s).take_staged();
+  }
+}
+
 uint64_t SharedModel::updates() const {
   return SharedState::of(this).updates;
+}
+
+uint64_t SharedModel::model_version() const {
+  return SharedState::of(this).model_version;
 }
 
 }  // namespace p2b

@@ -12,7 +12,7 @@
 namespace p2b {
 
 constexpr uint32_t kSharedMagic = 0x4C423250U;  // "P2BL" little-endian
-constexpr uint32_t kSharedLayoutVersion = 1;
+constexpr uint32_t kSharedLayoutVersion = 2;
 
 enum : uint32_t { kSharedSlotEmpty = 0, kSharedSlotAwaiting = 1, kSharedSlotRewarded = 2 };
 
@@ -29,6 +29,13 @@ struct SharedState {
   Rng rng{};
   uint64_t next_id = 1;
   uint64_t updates = 0;
+  // Signed warm starts: the pinned key (cfg.analyzer_verify_key is cleared,
+  // so the arena keeps no caller address), its fingerprint, and the version
+  // applied last.
+  bool has_verify_key = false;
+  uint8_t verify_pk[kPublicKeyBytes] = {};
+  uint8_t verify_fp[kFingerprintBytes] = {};
+  uint64_t model_version = 0;
   // Byte offsets from the header of each block; d = cfg.dim, P = pending.
   std::size_t factor = 0;    // L, d x d column-major lower
   std::size_t vector_b = 0;  // b, d
@@ -62,5 +69,8 @@ void shared_layout(const SharedConfig& cfg, SharedState* s);
 Status validate_shared_config(const SharedConfig& cfg);
 // theta = A^-1 b from the factor and b, after a restore.
 void shared_refresh_theta(SharedState& s);
+// Replaces the factor and b by the staged ones (the staging block: factor,
+// then b) and refreshes theta; for a warm start that passed every check.
+void shared_commit_staged(SharedState& s);
 
 }  // namespace p2b

@@ -14,15 +14,19 @@ namespace p2b {
 namespace {
 
 constexpr uint8_t kMagic[4] = {'P', '2', 'B', 'L'};
-constexpr uint32_t kFormat = 1;
+// 2 adds the version of the warm start applied last (anti-rollback across
+// restarts). Format 1 predates warm starts; it still restores, as version 0.
+constexpr uint32_t kFormat = 2;
+constexpr uint32_t kFormatNoModelVersion = 1;
 constexpr char kMacLabel[] = "p2b shared model state MAC key v1";
 // magic, format, 5 u32 of shape, 4 f64 of settings, 2 u32 + 5 u64 of the
-// generator, next_id and updates.
-constexpr std::size_t kFixedBytes = 4 + 4 + 5 * 4 + 4 * 8 + 2 * 4 + 5 * 8 + 2 * 8;
+// generator, next_id, updates and (format 2) model_version.
+constexpr std::size_t kFixedBytesV1 = 4 + 4 + 5 * 4 + 4 * 8 + 2 * 4 + 5 * 8 + 2 * 8;
 
-std::size_t body_bytes(const SharedConfig& c) {
+std::size_t body_bytes(const SharedConfig& c, uint32_t format) {
   const std::size_t d = c.dim;
-  return kFixedBytes + 8 * (d * (d + 1) / 2) + 8 * d + c.pending_capacity * (16 + 8 * d);
+  const std::size_t fixed = kFixedBytesV1 + (format == kFormatNoModelVersion ? 0 : 8);
+  return fixed + 8 * (d * (d + 1) / 2) + 8 * d + c.pending_capacity * (16 + 8 * d);
 }
 
 class Writer {
@@ -136,6 +140,7 @@ void write_body(const SharedState& s, uint8_t* out) {
   w.u64(r.spare_bits);
   w.u64(s.next_id);
   w.u64(s.updates);
+  w.u64(s.model_version);
   for (std::size_t j = 0; j < d; ++j) {
     for (std::size_t i = j; i < d; ++i) w.f64(stored(s, s.factor, j * d + i));
   }
@@ -158,10 +163,17 @@ uint64_t expected_slot_id(uint64_t next_id, uint32_t capacity, uint32_t k) {
   return last >= back + 1 ? last - back : 0;
 }
 
-Status check_header(Reader& in, const SharedState& s, Rng::State* rng, uint64_t* next_id,
-                    uint64_t* updates) {
+// What the fixed part of a saved state carries besides the config.
+struct Counters {
+  uint64_t next_id = 0;
+  uint64_t updates = 0;
+  uint64_t model_version = 0;
+};
+
+Status check_header(Reader& in, const SharedState& s, Rng::State* rng, Counters* n) {
   const SharedConfig& c = s.cfg;
-  if (in.u32() != kFormat) return Status::unsupported_version;
+  const uint32_t format = in.u32();
+  if (format != kFormat && format != kFormatNoModelVersion) return Status::unsupported_version;
   const bool same_shape = in.u32() == static_cast<uint32_t>(c.precision) && in.u32() == c.dim &&
                           in.u32() == c.max_items && in.u32() == c.pending_capacity &&
                           in.u32() == static_cast<uint32_t>(c.policy);
@@ -171,12 +183,13 @@ Status check_header(Reader& in, const SharedState& s, Rng::State* rng, uint64_t*
   rng->has_spare = in.u32();
   for (uint64_t& word : rng->s) word = in.u64();
   rng->spare_bits = in.u64();
-  *next_id = in.u64();
-  *updates = in.u64();
+  n->next_id = in.u64();
+  n->updates = in.u64();
+  n->model_version = format == kFormat ? in.u64() : 0;
   if (!same_shape || !same_settings || rng->deterministic != (c.deterministic ? 1U : 0U)) {
     return Status::state_mismatch;
   }
-  return rng->has_spare <= 1 && *next_id >= 1 ? Status::ok : Status::corrupt_state;
+  return rng->has_spare <= 1 && n->next_id >= 1 ? Status::ok : Status::corrupt_state;
 }
 
 // Reads the statistics and the ring; writes them only when `apply`.
@@ -218,15 +231,15 @@ bool read_tables(Reader& in, SharedState& s, uint64_t next_id, bool apply) {
 Status decode(const uint8_t* body, SharedState& s, bool apply) {
   Reader in(body + sizeof kMagic);
   Rng::State rng{};
-  uint64_t next_id = 0;
-  uint64_t updates = 0;
-  const Status st = check_header(in, s, &rng, &next_id, &updates);
+  Counters n;
+  const Status st = check_header(in, s, &rng, &n);
   if (st != Status::ok) return st;
-  if (!read_tables(in, s, next_id, apply)) return Status::corrupt_state;
+  if (!read_tables(in, s, n.next_id, apply)) return Status::corrupt_state;
   if (apply) {
     s.rng.set_state(rng);
-    s.next_id = next_id;
-    s.updates = updates;
+    s.next_id = n.next_id;
+    s.updates = n.updates;
+    s.model_version = n.model_version;
   }
   return Status::ok;
 }
@@ -235,7 +248,7 @@ Status decode(const uint8_t* body, SharedState& s, bool apply) {
 
 Status SharedModel::saved_size(std::size_t* bytes) const {
   if (bytes == nullptr) return Status::null_pointer;
-  *bytes = body_bytes(SharedState::of(this).cfg) + kStateMacBytes;
+  *bytes = body_bytes(SharedState::of(this).cfg, kFormat) + kStateMacBytes;
   return Status::ok;
 }
 
@@ -243,7 +256,7 @@ Status SharedModel::save(const uint8_t* key, void* buf, std::size_t cap,
                          std::size_t* written) const {
   if (key == nullptr || buf == nullptr || written == nullptr) return Status::null_pointer;
   const SharedState& s = SharedState::of(this);
-  const std::size_t body = body_bytes(s.cfg);
+  const std::size_t body = body_bytes(s.cfg, kFormat);
   if (cap < body + kStateMacBytes) return Status::buffer_too_small;
   auto* out = static_cast<uint8_t*>(buf);
   write_body(s, out);
@@ -256,10 +269,11 @@ Status SharedModel::restore(const uint8_t* key, const void* buf, std::size_t len
   if (key == nullptr || buf == nullptr) return Status::null_pointer;
   SharedState& s = SharedState::of(this);
   const auto* in = static_cast<const uint8_t*>(buf);
-  const std::size_t body = body_bytes(s.cfg);
-  if (len < sizeof kMagic + kStateMacBytes || std::memcmp(in, kMagic, sizeof kMagic) != 0) {
+  if (len < sizeof kMagic + 4 + kStateMacBytes || std::memcmp(in, kMagic, sizeof kMagic) != 0) {
     return Status::corrupt_state;
   }
+  // The length follows the format; the MAC below covers the format too.
+  const std::size_t body = body_bytes(s.cfg, Reader(in + sizeof kMagic).u32());
   if (len != body + kStateMacBytes) {
     // Another shape's state has another length; tell that from a bad MAC.
     uint8_t mac[kStateMacBytes];

@@ -1,6 +1,7 @@
 /* Drives the C API from strict C99: footprint, init in caller memory, decide,
  * reward, poll, keyed save/restore, warm-start models (kinds, not-after
- * time), shuffler-key lists, and a few errors. Exits non-zero on failure. */
+ * time), shuffler-key lists, a shared model's signed warm start, and a few
+ * errors. Exits non-zero on failure. */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign under strict C99 */
 #include <math.h>
 #include <stdio.h>
@@ -164,6 +165,69 @@ static void check_shared_model(void) {
   free(mem2);
 }
 
+/* An FCLUB cluster's signed warm start for a shared model from C: it scores
+ * as a model that learned the cluster's rounds, a tampered, older or expired
+ * bundle is refused, and the version survives save and restore. */
+static void check_shared_warm_start(void) {
+  /* Two rounds of the cluster: x = (0.6, -0.8) with y = 1, (0, 1) with y = 0. */
+  static const double xs[2 * 2] = {0.6, -0.8, 0.0, 1.0};
+  static const double ys[2] = {1.0, 0.0};
+  const double gram[2 * 2] = {0.36, -0.48, -0.48, 1.64};
+  const double moment[2] = {0.6, -0.8};
+  const double items[3 * 2] = {0.6, -0.8, -1.0, 0.0, 0.0, 1.0};
+  p2b_shared_config sc;
+  p2b_shared_model *fed = NULL, *warm = NULL, *copy = NULL;
+  size_t need = 0, len = 0, written = 0, blen = 0;
+  void *mem, *mem2, *mem3, *state;
+  uint8_t bundle[2048];
+  double t_fed[3], t_warm[3];
+  uint64_t version = 99;
+  uint32_t i;
+
+  CHECK(p2b_shared_config_default(&sc) == P2B_OK);
+  sc.dim = 2;
+  sc.max_items = 3;
+  sc.rng_mode = P2B_RNG_SEEDED;
+  sc.analyzer_verify_key = c_test_verify_key();
+  CHECK(p2b_shared_model_footprint(&sc, &need) == P2B_OK);
+  mem = arena(need);
+  mem2 = arena(need);
+  mem3 = arena(need);
+  CHECK(mem != NULL && mem2 != NULL && mem3 != NULL);
+  CHECK(p2b_shared_model_init(mem, need, &sc, &fed) == P2B_OK);
+  CHECK(p2b_shared_model_init(mem2, need, &sc, &warm) == P2B_OK);
+  for (i = 0; i < 2; ++i) CHECK(p2b_shared_model_learn(fed, xs + 2 * i, 2, ys[i]) == P2B_OK);
+
+  blen = c_test_shared_bundle(2, gram, moment, 1.0, 2, 1795000100, bundle, sizeof bundle);
+  CHECK(blen > 0);
+  CHECK(p2b_shared_model_apply_model_at(warm, bundle, blen, 1795000200) == P2B_ERR_MODEL_EXPIRED);
+  bundle[blen - 1] ^= 1;
+  CHECK(p2b_shared_model_apply_model(warm, bundle, blen) == P2B_ERR_BAD_SIGNATURE);
+  bundle[blen - 1] ^= 1;
+  CHECK(p2b_shared_model_model_version(warm, &version) == P2B_OK && version == 0);
+  CHECK(p2b_shared_model_apply_model_at(warm, bundle, blen, 1795000000) == P2B_OK);
+  CHECK(p2b_shared_model_model_version(warm, &version) == P2B_OK && version == 2);
+  CHECK(p2b_shared_model_scores(fed, items, 3, 2, NULL, NULL, t_fed) == P2B_OK);
+  CHECK(p2b_shared_model_scores(warm, items, 3, 2, NULL, NULL, t_warm) == P2B_OK);
+  for (i = 0; i < 3; ++i) CHECK(fabs(t_fed[i] - t_warm[i]) < 1e-9);
+
+  CHECK(p2b_shared_model_save_size(warm, &len) == P2B_OK);
+  state = malloc(len);
+  CHECK(state != NULL);
+  CHECK(p2b_shared_model_save(warm, kStateKey, state, len, &written) == P2B_OK && written == len);
+  CHECK(p2b_shared_model_init(mem3, need, &sc, &copy) == P2B_OK);
+  CHECK(p2b_shared_model_restore(copy, kStateKey, state, len) == P2B_OK);
+  CHECK(p2b_shared_model_model_version(copy, &version) == P2B_OK && version == 2);
+  CHECK(p2b_shared_model_apply_model(copy, bundle, blen) == P2B_ERR_MODEL_ROLLBACK);
+  blen = c_test_shared_bundle(2, gram, moment, 1.0, 3, 0, bundle, sizeof bundle);
+  CHECK(blen > 0 && p2b_shared_model_apply_model(copy, bundle, blen) == P2B_OK);
+  CHECK(p2b_shared_model_model_version(copy, NULL) == P2B_ERR_NULL_POINTER);
+  free(state);
+  free(mem);
+  free(mem2);
+  free(mem3);
+}
+
 int main(void) {
   static const float codebook[CODES * DIM] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   p2b_config cfg;
@@ -261,6 +325,7 @@ int main(void) {
   check_models(copy);
   check_key_lists(copy, &cfg, need);
   check_shared_model();
+  check_shared_warm_start();
 
   /* Forget: the last decision's id expires and learning starts over. */
   {

@@ -61,6 +61,26 @@ extern "C" size_t c_test_bundle(const p2b_agent* agent, uint32_t dim, uint32_t n
   return bundle.size();
 }
 
+extern "C" size_t c_test_shared_bundle(uint32_t dim, const double* gram, const double* moment,
+                                       double lambda, uint64_t version, uint64_t not_after_unix,
+                                       uint8_t* out, size_t cap) {
+  p2b::server::ModelSpec spec;
+  spec.dim = dim;
+  spec.ridge_lambda = lambda;
+  spec.version = version;
+  spec.created_unix = 1795000000;
+  spec.not_after_unix = not_after_unix;
+  std::vector<uint8_t> bundle;
+  std::string err;
+  if (!p2b::server::build_shared_model_bundle(spec, gram, moment, signing_key().sk, &bundle,
+                                              &err) ||
+      bundle.size() > cap) {
+    return 0;
+  }
+  std::memcpy(out, bundle.data(), bundle.size());
+  return bundle.size();
+}
+
 extern "C" size_t c_test_key_list(uint64_t version, const uint8_t* current, const uint8_t* accepted,
                                   uint64_t not_after_unix, uint8_t* out, size_t cap) {
   p2b::KeyList l{};

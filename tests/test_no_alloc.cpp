@@ -209,8 +209,27 @@ TEST(NoAlloc, SystemRandomSourceNeverTouchesTheHeap) {
 
 namespace {
 
+// A signed warm start for a d-dimensional shared model (server side: it may
+// allocate, so tests build it before arming the counter).
+std::vector<uint8_t> shared_bundle(uint32_t d, uint64_t version, uint64_t not_after_unix) {
+  p2b::server::ModelSpec spec;
+  spec.dim = d;
+  spec.version = version;
+  spec.not_after_unix = not_after_unix;
+  std::vector<double> gram(static_cast<size_t>(d) * d, 0.0);
+  std::vector<double> moment(d, 0.5);
+  for (uint32_t i = 0; i < d; ++i) gram[i * d + i] = 3.0;
+  std::vector<uint8_t> out;
+  std::string err;
+  if (!p2b::server::build_shared_model_bundle(spec, gram.data(), moment.data(),
+                                              p2b_test::test_keys().sign_sk, &out, &err)) {
+    std::abort();
+  }
+  return out;
+}
+
 // The shared-parameter model's calls, in both precisions and policies, once
-// its arena is set up: none may touch the heap.
+// its arena is set up: none may touch the heap, a signed warm start included.
 void exercise_shared(uint32_t policy, uint32_t precision) {
   constexpr uint32_t d = 12;
   constexpr uint32_t k = 6;
@@ -222,6 +241,7 @@ void exercise_shared(uint32_t policy, uint32_t precision) {
   cfg.precision = precision;
   cfg.tie_rel_tol = 1e-9;
   cfg.rng_mode = P2B_RNG_SEEDED;
+  cfg.analyzer_verify_key = p2b_test::test_keys().verify_pk;
   size_t need = 0;
   ASSERT_EQ(p2b_shared_model_footprint(&cfg, &need), P2B_OK);
   std::vector<unsigned char> mem_a(need + P2B_ARENA_ALIGN);
@@ -242,7 +262,12 @@ void exercise_shared(uint32_t policy, uint32_t precision) {
   std::vector<double> mean(k), width(k), total(k), theta(d);
   std::vector<uint8_t> state(1 << 16);
   const uint8_t key[P2B_STATE_KEY_BYTES] = {3};
+  const std::vector<uint8_t> v1 = shared_bundle(d, 1, 0);
+  const std::vector<uint8_t> v2 = shared_bundle(d, 2, 1795000100);
   NoHeap guard;
+  ASSERT_EQ(p2b_shared_model_apply_model(a, v1.data(), v1.size()), P2B_OK);
+  ASSERT_EQ(p2b_shared_model_apply_model(a, v1.data(), v1.size()), P2B_ERR_MODEL_ROLLBACK);
+  ASSERT_EQ(p2b_shared_model_apply_model_at(a, v2.data(), v2.size(), 1795000000), P2B_OK);
   for (size_t round = 0; round < 200; ++round) {
     const double* x = items.data() + round * k * d;
     uint32_t item = 0;

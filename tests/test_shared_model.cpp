@@ -330,7 +330,7 @@ TEST_P(SharedState, RestoreContinuesBitForBit) {
     }
   }
   const std::vector<uint8_t> blob = saved(a.m);
-  EXPECT_EQ(blob.size(), 156 + 4 * d * (d + 1) + 8 * d + 16 * (16 + 8 * d));
+  EXPECT_EQ(blob.size(), 164 + 4 * d * (d + 1) + 8 * d + 16 * (16 + 8 * d));
   Model b = make(c);
   ASSERT_EQ(p2b_shared_model_restore(b.m, kKey, blob.data(), blob.size()), P2B_OK);
   EXPECT_EQ(saved(b.m), blob);

@@ -13,6 +13,13 @@
 
 namespace p2b {
 
+// The codebook_fp of a model bundle for a shared model (SharedModel::
+// apply_model), which has no codebook: the 16 ASCII bytes "P2B-SHARED-MODEL".
+// No BLAKE2b fingerprint will equal it, so an agent's bundle never applies to
+// a shared model, nor a shared model's to an agent.
+constexpr uint8_t kSharedModelCodebookFp[kFingerprintBytes] = {
+    'P', '2', 'B', '-', 'S', 'H', 'A', 'R', 'E', 'D', '-', 'M', 'O', 'D', 'E', 'L'};
+
 struct CodebookInfo {
   uint32_t k;
   uint32_t dim;

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "p2b/config.hpp"
+#include "p2b/crypto.hpp"
 #include "p2b/status.hpp"
 
 namespace p2b {
@@ -20,6 +21,8 @@ constexpr uint32_t kSharedMaxItems = P2B_SHARED_MAX_ITEMS;
 // feature, and low enough that no product in a score or update can overflow
 // float after the factor bounds of ridge_arm.hpp.
 constexpr double kMaxRawEntry = 1e6;
+// The largest d a signed model bundle holds (p2b.proto ArmColumn).
+constexpr uint32_t kSharedModelBundleMaxDim = 64;
 
 // The arithmetic the model keeps its statistics and scores in. Vertical
 // federation's active party uses f64: its actions match a central run's
@@ -41,6 +44,15 @@ struct SharedConfig {
   bool deterministic = false;  // seeded generator (tests, simulation) or `random`
   uint64_t seed = 0;
   RandomSource random{};
+
+  // Signed warm starts (apply_model), as Config has them: the Ed25519 key
+  // (kPublicKeyBytes, copied at init) the cluster's models must verify
+  // under, and the port that verifies them (hash and verify are required
+  // when a key is given). Without a key apply_model refuses every bundle. A
+  // version below min_model_version is refused even on a fresh device.
+  const uint8_t* analyzer_verify_key = nullptr;
+  CryptoPort crypto{};
+  uint64_t min_model_version = 0;
 };
 
 class SharedModel {
@@ -70,6 +82,21 @@ class SharedModel {
                 double* width, double* total) const;
   Status theta(double* out, std::size_t dim) const;
   uint64_t updates() const;  // rewards and learns applied
+
+  // Verifies and applies a signed warm-start bundle ("P2BM", n_actions 1,
+  // codebook_fp kSharedModelCodebookFp of p2b/codebook_format.hpp, kind 0): signature by the pinned
+  // analyzer_verify_key, its signer, format, same d, and a version newer than
+  // the last applied and not below cfg.min_model_version. Then A and b are
+  // the bundle's (lambda I + S and u): what the model learned before is
+  // replaced, as Agent::apply_model does; decisions still pending keep their
+  // contexts, and their rewards and every later update add to the bundle's
+  // statistics. All-or-nothing. apply_model knows no time and skips the
+  // not-after check; apply_model_at refuses a bundle whose not-after time is
+  // set and before `now_unix`.
+  Status apply_model(const uint8_t* bundle, std::size_t len);
+  Status apply_model_at(const uint8_t* bundle, std::size_t len, uint64_t now_unix);
+  // The version of the bundle applied last (0: none); saved with the state.
+  uint64_t model_version() const;
 
   // The state, MACed under a subkey of the app's 32-byte state key, as the
   // agent's; restore refuses any other key, any edit and another config.

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "p2b.pb.h"
+#include "p2b/codebook_format.hpp"
 
 namespace p2b::server {
 
@@ -82,6 +83,23 @@ bool build_model_bundle(const ModelSpec& spec, const double* a, const double* b,
   crypto_sign_detached(out->data() + sizing.bytes_written, nullptr, out->data(),
                        sizing.bytes_written, sign_sk);
   return true;
+}
+
+bool build_shared_model_bundle(const ModelSpec& spec, const double* gram, const double* moment,
+                               const uint8_t* sign_sk, std::vector<uint8_t>* out,
+                               std::string* err) {
+  if (gram == nullptr || moment == nullptr || spec.dim == 0 || spec.dim > 64) {
+    *err = "bad model shape or arguments";
+    return false;
+  }
+  ModelSpec one = spec;
+  one.n_actions = 1;
+  one.kind = 0;
+  std::memcpy(one.codebook_fp, kSharedModelCodebookFp, kFingerprintBytes);
+  const std::size_t d = spec.dim;
+  std::vector<double> a(gram, gram + d * d);
+  for (std::size_t i = 0; i < d; ++i) a[i * d + i] += spec.ridge_lambda;
+  return build_model_bundle(one, a.data(), moment, sign_sk, out, err);
 }
 
 }  // namespace p2b::server

@@ -32,4 +32,13 @@ struct ModelSpec {
 bool build_model_bundle(const ModelSpec& spec, const double* a, const double* b,
                         const uint8_t* sign_sk, std::vector<uint8_t>* out, std::string* err);
 
+// FCLUB's warm start for one cluster's devices (p2b::SharedModel::apply_model):
+// the cluster's Gram matrix S = sum x x^T (`gram`, dim x dim column-major) and
+// moment u = sum y x (`moment`, dim) as one arm, A = spec.ridge_lambda I + S
+// and b = u, with n_actions 1, the shared-model marker as codebook_fp and kind
+// 0; the other fields of `spec` are taken as given. The count n of rounds
+// behind S is not part of the format: the device's ridge needs only A and b.
+bool build_shared_model_bundle(const ModelSpec& spec, const double* gram, const double* moment,
+                               const uint8_t* sign_sk, std::vector<uint8_t>* out, std::string* err);
+
 }  // namespace p2b::server

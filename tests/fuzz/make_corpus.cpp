@@ -508,6 +508,56 @@ void shared_state_seeds() {
   }
 }
 
+// FCLUB warm starts as fuzz_shared_model_bundle's models take them (d = 3):
+// a cluster's S and u from a few rounds, as downloaded (mode 0, no time, f64)
+// and as signed bodies (mode 1; mode 3 with a not-after time for the timed
+// f32 model). Each is checked to apply first.
+void shared_model_bundle_seeds() {
+  const double gram[9] = {2.1, 0.3, -0.4, 0.3, 1.7, 0.2, -0.4, 0.2, 1.2};
+  const double moment[3] = {0.9, -0.35, 0.5};
+  const struct {
+    const char* name;
+    uint64_t version;
+    uint64_t not_after_unix;
+    int mode;
+  } seeds[] = {{"bundle-v1", 1, 0, 0},
+               {"body-v1", 1, 0, 1},
+               {"body-v-large", 0xFEDCBA9876543210ULL, 0, 1},
+               {"body-not-after", 2, 1795003600, 3}};
+  for (const auto& s : seeds) {
+    p2b::server::ModelSpec spec;
+    spec.dim = 3;
+    spec.ridge_lambda = 1.0;
+    spec.version = s.version;
+    spec.created_unix = 1795000000;
+    spec.not_after_unix = s.not_after_unix;
+    Bytes bundle;
+    std::string err;
+    require(p2b::server::build_shared_model_bundle(spec, gram, moment, p2b_fuzz::keys().sign_sk,
+                                                   &bundle, &err),
+            "build_shared_model_bundle");
+    p2b_shared_config c;
+    require(p2b_shared_config_default(&c) == P2B_OK, "shared config");
+    c.dim = 3;
+    c.max_items = 4;
+    c.pending_capacity = 4;
+    c.precision = (s.mode & 2) != 0 ? P2B_PRECISION_F32 : P2B_PRECISION_F64;
+    c.rng_mode = P2B_RNG_SEEDED;
+    c.analyzer_verify_key = p2b_fuzz::keys().verify_pk;
+    size_t need = 0;
+    require(p2b_shared_model_footprint(&c, &need) == P2B_OK, "shared footprint");
+    std::vector<unsigned char> arena(need + P2B_ARENA_ALIGN);
+    const auto addr = reinterpret_cast<uintptr_t>(arena.data());
+    void* mem = arena.data() + (P2B_ARENA_ALIGN - addr % P2B_ARENA_ALIGN) % P2B_ARENA_ALIGN;
+    p2b_shared_model* m = nullptr;
+    require(p2b_shared_model_init(mem, need, &c, &m) == P2B_OK, "shared init");
+    require(p2b_shared_model_apply_model_at(m, bundle.data(), bundle.size(), 1795000000) == P2B_OK,
+            "a fresh shared model refuses a bundle");
+    const size_t len = (s.mode & 1) != 0 ? bundle.size() - crypto_sign_BYTES : bundle.size();
+    write_seed("fuzz_shared_model_bundle", s.name, s.mode, bundle.data(), len);
+  }
+}
+
 // The services' files: feature CSVs (item rows and user rows, for the
 // all-zero user the target looks up) and a state file.
 void vfl_files_seeds() {
@@ -587,6 +637,7 @@ int main(int argc, char** argv) {
   masked_message_seeds();
   masked_request_seeds();
   shared_state_seeds();
+  shared_model_bundle_seeds();
   vfl_files_seeds();
   fclub_seeds();  // last: the seeds before it draw the fixed randomness as they did
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
