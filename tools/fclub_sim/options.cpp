@@ -83,8 +83,7 @@ int parse_options(int argc, char** argv, Options* o) {
                  o->servers);
     return 2;
   }
-  if (o->layout == "auto")
-    o->layout = (o->mode == "reference" || !o->thetas.empty()) ? "blocks" : "shuffled";
+  if (o->layout == "auto") o->layout = "blocks";
   return -1;
 }
 
