@@ -21,20 +21,20 @@ uint32_t Federation::phase_starting_at(uint64_t round) {
   return static_cast<uint32_t>(__builtin_ctzll(next));
 }
 
-void Federation::deliver(const std::vector<Download>& downs) {
-  for (const Download& d : downs) locals_[d.server]->apply(d);
+void Federation::deliver(const std::vector<StatsDownload>& downs) {
+  for (const StatsDownload& d : downs) locals_[d.server]->apply(d);
   traffic_.downloads += downs.size();
 }
 
 void Federation::start_phase(uint32_t phase) {
-  std::vector<Upload> all;
+  std::vector<StatsUpload> all;
   for (auto& l : locals_) {
-    std::vector<Upload> ups = l->start_phase(phase);
+    std::vector<StatsUpload> ups = l->start_phase(phase);
     std::move(ups.begin(), ups.end(), std::back_inserter(all));
   }
   traffic_.uploads += all.size();
   traffic_.phase_uploads += all.size();
-  const std::vector<Download> downs = global_.merge_phase(phase, all);
+  const std::vector<StatsDownload> downs = global_.merge_phase(phase, all);
   traffic_.phase_downloads += downs.size();
   deliver(downs);
 }
@@ -46,7 +46,7 @@ uint32_t Federation::recommend(uint32_t user, const Eigen::MatrixXd& items) {
 
 void Federation::observe(uint32_t user, const Eigen::VectorXd& x, double y) {
   const auto [s, u] = home_[user];
-  Upload up;
+  StatsUpload up;
   if (!locals_[s]->observe(u, x, y, &up)) return;
   ++traffic_.uploads;
   downs_.clear();

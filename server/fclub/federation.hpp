@@ -41,14 +41,14 @@ class Federation {
   uint32_t server_of(uint32_t user) const { return home_[user].first; }
 
  private:
-  void deliver(const std::vector<Download>& downs);
+  void deliver(const std::vector<StatsDownload>& downs);
 
   FclubConfig cfg_;
   std::vector<std::unique_ptr<LocalServer>> locals_;
   GlobalServer global_;
   std::vector<std::pair<uint32_t, uint32_t>> home_;  // user -> (server, local user)
   Traffic traffic_;
-  std::vector<Download> downs_;
+  std::vector<StatsDownload> downs_;
 };
 
 }  // namespace p2b::fclub

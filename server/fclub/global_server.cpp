@@ -26,8 +26,8 @@ double psd_log_det(Eigen::MatrixXd gram, const FclubConfig& cfg) {
 
 GlobalServer::GlobalServer(const FclubConfig& cfg) : cfg_(cfg) {}
 
-std::vector<Download> GlobalServer::merge_phase(uint32_t phase,
-                                                const std::vector<Upload>& uploads) {
+std::vector<StatsDownload> GlobalServer::merge_phase(uint32_t phase,
+                                                     const std::vector<StatsUpload>& uploads) {
   phase_ = phase;
   const std::size_t n = uploads.size();
   std::vector<Eigen::VectorXd> est(n);
@@ -76,10 +76,10 @@ std::vector<Download> GlobalServer::merge_phase(uint32_t phase,
     }
     clusters_.push_back(std::move(c));
   }
-  std::vector<Download> out;
+  std::vector<StatsDownload> out;
   for (std::size_t g = 0; g < clusters_.size(); ++g) {
     for (const Member& m : clusters_[g].members) {
-      Download d;
+      StatsDownload d;
       d.server = m.server;
       d.local_cluster = m.local_cluster;
       d.global_cluster = static_cast<uint32_t>(g);
@@ -101,7 +101,7 @@ bool GlobalServer::download_due(const Stats& sum, const Member& m) const {
          std::log(cfg_.download_ratio);
 }
 
-bool GlobalServer::receive(const Upload& up, std::vector<Download>* downs) {
+bool GlobalServer::receive(const StatsUpload& up, std::vector<StatsDownload>* downs) {
   const auto it = where_.find({up.server, up.local_cluster});
   if (it == where_.end() || up.phase != phase_ || up.seq == 0) return false;
   Cluster& c = clusters_[it->second.first];
@@ -111,7 +111,7 @@ bool GlobalServer::receive(const Upload& up, std::vector<Download>* downs) {
   }
   for (Member& m : c.members) {
     if (!download_due(c.sum, m)) continue;
-    Download d;
+    StatsDownload d;
     d.server = m.server;
     d.local_cluster = m.local_cluster;
     d.global_cluster = it->second.first;

@@ -22,11 +22,11 @@ class GlobalServer {
 
   // Phase start, once every server's phase-start uploads are in: merges and
   // returns one `replace` download per member with its global cluster's sum.
-  std::vector<Download> merge_phase(uint32_t phase, const std::vector<Upload>& uploads);
+  std::vector<StatsDownload> merge_phase(uint32_t phase, const std::vector<StatsUpload>& uploads);
   // An in-phase increment: added to its global cluster and to the other
   // members' download buffers; returns the downloads whose trigger fired.
   // An upload from no known member, or of another phase, is refused (false).
-  bool receive(const Upload& up, std::vector<Download>* downs);
+  bool receive(const StatsUpload& up, std::vector<StatsDownload>* downs);
 
   uint32_t cluster_count() const { return static_cast<uint32_t>(clusters_.size()); }
   // The global cluster a (server, local cluster) belongs to, or -1.

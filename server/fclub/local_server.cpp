@@ -85,7 +85,7 @@ void LocalServer::noise_for(uint32_t phase, uint64_t cluster_key, uint64_t k, St
   tree.prefix_noise(k, &out->gram, &out->moment);
 }
 
-bool LocalServer::observe(uint32_t user, const Eigen::VectorXd& x, double y, Upload* up) {
+bool LocalServer::observe(uint32_t user, const Eigen::VectorXd& x, double y, StatsUpload* up) {
   users_[user].add_interaction(x, y);
   Cluster& c = clusters_[cluster_of_[user]];
   c.up.add_interaction(x, y);
@@ -167,11 +167,11 @@ std::vector<std::vector<uint32_t>> LocalServer::split_users() {
   return parts;
 }
 
-std::vector<Upload> LocalServer::start_phase(uint32_t phase) {
+std::vector<StatsUpload> LocalServer::start_phase(uint32_t phase) {
   phase_ = phase;
   const bool release = !cfg_.private_uploads || ledger_.can_start_phase();
   if (cfg_.private_uploads && release) ledger_.on_phase_start();
-  std::vector<Upload> out;
+  std::vector<StatsUpload> out;
   clusters_.clear();
   for (std::vector<uint32_t>& part : split_users()) {
     Cluster c;
@@ -183,7 +183,7 @@ std::vector<Upload> LocalServer::start_phase(uint32_t phase) {
     c.members = std::move(part);
     c.sharing = release;
     if (release) {
-      Upload up;
+      StatsUpload up;
       up.server = id_;
       up.local_cluster = index;
       up.phase = phase;
@@ -205,7 +205,7 @@ std::vector<Upload> LocalServer::start_phase(uint32_t phase) {
   return out;
 }
 
-bool LocalServer::apply(const Download& down) {
+bool LocalServer::apply(const StatsDownload& down) {
   if (down.server != id_ || down.local_cluster >= clusters_.size() || down.phase != phase_) {
     return false;
   }

@@ -26,15 +26,15 @@ class LocalServer {
   uint32_t recommend(uint32_t user, const Eigen::MatrixXd& items);
   // Learns the user's interaction. True, with `up` filled, when the upload
   // trigger fires and the budget allows.
-  bool observe(uint32_t user, const Eigen::VectorXd& x, double y, Upload* up);
+  bool observe(uint32_t user, const Eigen::VectorXd& x, double y, StatsUpload* up);
   // Phase start: split the user graph, rebuild the local clusters from the
   // users' own statistics, and upload each cluster's cumulative statistics
   // (one fresh noise node each when private). A cluster whose budget is spent
   // uploads nothing and learns alone.
-  std::vector<Upload> start_phase(uint32_t phase);
+  std::vector<StatsUpload> start_phase(uint32_t phase);
   // False (and nothing changed) for a download addressed elsewhere or to
   // another phase.
-  bool apply(const Download& down);
+  bool apply(const StatsDownload& down);
 
   uint32_t server_id() const { return id_; }
   uint32_t n_users() const { return static_cast<uint32_t>(users_.size()); }

@@ -8,7 +8,7 @@
 
 namespace p2b::fclub {
 
-struct Upload {
+struct StatsUpload {
   uint32_t server = 0;
   uint32_t local_cluster = 0;  // index among the server's clusters this phase
   uint32_t phase = 0;
@@ -18,7 +18,7 @@ struct Upload {
   double epsilon_spent = 0.0;
 };
 
-struct Download {
+struct StatsDownload {
   uint32_t server = 0;
   uint32_t local_cluster = 0;
   uint32_t global_cluster = 0;
