@@ -99,6 +99,13 @@ class FclubServices : public ::testing::Test {
                        (dir_ / ("local" + std::to_string(s) + ".log")).string());
     }
   }
+  void start_global(int port) {
+    global_.start(P2B_FCLUB_GLOBAL_BIN,
+                  {"--keys", (dir_ / "global").string(), "--local",
+                   "0=" + (dir_ / "local0").string(), "--local", "1=" + (dir_ / "local1").string(),
+                   "--dim", std::to_string(kDim), "--listen", "127.0.0.1:" + std::to_string(port)},
+                  (dir_ / ("global" + std::to_string(port) + ".log")).string());
+  }
   void TearDown() override {
     for (ServiceProcess& l : locals_) {
       if (l.running()) l.stop();
@@ -254,6 +261,37 @@ TEST_F(FclubServices, PhasesUploadsDownloadsAndRefusals) {
 
   for (ServiceProcess& l : locals_) EXPECT_EQ(l.stop(), 0);
   EXPECT_EQ(global_.stop(), 0);
+}
+
+// While the global is away, what the locals fire waits in their outboxes;
+// once a global answers again it is delivered (here to a fresh global, whose
+// in-memory state starts over: it holds the uploads for its phase 1).
+TEST_F(FclubServices, OutboxWaitsForTheGlobal) {
+  std::mt19937_64 rng(17);
+  drive(200, rng);
+  advance_and_merge(1);
+  const int port = global_.port();
+  ASSERT_EQ(global_.stop(), 0);
+  drive(300, rng);
+  uint64_t waiting = 0;
+  for (ServiceProcess& l : locals_) {
+    const json s = get_json(l, "/v1/fclub/stats");
+    waiting += s["outbox"].get<uint64_t>();
+    EXPECT_EQ(s["uploads_refused"], 0);
+  }
+  ASSERT_GT(waiting, 0u);
+  start_global(port);
+  ASSERT_EQ(post(global_, "/v1/fclub/advance", ""), 200);
+  ASSERT_TRUE(wait_for([&] {
+    for (ServiceProcess& l : locals_) {
+      if (get_json(l, "/v1/fclub/stats")["outbox"] != 0) return false;
+    }
+    return true;
+  }));
+  const json g = get_json(global_, "/v1/fclub/stats");
+  EXPECT_EQ(g["uploads_accepted"].get<uint64_t>(), waiting) << g.dump();
+  EXPECT_EQ(g["uploads_refused"], 0) << g.dump();
+  for (ServiceProcess& l : locals_) EXPECT_EQ(get_json(l, "/v1/fclub/stats")["uploads_refused"], 0);
 }
 
 }  // namespace
