@@ -1,0 +1,600 @@
+#include "fclub/fclub_services.hpp"
+
+#include <sodium.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "common/keyfiles.hpp"
+
+namespace p2b::fclub {
+
+namespace {
+
+std::string in_dir(const std::string& dir, const char* name) {
+  return (dir.empty() || dir.back() == '/' ? dir : dir + "/") + name;
+}
+
+nlohmann::json error_body(const std::string& code) {
+  return nlohmann::json{{"error", code}};
+}
+
+Reply json_reply(const nlohmann::json& j) {
+  Reply r;
+  r.body = j.dump();
+  return r;
+}
+
+Reply error_reply(int status, const std::string& code) {
+  Reply r;
+  r.status = status;
+  r.code = code;
+  r.body = error_body(code).dump();
+  return r;
+}
+
+std::vector<uint8_t> hash_of(const uint8_t* data, std::size_t n) {
+  std::vector<uint8_t> h(crypto_generichash_BYTES);
+  crypto_generichash(h.data(), h.size(), data, n, nullptr, 0);
+  return h;
+}
+
+std::vector<uint8_t> fp_of(const uint8_t* verify_pk) {
+  std::vector<uint8_t> fp(kFpBytes);
+  signer_fingerprint(verify_pk, fp.data());
+  return fp;
+}
+
+// A JSON array of `dim` finite numbers into `out`.
+bool read_vector(const nlohmann::json& j, uint32_t dim, Eigen::VectorXd* out) {
+  if (!j.is_array() || j.size() != dim) return false;
+  out->resize(dim);
+  for (uint32_t i = 0; i < dim; ++i) {
+    if (!j[i].is_number()) return false;
+    const double v = j[i].get<double>();
+    if (!std::isfinite(v)) return false;
+    (*out)(i) = v;
+  }
+  return true;
+}
+
+constexpr std::size_t kMaxItems = 1024;
+
+}  // namespace
+
+// ---- keys ------------------------------------------------------------------
+
+bool load_service_keys(const std::string& dir, bool with_noise, ServiceKeys* out,
+                       std::string* warning, std::string* err) {
+  if (sodium_init() < 0) {
+    *err = "libsodium did not initialise";
+    return false;
+  }
+  std::string w1, w2, w3;
+  const bool ok =
+      keyfiles::read_key_file(in_dir(dir, kBoxPkFile), out->box_pk, 32, err) &&
+      keyfiles::read_secret_key_file(in_dir(dir, kBoxSkFile), out->box_sk, 32, err, &w1) &&
+      keyfiles::read_key_file(in_dir(dir, kSignPkFile), out->sign_pk, 32, err) &&
+      keyfiles::read_secret_key_file(in_dir(dir, kSignSkFile), out->sign_sk, 64, err, &w2) &&
+      (!with_noise ||
+       keyfiles::read_secret_key_file(in_dir(dir, kNoiseSkFile), out->noise.data(), 32, err, &w3));
+  if (!ok) return false;
+  warning->clear();
+  for (const std::string* w : {&w1, &w2, &w3}) {
+    if (!w->empty()) *warning = *w;
+  }
+  uint8_t derived[32];
+  uint8_t derived_sign[32];
+  if (crypto_scalarmult_base(derived, out->box_sk) != 0 ||
+      sodium_memcmp(derived, out->box_pk, 32) != 0) {
+    *err = in_dir(dir, kBoxPkFile) + " is not the public key of " + in_dir(dir, kBoxSkFile);
+    return false;
+  }
+  if (crypto_sign_ed25519_sk_to_pk(derived_sign, out->sign_sk) != 0 ||
+      sodium_memcmp(derived_sign, out->sign_pk, 32) != 0) {
+    *err = in_dir(dir, kSignPkFile) + " is not the public key of " + in_dir(dir, kSignSkFile);
+    return false;
+  }
+  return true;
+}
+
+bool load_peer_keys(const std::string& dir, PeerKeys* out, std::string* err) {
+  return keyfiles::read_key_file(in_dir(dir, kBoxPkFile), out->box_pk, 32, err) &&
+         keyfiles::read_key_file(in_dir(dir, kSignPkFile), out->sign_pk, 32, err);
+}
+
+bool generate_service_keys(const std::string& dir, bool with_noise, std::string* err) {
+  if (sodium_init() < 0) {
+    *err = "libsodium did not initialise";
+    return false;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    *err = dir + ": " + ec.message();
+    return false;
+  }
+  ServiceKeys k;
+  crypto_box_keypair(k.box_pk, k.box_sk);
+  crypto_sign_keypair(k.sign_pk, k.sign_sk);
+  randombytes_buf(k.noise.data(), k.noise.size());
+  using keyfiles::KeyKind;
+  const bool ok =
+      keyfiles::create_key_file(in_dir(dir, kBoxPkFile), k.box_pk, 32, KeyKind::public_key, err) &&
+      keyfiles::create_key_file(in_dir(dir, kBoxSkFile), k.box_sk, 32, KeyKind::secret_key, err) &&
+      keyfiles::create_key_file(in_dir(dir, kSignPkFile), k.sign_pk, 32, KeyKind::public_key,
+                                err) &&
+      keyfiles::create_key_file(in_dir(dir, kSignSkFile), k.sign_sk, 64, KeyKind::secret_key,
+                                err) &&
+      (!with_noise || keyfiles::create_key_file(in_dir(dir, kNoiseSkFile), k.noise.data(), 32,
+                                                KeyKind::secret_key, err));
+  sodium_memzero(&k, sizeof k);
+  return ok;
+}
+
+// ---- conversions -------------------------------------------------------------
+
+ClusterStats to_wire_stats(const Stats& s, uint32_t dim) {
+  ClusterStats c;
+  c.dim = dim;
+  c.count = s.count;
+  c.gram_upper.reserve(gram_upper_count(dim));
+  for (uint32_t i = 0; i < dim; ++i) {
+    for (uint32_t j = i; j < dim; ++j) c.gram_upper.push_back(s.gram(i, j));
+  }
+  c.moment.assign(s.moment.data(), s.moment.data() + dim);
+  return c;
+}
+
+Stats from_wire_stats(const ClusterStats& c) {
+  Stats s = Stats::zero(c.dim);
+  s.count = c.count;
+  std::size_t at = 0;
+  for (uint32_t i = 0; i < c.dim; ++i) {
+    for (uint32_t j = i; j < c.dim; ++j) {
+      s.gram(i, j) = s.gram(j, i) = c.gram_upper[at++];
+    }
+  }
+  for (uint32_t i = 0; i < c.dim; ++i) s.moment(i) = c.moment[i];
+  return s;
+}
+
+// ---- global ----------------------------------------------------------------
+
+GlobalService::GlobalService(const FclubConfig& cfg, const ServiceKeys& keys,
+                             std::map<uint32_t, PeerKeys> locals, common::Logger* log)
+    : cfg_(cfg), log_(log), keys_(keys), locals_(std::move(locals)), global_(cfg) {
+  std::vector<VerifyKey> verify;
+  for (const auto& [id, k] : locals_) {
+    VerifyKey v{};
+    std::memcpy(v.data(), k.sign_pk, 32);
+    verify.push_back(v);
+    signer_server_[fp_of(k.sign_pk)] = id;
+  }
+  signers_ = pinned_signers(verify);
+  deployment_fingerprint(keys_.box_pk, expect_.deployment_fp);
+  expect_.dim = cfg_.dim;
+}
+
+Reply GlobalService::refuse(int status, const std::string& code) {
+  ++stats_.uploads_refused;
+  ++stats_.refused_by_reason[code];
+  return error_reply(status, code);
+}
+
+Reply GlobalService::upload(const std::string& body) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(body.data());
+  Upload u;
+  std::string err;
+  const OpenStatus st =
+      open_upload(bytes, body.size(), keys_.box_pk, keys_.box_sk, signers_, expect_, &u, &err);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (st != OpenStatus::ok) return refuse(400, open_status_name(st));
+  std::vector<uint8_t> h = hash_of(bytes, body.size());
+  if (!seen_.insert(h).second) {
+    ++stats_.replays_refused;
+    return refuse(409, "replay");
+  }
+  const auto who = signer_server_.find(std::vector<uint8_t>(u.signer_fp, u.signer_fp + kFpBytes));
+  if (who == signer_server_.end() || who->second != u.server_id) {
+    return refuse(400, "wrong_signer");
+  }
+  StatsUpload up;
+  up.server = u.server_id;
+  up.local_cluster = u.local_cluster;
+  up.phase = u.phase;
+  up.seq = u.seq;
+  up.members = u.member_count;
+  up.stats = from_wire_stats(u.stats);
+  up.epsilon_spent = u.epsilon_spent;
+  const auto key = std::make_tuple(up.server, up.phase, up.local_cluster);
+  if (up.seq == 0) {
+    if (started_.count(key) != 0) {
+      ++stats_.replays_refused;
+      return refuse(409, "replay");
+    }
+    auto it = starts_.find(up.phase);
+    if (up.phase != phase_ || it == starts_.end() || it->second.merged) {
+      return refuse(400, "not_this_phase");
+    }
+    if (it->second.announced.count(up.server) != 0) return refuse(400, "phase_start_closed");
+    started_.insert(key);
+    it->second.uploads.push_back(std::move(up));
+    ++stats_.uploads_accepted;
+    ++stats_.accepted_by_server[u.server_id];
+    return json_reply({{"accepted", true}});
+  }
+  const uint32_t last = last_seq_.count(key) != 0 ? last_seq_[key] : 0;
+  if (up.seq <= last) {
+    ++stats_.replays_refused;
+    return refuse(409, "replay");
+  }
+  if (up.seq != last + 1) return refuse(400, "seq_gap");
+  auto it = starts_.find(up.phase);
+  if (it != starts_.end() && !it->second.merged && up.phase == phase_) {
+    it->second.early.push_back(std::move(up));  // applied at the merge
+  } else {
+    std::vector<StatsDownload> downs;
+    if (!global_.receive(up, &downs)) return refuse(400, "not_a_member");
+    queue_locked(downs);
+  }
+  last_seq_[key] = u.seq;
+  ++stats_.uploads_accepted;
+  ++stats_.accepted_by_server[u.server_id];
+  return json_reply({{"accepted", true}});
+}
+
+Reply GlobalService::phase_done(uint32_t server, uint32_t phase, uint32_t count) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (locals_.count(server) == 0) return error_reply(400, "unknown_server");
+  auto it = starts_.find(phase);
+  if (phase != phase_ || it == starts_.end() || it->second.merged) {
+    return error_reply(400, "not_this_phase");
+  }
+  if (it->second.announced.count(server) != 0) return error_reply(409, "already_done");
+  it->second.announced[server] = count;
+  try_merge_locked(phase);
+  return json_reply({{"phase", phase}, {"merged", it->second.merged}});
+}
+
+void GlobalService::try_merge_locked(uint32_t phase) {
+  PhaseStart& ps = starts_[phase];
+  if (ps.merged || ps.announced.size() != locals_.size()) return;
+  std::map<uint32_t, uint32_t> have;
+  for (const StatsUpload& up : ps.uploads) ++have[up.server];
+  for (const auto& [server, n] : ps.announced) {
+    if (have[server] != n) return;  // an upload is still on its way
+  }
+  const std::vector<StatsDownload> downs = global_.merge_phase(phase, ps.uploads);
+  ps.merged = true;
+  ++stats_.merges;
+  queue_locked(downs);
+  std::size_t early_refused = 0;
+  for (const StatsUpload& up : ps.early) {
+    std::vector<StatsDownload> more;
+    if (global_.receive(up, &more)) {
+      queue_locked(more);
+    } else {
+      ++early_refused;
+    }
+  }
+  ps.early.clear();
+  // What older phases kept is of no use any more.
+  for (auto s = starts_.begin(); s != starts_.end();) {
+    s = s->first < phase ? starts_.erase(s) : std::next(s);
+  }
+  for (auto s = last_seq_.begin(); s != last_seq_.end();) {
+    s = std::get<1>(s->first) < phase ? last_seq_.erase(s) : std::next(s);
+  }
+  for (auto s = started_.begin(); s != started_.end();) {
+    s = std::get<1>(*s) < phase ? started_.erase(s) : std::next(s);
+  }
+  if (log_ != nullptr) {
+    log_->info("phase_merged", {{"phase", phase},
+                                {"uploads", ps.uploads.size()},
+                                {"clusters", global_.cluster_count()},
+                                {"downloads", downs.size()},
+                                {"early_refused", early_refused}});
+  }
+}
+
+void GlobalService::queue_locked(const std::vector<StatsDownload>& downs) {
+  for (const StatsDownload& d : downs) {
+    const auto peer = locals_.find(d.server);
+    if (peer == locals_.end()) continue;
+    Download w;
+    deployment_fingerprint(keys_.box_pk, w.deployment_fp);
+    w.server_id = d.server;
+    w.phase = d.phase;
+    w.version = ++next_version_[d.server];
+    w.local_cluster = d.local_cluster;
+    w.global_cluster = d.global_cluster;
+    w.kind = d.replace ? kDownloadReplace : kDownloadDelta;
+    w.stats = to_wire_stats(d.stats, cfg_.dim);
+    Queued q{w.version, {}};
+    std::string err;
+    if (!seal_download(w, keys_.sign_sk, peer->second.box_pk, &q.wire, &err)) {
+      if (log_ != nullptr) log_->error("download_unsealable", {{"error", err}});
+      continue;
+    }
+    queues_[d.server].push_back(std::move(q));
+    ++stats_.downloads_queued;
+  }
+}
+
+Reply GlobalService::downloads(uint32_t server, uint64_t after) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (locals_.count(server) == 0) return error_reply(400, "unknown_server");
+  std::deque<Queued>& q = queues_[server];
+  while (!q.empty() && q.front().version <= after) {
+    q.pop_front();
+    ++stats_.downloads_acked;
+  }
+  Reply r;
+  r.content_type = "application/octet-stream";
+  for (const Queued& m : q) r.body.append(m.wire.begin(), m.wire.end());
+  return r;
+}
+
+Reply GlobalService::advance() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++phase_;
+  starts_[phase_];
+  seen_.clear();  // the phase checks and seqs refuse anything of an older phase
+  if (log_ != nullptr) log_->info("phase_advanced", {{"phase", phase_}});
+  return json_reply({{"phase", phase_}});
+}
+
+uint32_t GlobalService::phase() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return phase_;
+}
+
+nlohmann::json GlobalService::stats_json() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  nlohmann::json by_server = nlohmann::json::object();
+  for (const auto& [s, n] : stats_.accepted_by_server) by_server[std::to_string(s)] = n;
+  nlohmann::json by_reason = nlohmann::json::object();
+  for (const auto& [r, n] : stats_.refused_by_reason) by_reason[r] = n;
+  std::size_t queued = 0;
+  for (const auto& [s, q] : queues_) queued += q.size();
+  return {{"phase", phase_},
+          {"merges", stats_.merges},
+          {"clusters", global_.cluster_count()},
+          {"uploads_accepted", stats_.uploads_accepted},
+          {"uploads_refused", stats_.uploads_refused},
+          {"replays_refused", stats_.replays_refused},
+          {"accepted_by_server", by_server},
+          {"refused_by_reason", by_reason},
+          {"downloads_queued", stats_.downloads_queued},
+          {"downloads_acked", stats_.downloads_acked},
+          {"downloads_pending", queued}};
+}
+
+// ---- local -----------------------------------------------------------------
+
+LocalService::LocalService(const FclubConfig& cfg, uint32_t id, uint32_t users,
+                           const ServiceKeys& keys, const PeerKeys& global, common::Logger* log)
+    : cfg_(cfg),
+      log_(log),
+      id_(id),
+      keys_(keys),
+      global_(global),
+      local_(cfg, id, users, keys.noise) {
+  VerifyKey v{};
+  std::memcpy(v.data(), global_.sign_pk, 32);
+  signers_ = pinned_signers({v});
+  deployment_fingerprint(global_.box_pk, expect_.deployment_fp);
+  expect_.dim = cfg_.dim;
+}
+
+Reply LocalService::recommend(const std::string& body) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("user") ||
+      !j["user"].is_number_unsigned() || !j.contains("items") || !j["items"].is_array()) {
+    return error_reply(400, "bad_request");
+  }
+  const auto user = j["user"].get<uint64_t>();
+  const nlohmann::json& items = j["items"];
+  if (user >= local_.n_users() || items.empty() || items.size() > kMaxItems) {
+    return error_reply(400, "bad_request");
+  }
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(items.size()), cfg_.dim);
+  Eigen::VectorXd row;
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (!read_vector(items[k], cfg_.dim, &row)) return error_reply(400, "bad_request");
+    m.row(static_cast<Eigen::Index>(k)) = row.transpose();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint32_t k = local_.recommend(static_cast<uint32_t>(user), m);
+  ++stats_.recommends;
+  return json_reply({{"item", k}});
+}
+
+Reply LocalService::reward(const std::string& body) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("user") ||
+      !j["user"].is_number_unsigned() || !j.contains("x") || !j.contains("reward") ||
+      !j["reward"].is_number()) {
+    return error_reply(400, "bad_request");
+  }
+  const auto user = j["user"].get<uint64_t>();
+  const double y = j["reward"].get<double>();
+  Eigen::VectorXd x;
+  if (user >= local_.n_users() || !std::isfinite(y) || !read_vector(j["x"], cfg_.dim, &x)) {
+    return error_reply(400, "bad_request");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.rewards;
+  StatsUpload up;
+  bool fired = local_.observe(static_cast<uint32_t>(user), x, y, &up);
+  if (fired) {
+    ++stats_.uploads_fired;
+    // Before the first phase nobody has a global cluster: the data stays local.
+    if (phase_ > 0) queue_upload_locked(up);
+  }
+  return json_reply({{"uploaded", fired && phase_ > 0}});
+}
+
+void LocalService::queue_upload_locked(const StatsUpload& up) {
+  Upload w;
+  deployment_fingerprint(global_.box_pk, w.deployment_fp);
+  w.server_id = id_;
+  w.phase = up.phase;
+  w.seq = up.seq;
+  w.local_cluster = up.local_cluster;
+  w.member_count = up.members;
+  w.stats = to_wire_stats(up.stats, cfg_.dim);
+  w.epsilon_spent = up.epsilon_spent;
+  w.delta = cfg_.private_uploads ? cfg_.delta : 0.0;
+  Outgoing o;
+  std::string err;
+  if (!seal_upload(w, keys_.sign_sk, global_.box_pk, &o.wire, &err)) {
+    if (log_ != nullptr) log_->error("upload_unsealable", {{"error", err}});
+    return;
+  }
+  outbox_.push_back(std::move(o));
+}
+
+void LocalService::poll(const GlobalLink& link) {
+  poll_phase(link);
+  flush(link);
+  poll_downloads(link);
+}
+
+void LocalService::poll_phase(const GlobalLink& link) {
+  std::string reply;
+  if (link.get("/v1/fclub/phase", &reply) != 200) return;
+  const nlohmann::json j = nlohmann::json::parse(reply, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("phase") ||
+      !j["phase"].is_number_unsigned()) {
+    return;
+  }
+  const auto phase = j["phase"].get<uint64_t>();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (phase <= phase_ || phase > UINT32_MAX) return;
+  phase_ = static_cast<uint32_t>(phase);
+  const std::vector<StatsUpload> ups = local_.start_phase(phase_);
+  for (const StatsUpload& up : ups) queue_upload_locked(up);
+  Outgoing done;
+  done.phase_done = true;
+  done.phase = phase_;
+  done.count = static_cast<uint32_t>(ups.size());
+  outbox_.push_back(std::move(done));
+  ++stats_.phases_started;
+  if (log_ != nullptr) {
+    log_->info("phase_started",
+               {{"phase", phase_}, {"clusters", local_.cluster_count()}, {"uploads", ups.size()}});
+  }
+}
+
+void LocalService::flush(const GlobalLink& link) {
+  for (;;) {
+    Outgoing o;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (outbox_.empty()) return;
+      o = outbox_.front();
+    }
+    std::string reply;
+    int status = 0;
+    if (o.phase_done) {
+      status = link.post("/v1/fclub/phase-done?server=" + std::to_string(id_) + "&phase=" +
+                             std::to_string(o.phase) + "&clusters=" + std::to_string(o.count),
+                         "", &reply);
+    } else {
+      status = link.post("/v1/fclub/upload", std::string(o.wire.begin(), o.wire.end()), &reply);
+    }
+    if (status < 0 || status >= 500) return;  // the global is away: keep it, try later
+    std::lock_guard<std::mutex> lock(mu_);
+    outbox_.pop_front();
+    if (status == 200) {
+      if (!o.phase_done) ++stats_.uploads_sent;
+    } else {
+      ++stats_.uploads_refused;
+      if (log_ != nullptr) {
+        log_->warn("upload_refused",
+                   {{"status", status}, {"phase_done", o.phase_done}, {"bytes", o.wire.size()}});
+      }
+    }
+  }
+}
+
+void LocalService::poll_downloads(const GlobalLink& link) {
+  uint64_t after = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    after = applied_version_;
+  }
+  std::string reply;
+  if (link.get(
+          "/v1/fclub/downloads?server=" + std::to_string(id_) + "&after=" + std::to_string(after),
+          &reply) != 200) {
+    return;
+  }
+  const std::size_t size = download_wire_size(cfg_.dim);
+  if (size == 0 || reply.size() % size != 0) {
+    if (log_ != nullptr) log_->warn("downloads_misframed", {{"bytes", reply.size()}});
+    return;
+  }
+  std::vector<Download> got;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(reply.data());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (std::size_t at = 0; at < reply.size(); at += size) {
+    Download d;
+    std::string err;
+    const OpenStatus st =
+        open_download(bytes + at, size, keys_.box_pk, keys_.box_sk, signers_, expect_, &d, &err);
+    if (st != OpenStatus::ok || d.server_id != id_) {
+      ++stats_.downloads_refused;
+      if (log_ != nullptr) log_->warn("download_refused", {{"error", open_status_name(st)}});
+      continue;
+    }
+    got.push_back(std::move(d));
+  }
+  std::sort(got.begin(), got.end(),
+            [](const Download& a, const Download& b) { return a.version < b.version; });
+  for (const Download& d : got) {
+    if (d.version <= applied_version_) continue;
+    StatsDownload sd;
+    sd.server = d.server_id;
+    sd.local_cluster = d.local_cluster;
+    sd.global_cluster = d.global_cluster;
+    sd.phase = d.phase;
+    sd.replace = d.kind == kDownloadReplace;
+    sd.stats = from_wire_stats(d.stats);
+    if (local_.apply(sd)) {
+      ++stats_.downloads_applied;
+    } else {
+      ++stats_.downloads_stale;
+      if (log_ != nullptr) {
+        log_->info("download_stale", {{"version", d.version}, {"phase", d.phase}});
+      }
+    }
+    applied_version_ = d.version;  // acknowledged with the next poll
+  }
+}
+
+nlohmann::json LocalService::stats_json() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {{"server", id_},
+          {"phase", phase_},
+          {"clusters", local_.cluster_count()},
+          {"recommends", stats_.recommends},
+          {"rewards", stats_.rewards},
+          {"uploads_fired", stats_.uploads_fired},
+          {"uploads_sent", stats_.uploads_sent},
+          {"uploads_refused", stats_.uploads_refused},
+          {"outbox", outbox_.size()},
+          {"downloads_applied", stats_.downloads_applied},
+          {"downloads_stale", stats_.downloads_stale},
+          {"downloads_refused", stats_.downloads_refused},
+          {"applied_version", applied_version_},
+          {"phases_started", stats_.phases_started}};
+}
+
+}  // namespace p2b::fclub

@@ -1,0 +1,194 @@
+// FCLUB as two services (docs/fclub-services.md): p2b-fclub-global holds the
+// GlobalServer, p2b-fclub-local a LocalServer. They talk over HTTP in the
+// P2BU / P2BD wire formats (fclub/wire): every message signed by its sender,
+// padded to one size per dim and sealed to its recipient. All state is in
+// memory. Server code: no exception crosses this API.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/json_log.hpp"
+#include "fclub/fclub_config.hpp"
+#include "fclub/global_server.hpp"
+#include "fclub/local_server.hpp"
+#include "fclub/messages.hpp"
+#include "fclub/wire/fclub_wire.hpp"
+
+namespace p2b::fclub {
+
+// Key files in a service's --keys DIR (raw libsodium keys, keyfiles.hpp).
+inline constexpr const char* kBoxPkFile = "fclub.box.pk";      // X25519, 32 bytes
+inline constexpr const char* kBoxSkFile = "fclub.box.sk";      // 32 bytes, 0600
+inline constexpr const char* kSignPkFile = "fclub.sign.pk";    // Ed25519, 32 bytes
+inline constexpr const char* kSignSkFile = "fclub.sign.sk";    // 64 bytes, 0600
+inline constexpr const char* kNoiseSkFile = "fclub.noise.sk";  // local only: tree seed, 32 bytes
+
+struct ServiceKeys {
+  uint8_t box_pk[32] = {};
+  uint8_t box_sk[32] = {};
+  uint8_t sign_pk[32] = {};
+  uint8_t sign_sk[64] = {};
+  TreeSeed noise{};  // local servers only
+};
+
+struct PeerKeys {
+  uint8_t box_pk[32] = {};
+  uint8_t sign_pk[32] = {};
+};
+
+// Loads DIR's own keys (the box pair and the signing pair must match; the
+// noise seed when `with_noise`). `warning` is set when a secret file is
+// readable by others.
+bool load_service_keys(const std::string& dir, bool with_noise, ServiceKeys* out,
+                       std::string* warning, std::string* err);
+// Loads DIR's public keys (fclub.box.pk, fclub.sign.pk).
+bool load_peer_keys(const std::string& dir, PeerKeys* out, std::string* err);
+// Writes a fresh key set into DIR (created if missing), the noise seed too
+// when `with_noise`. For tests and quick deployments.
+bool generate_service_keys(const std::string& dir, bool with_noise, std::string* err);
+
+// Between the algorithm's messages and the wire's.
+ClusterStats to_wire_stats(const Stats& s, uint32_t dim);
+Stats from_wire_stats(const ClusterStats& c);
+
+struct Reply {
+  int status = 200;
+  std::string body;
+  std::string content_type = "application/json";
+  std::string code;  // error code, empty on success
+};
+
+// ---- global ----------------------------------------------------------------
+
+struct GlobalStats {
+  uint64_t uploads_accepted = 0;
+  uint64_t uploads_refused = 0;
+  uint64_t replays_refused = 0;
+  uint64_t downloads_queued = 0;
+  uint64_t downloads_acked = 0;
+  uint64_t merges = 0;
+  std::map<uint32_t, uint64_t> accepted_by_server;
+  std::map<std::string, uint64_t> refused_by_reason;
+};
+
+class GlobalService {
+ public:
+  GlobalService(const FclubConfig& cfg, const ServiceKeys& keys,
+                std::map<uint32_t, PeerKeys> locals, common::Logger* log);
+
+  Reply upload(const std::string& body);                              // POST /v1/fclub/upload
+  Reply phase_done(uint32_t server, uint32_t phase, uint32_t count);  // POST /v1/fclub/phase-done
+  Reply downloads(uint32_t server, uint64_t after);                   // GET /v1/fclub/downloads
+  Reply advance();                                                    // POST /v1/fclub/advance
+  uint32_t phase() const;
+  nlohmann::json stats_json() const;
+
+ private:
+  struct Queued {
+    uint64_t version;
+    std::vector<uint8_t> wire;
+  };
+  struct PhaseStart {
+    std::vector<StatsUpload> uploads;
+    std::map<uint32_t, uint32_t> announced;  // server -> phase-start uploads it sent
+    std::vector<StatsUpload> early;          // in-phase uploads that came before the merge
+    bool merged = false;
+  };
+  Reply refuse(int status, const std::string& code);
+  void try_merge_locked(uint32_t phase);
+  void queue_locked(const std::vector<StatsDownload>& downs);
+
+  FclubConfig cfg_;
+  common::Logger* log_;
+  ServiceKeys keys_;
+  std::map<uint32_t, PeerKeys> locals_;
+  SignerLookup signers_;
+  std::map<std::vector<uint8_t>, uint32_t> signer_server_;  // signer fp -> server id
+  OpenExpect expect_;
+
+  mutable std::mutex mu_;
+  GlobalServer global_;
+  uint32_t phase_ = 0;  // the phase clock
+  std::map<uint32_t, PhaseStart> starts_;
+  // (server, phase, local_cluster) -> the last seq taken (0 after the phase start).
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> last_seq_;
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t>> started_;  // phase-start seen
+  std::set<std::vector<uint8_t>> seen_;                         // hashes of opened uploads
+  std::map<uint32_t, std::deque<Queued>> queues_;
+  std::map<uint32_t, uint64_t> next_version_;
+  GlobalStats stats_;
+};
+
+// ---- local -----------------------------------------------------------------
+
+struct LocalStats {
+  uint64_t recommends = 0;
+  uint64_t rewards = 0;
+  uint64_t uploads_fired = 0;
+  uint64_t uploads_sent = 0;
+  uint64_t uploads_refused = 0;
+  uint64_t downloads_applied = 0;
+  uint64_t downloads_stale = 0;
+  uint64_t downloads_refused = 0;
+  uint64_t phases_started = 0;
+};
+
+// The HTTP calls the local server makes to the global one; the service's
+// main() gives it an httplib client. status < 0: no answer.
+struct GlobalLink {
+  std::function<int(const std::string& path, const std::string& body, std::string* reply)> post;
+  std::function<int(const std::string& path, std::string* reply)> get;
+};
+
+class LocalService {
+ public:
+  LocalService(const FclubConfig& cfg, uint32_t id, uint32_t users, const ServiceKeys& keys,
+               const PeerKeys& global, common::Logger* log);
+
+  Reply recommend(const std::string& body);  // POST /v1/recommend
+  Reply reward(const std::string& body);     // POST /v1/reward
+  nlohmann::json stats_json() const;
+
+  // One round of the background loop: the phase, the outbox, the downloads.
+  void poll(const GlobalLink& link);
+
+ private:
+  struct Outgoing {
+    bool phase_done = false;
+    uint32_t phase = 0;
+    uint32_t count = 0;
+    std::vector<uint8_t> wire;
+  };
+  void queue_upload_locked(const StatsUpload& up);
+  void poll_phase(const GlobalLink& link);
+  void flush(const GlobalLink& link);
+  void poll_downloads(const GlobalLink& link);
+
+  FclubConfig cfg_;
+  common::Logger* log_;
+  uint32_t id_;
+  ServiceKeys keys_;
+  PeerKeys global_;
+  SignerLookup signers_;
+  OpenExpect expect_;
+
+  mutable std::mutex mu_;
+  LocalServer local_;
+  uint32_t phase_ = 0;
+  uint64_t applied_version_ = 0;
+  std::deque<Outgoing> outbox_;
+  LocalStats stats_;
+};
+
+}  // namespace p2b::fclub

@@ -1,0 +1,210 @@
+// p2b-fclub-local: an FCLUB local server as a service (docs/fclub-services.md).
+// It learns from its own users' rewards, uploads sealed P2BU messages to
+// p2b-fclub-global (kept in an outbox while the global is away) and applies
+// the global's P2BD downloads in version order. Routes:
+//   POST /v1/recommend  {"user":u,"items":[[...],...]} -> {"item":k}
+//   POST /v1/reward     {"user":u,"x":[...],"reward":y}
+//   GET  /v1/fclub/stats  counts; GET /healthz, GET /readyz
+// Eigen (through fclub_services.hpp) comes before httplib, whose <resolv.h>
+// defines a macro `_res` that Eigen uses as a parameter name.
+#include "fclub/fclub_services.hpp"
+
+#include <httplib.h>
+
+#include <sodium.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "common/bounded_server.hpp"
+#include "common/command_line.hpp"
+#include "common/exit_codes.hpp"
+#include "common/http_server.hpp"
+#include "common/json_log.hpp"
+#include "common/option_values.hpp"
+#include "common/readiness.hpp"
+#include "common/service_main.hpp"
+#include "common/shutdown.hpp"
+
+namespace {
+
+namespace common = p2b::common;
+namespace fclub = p2b::fclub;
+using common::ParseOutcome;
+
+struct Options {
+  common::LogLevel log_level = common::LogLevel::info;
+  std::string log_file;
+  std::string host = "127.0.0.1";
+  int port = 0;
+  std::string keys, global_keys, global_url;
+  uint32_t id = 0;
+  uint32_t users = 0;
+  uint32_t servers = 1;
+  uint32_t dim = 10;
+  uint32_t poll_ms = 200;
+};
+
+ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
+  common::CommandLine line(
+      "p2b-fclub-local",
+      "usage: p2b-fclub-local --keys DIR --id N --users N --servers N --dim D\n"
+      "                       --global http://HOST:PORT --global-keys DIR [options]",
+      "An FCLUB local server: recommends to its users and shares cluster statistics with "
+      "p2b-fclub-global (docs/fclub-services.md).",
+      true);
+  std::string listen, id, users, servers, dim, poll_ms, level, log_file;
+  line.add_value("--listen", &listen, "HOST:PORT (default 127.0.0.1:0, a free port)");
+  line.add_value("--keys", &out->keys,
+                 "DIR with fclub.box.{pk,sk}, fclub.sign.{pk,sk} and fclub.noise.sk");
+  line.add_value("--id", &id, "this local server's id, as the global's --local ID=DIR names it");
+  line.add_value("--users", &users, "how many users this server has (1..100000)");
+  line.add_value("--servers", &servers, "how many local servers the deployment has");
+  line.add_value("--dim", &dim, "the context dimension d (1..64)");
+  line.add_value("--global", &out->global_url, "the global server, http://HOST:PORT");
+  line.add_value("--global-keys", &out->global_keys,
+                 "DIR with the global's fclub.box.pk and fclub.sign.pk");
+  line.add_value("--poll-ms", &poll_ms, "how often to ask the global (default 200)");
+  line.add_value("--log-level", &level, "debug, info, warn or error");
+  line.add_value("--log-file", &log_file, "append the log here instead of stderr");
+  const ParseOutcome parsed = line.parse(argc, argv, message);
+  if (parsed != ParseOutcome::ok) return parsed;
+  if (!listen.empty() && !common::parse_listen(listen, &out->host, &out->port)) {
+    return common::usage_error(message, common::bad_value("listen", "HOST:PORT", listen));
+  }
+  if (out->keys.empty() || out->global_keys.empty() || out->global_url.empty()) {
+    return common::usage_error(message, "--keys, --global and --global-keys are required");
+  }
+  uint64_t v = 0;
+  if (!common::parse_count(id, 0, UINT32_MAX, &v)) {
+    return common::usage_error(message, common::bad_value("id", "an integer", id));
+  }
+  out->id = static_cast<uint32_t>(v);
+  if (!common::parse_count(users, 1, 100000, &v)) {
+    return common::usage_error(message, common::bad_value("users", "1..100000", users));
+  }
+  out->users = static_cast<uint32_t>(v);
+  if (!servers.empty()) {
+    if (!common::parse_count(servers, 1, 1 << 20, &v)) {
+      return common::usage_error(message, common::bad_value("servers", ">= 1", servers));
+    }
+    out->servers = static_cast<uint32_t>(v);
+  }
+  if (!common::parse_count(dim, 1, fclub::kMaxDim, &v)) {
+    return common::usage_error(message, common::bad_value("dim", "1..64", dim));
+  }
+  out->dim = static_cast<uint32_t>(v);
+  if (!poll_ms.empty()) {
+    if (!common::parse_count(poll_ms, 10, 600000, &v)) {
+      return common::usage_error(message, common::bad_value("poll-ms", "10..600000", poll_ms));
+    }
+    out->poll_ms = static_cast<uint32_t>(v);
+  }
+  if (!level.empty() && !common::parse_log_level(level, &out->log_level)) {
+    return common::usage_error(message, common::bad_value("log-level", "a level", level));
+  }
+  out->log_file = log_file;
+  return ParseOutcome::ok;
+}
+
+void answer(httplib::Response& res, const fclub::Reply& r) {
+  res.status = r.status;
+  res.set_content(r.body, r.content_type);
+}
+
+int run(const Options& opt, common::Logger& log) {
+  fclub::ServiceKeys keys;
+  fclub::PeerKeys global;
+  std::string err, warning;
+  if (!fclub::load_service_keys(opt.keys, true, &keys, &warning, &err) ||
+      !fclub::load_peer_keys(opt.global_keys, &global, &err)) {
+    log.error("keys_unreadable", {{"error", err}});
+    return common::kExitFailure;
+  }
+  if (!warning.empty()) log.warn("secret_key_mode", {{"warning", warning}});
+  fclub::FclubConfig cfg;
+  cfg.dim = opt.dim;
+  cfg.n_servers = opt.servers;
+  if (const char* why = fclub::check_config(cfg)) {
+    log.error("bad_config", {{"error", why}});
+    return common::kExitFailure;
+  }
+  fclub::LocalService service(cfg, opt.id, opt.users, keys, global, &log);
+  sodium_memzero(&keys, sizeof keys);
+
+  httplib::Client client(opt.global_url);
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(10, 0);
+  client.set_write_timeout(10, 0);
+  fclub::GlobalLink link;
+  link.post = [&client](const std::string& path, const std::string& body, std::string* reply) {
+    const auto r = client.Post(path, body, "application/octet-stream");
+    if (!r) return -1;
+    *reply = r->body;
+    return r->status;
+  };
+  link.get = [&client](const std::string& path, std::string* reply) {
+    const auto r = client.Get(path);
+    if (!r) return -1;
+    *reply = r->body;
+    return r->status;
+  };
+
+  common::Readiness readiness;
+  readiness.add("local", [] { return common::check_ok("serving"); });
+  common::HttpCounters counters;
+  common::BoundedServer server(common::HttpLimits{}, counters);
+  common::configure_server(server, std::size_t{4} << 20, log);
+  common::serve_readiness(server, readiness);
+  common::install_access_log(server, log, common::AccessLog::standard,
+                             [](const httplib::Request& req) {
+                               return req.path == "/v1/recommend" || req.path == "/v1/reward";
+                             });
+  server.Post("/v1/recommend", [&](const httplib::Request& req, httplib::Response& res) {
+    answer(res, service.recommend(req.body));
+  });
+  server.Post("/v1/reward", [&](const httplib::Request& req, httplib::Response& res) {
+    answer(res, service.reward(req.body));
+  });
+  server.Get("/v1/fclub/stats", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(service.stats_json().dump(), "application/json");
+  });
+  const int port = common::bind_and_announce(server, opt.host, opt.port, log);
+  if (port < 0) return common::kExitFailure;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stopping = false;
+  std::thread poller([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    const auto period = std::chrono::milliseconds(opt.poll_ms);
+    while (!cv.wait_for(lock, period, [&] { return stopping; })) {
+      lock.unlock();
+      service.poll(link);
+      lock.lock();
+    }
+  });
+  log.info("started", {{"port", port},
+                       {"id", opt.id},
+                       {"users", opt.users},
+                       {"dim", opt.dim},
+                       {"poll_ms", opt.poll_ms}});
+  const common::StopOutcome outcome = common::serve_until_stopped(server, log);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stopping = true;
+  }
+  cv.notify_all();
+  poller.join();
+  log.info("final_counts", {{"stats", service.stats_json()}});
+  return common::finish_stop(outcome, log);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return p2b::common::service_main<Options>("p2b-fclub-local", argc, argv, parse_options, run);
+}

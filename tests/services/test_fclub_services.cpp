@@ -1,0 +1,297 @@
+// FCLUB as real processes on loopback (docs/fclub-services.md): one
+// p2b-fclub-global and two p2b-fclub-local, keys written by the services'
+// own generate_service_keys. A synthetic world of two user groups is driven
+// through the locals' HTTP API over a few phases; then the global's counts
+// must show uploads from both servers, merged clusters and acknowledged
+// downloads, the locals must have applied downloads, and a replayed or
+// tampered upload (sealed here with a local's keys) must be refused, counted
+// and change nothing.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fclub/fclub_services.hpp"
+#include "fclub/wire/fclub_wire.hpp"
+
+#include <httplib.h>
+
+#include "proc/service_process.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace fclub = p2b::fclub;
+using nlohmann::json;
+using p2b::proc::ServiceProcess;
+
+constexpr uint32_t kDim = 5;
+constexpr uint32_t kUsers = 8;  // per local server
+constexpr uint32_t kItems = 5;
+
+json get_json(const ServiceProcess& p, const std::string& path) {
+  httplib::Client c("127.0.0.1", p.port());
+  const auto r = c.Get(path);
+  if (!r || r->status != 200) return json();
+  return json::parse(r->body, nullptr, false);
+}
+
+int post(const ServiceProcess& p, const std::string& path, const std::string& body,
+         std::string* reply = nullptr) {
+  httplib::Client c("127.0.0.1", p.port());
+  const auto r = c.Post(path, body, "application/octet-stream");
+  if (!r) return -1;
+  if (reply != nullptr) *reply = r->body;
+  return r->status;
+}
+
+bool wait_for(const std::function<bool()>& done, double seconds = 20.0) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
+std::vector<double> unit(std::mt19937_64& rng) {
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::vector<double> v(kDim);
+  double n = 0;
+  for (double& x : v) {
+    x = g(rng);
+    n += x * x;
+  }
+  for (double& x : v) x /= std::sqrt(n);
+  return v;
+}
+
+class FclubServices : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(P2B_TEST_TMP) / "fclub";
+    fs::remove_all(dir_);
+    std::string err;
+    for (const char* name : {"global", "local0", "local1"}) {
+      ASSERT_TRUE(
+          fclub::generate_service_keys((dir_ / name).string(), std::string(name) != "global", &err))
+          << err;
+    }
+    global_.start(
+        P2B_FCLUB_GLOBAL_BIN,
+        {"--keys", (dir_ / "global").string(), "--local", "0=" + (dir_ / "local0").string(),
+         "--local", "1=" + (dir_ / "local1").string(), "--dim", std::to_string(kDim)},
+        (dir_ / "global.log").string());
+    for (uint32_t s = 0; s < 2; ++s) {
+      locals_[s].start(P2B_FCLUB_LOCAL_BIN,
+                       {"--keys", (dir_ / ("local" + std::to_string(s))).string(), "--id",
+                        std::to_string(s), "--users", std::to_string(kUsers), "--servers", "2",
+                        "--dim", std::to_string(kDim), "--global", global_.url(), "--global-keys",
+                        (dir_ / "global").string(), "--poll-ms", "50"},
+                       (dir_ / ("local" + std::to_string(s) + ".log")).string());
+    }
+  }
+  void start_global(int port) {
+    global_.start(P2B_FCLUB_GLOBAL_BIN,
+                  {"--keys", (dir_ / "global").string(), "--local",
+                   "0=" + (dir_ / "local0").string(), "--local", "1=" + (dir_ / "local1").string(),
+                   "--dim", std::to_string(kDim), "--listen", "127.0.0.1:" + std::to_string(port)},
+                  (dir_ / ("global" + std::to_string(port) + ".log")).string());
+  }
+  void TearDown() override {
+    for (ServiceProcess& l : locals_) {
+      if (l.running()) l.stop();
+    }
+    if (global_.running()) global_.stop();
+  }
+
+  // `n` rounds of the world: a random user of a random server, K random
+  // items, the local server's choice, and a reward from the user's group.
+  void drive(uint32_t n, std::mt19937_64& rng) {
+    std::normal_distribution<double> noise(0.0, 0.1);
+    for (uint32_t t = 0; t < n; ++t) {
+      const auto s = static_cast<uint32_t>(rng() % 2);
+      const auto u = static_cast<uint32_t>(rng() % kUsers);
+      json items = json::array();
+      std::vector<std::vector<double>> xs;
+      for (uint32_t k = 0; k < kItems; ++k) {
+        xs.push_back(unit(rng));
+        items.push_back(xs.back());
+      }
+      std::string reply;
+      ASSERT_EQ(
+          post(locals_[s], "/v1/recommend", json{{"user", u}, {"items", items}}.dump(), &reply),
+          200)
+          << reply;
+      const auto k = json::parse(reply)["item"].get<uint32_t>();
+      ASSERT_LT(k, kItems);
+      const std::vector<double>& theta = theta_[u % 2];
+      double y = noise(rng);
+      for (uint32_t i = 0; i < kDim; ++i) y += xs[k][i] * theta[i];
+      ASSERT_EQ(post(locals_[s], "/v1/reward",
+                     json{{"user", u}, {"x", xs[k]}, {"reward", y}}.dump(), &reply),
+                200)
+          << reply;
+    }
+  }
+
+  void advance_and_merge(uint64_t merges) {
+    ASSERT_EQ(post(global_, "/v1/fclub/advance", ""), 200);
+    ASSERT_TRUE(wait_for([&] {
+      const json s = get_json(global_, "/v1/fclub/stats");
+      return s.is_object() && s["merges"].get<uint64_t>() >= merges;
+    })) << get_json(global_, "/v1/fclub/stats").dump();
+  }
+
+  // An upload sealed with local 1's own keys, as a misbehaving copy of it
+  // (or a network attacker replaying its bytes) could send.
+  std::vector<uint8_t> forged_upload(uint32_t phase, uint32_t cluster) {
+    fclub::ServiceKeys k;
+    fclub::PeerKeys g;
+    std::string warning, err;
+    EXPECT_TRUE(fclub::load_service_keys((dir_ / "local1").string(), true, &k, &warning, &err))
+        << err;
+    EXPECT_TRUE(fclub::load_peer_keys((dir_ / "global").string(), &g, &err)) << err;
+    fclub::Upload u;
+    fclub::deployment_fingerprint(g.box_pk, u.deployment_fp);
+    u.server_id = 1;
+    u.phase = phase;
+    u.seq = 1;
+    u.local_cluster = cluster;
+    u.member_count = 1;
+    fclub::Stats s = fclub::Stats::zero(kDim);
+    s.count = 1;
+    u.stats = fclub::to_wire_stats(s, kDim);
+    std::vector<uint8_t> wire;
+    EXPECT_TRUE(fclub::seal_upload(u, k.sign_sk, g.box_pk, &wire, &err)) << err;
+    return wire;
+  }
+
+  fs::path dir_;
+  ServiceProcess global_;
+  ServiceProcess locals_[2];
+  std::vector<std::vector<double>> theta_ = {{0.8, 0.4, 0.2, 0.2, 0.2},
+                                             {-0.6, 0.1, 0.6, -0.4, 0.3}};
+};
+
+TEST_F(FclubServices, PhasesUploadsDownloadsAndRefusals) {
+  std::mt19937_64 rng(16);
+  ASSERT_EQ(get_json(global_, "/v1/fclub/phase")["phase"], 0);
+  drive(300, rng);  // phase 0: learning alone, nothing to upload to
+  advance_and_merge(1);
+  drive(700, rng);
+  advance_and_merge(2);
+  drive(700, rng);
+  advance_and_merge(3);
+  drive(300, rng);
+  // Everything the locals fired reaches the global; the downloads are
+  // applied and acknowledged.
+  ASSERT_TRUE(wait_for([&] {
+    const json g = get_json(global_, "/v1/fclub/stats");
+    for (ServiceProcess& l : locals_) {
+      const json s = get_json(l, "/v1/fclub/stats");
+      if (!s.is_object() || s["outbox"] != 0 || s["downloads_applied"].get<uint64_t>() == 0) {
+        return false;
+      }
+    }
+    return g.is_object() && g["downloads_pending"] == 0;
+  })) << get_json(global_, "/v1/fclub/stats").dump();
+  // One more poll acknowledges what the last one applied.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+
+  const json g = get_json(global_, "/v1/fclub/stats");
+  ASSERT_TRUE(g.is_object());
+  EXPECT_EQ(g["phase"], 3);
+  EXPECT_EQ(g["merges"], 3);
+  EXPECT_GE(g["clusters"].get<uint64_t>(), 1u);
+  EXPECT_GT(g["accepted_by_server"]["0"].get<uint64_t>(), 0u);
+  EXPECT_GT(g["accepted_by_server"]["1"].get<uint64_t>(), 0u);
+  EXPECT_EQ(g["uploads_refused"], 0) << g.dump();
+  EXPECT_GT(g["downloads_queued"].get<uint64_t>(), 0u);
+  EXPECT_EQ(g["downloads_acked"], g["downloads_queued"]) << g.dump();
+  uint64_t sent = 0;
+  for (ServiceProcess& l : locals_) {
+    const json s = get_json(l, "/v1/fclub/stats");
+    EXPECT_GT(s["rewards"].get<uint64_t>(), 0u);
+    EXPECT_GT(s["downloads_applied"].get<uint64_t>(), 0u) << s.dump();
+    EXPECT_EQ(s["downloads_refused"], 0);
+    EXPECT_EQ(s["uploads_refused"], 0);
+    EXPECT_EQ(s["phases_started"], 3);
+    sent += s["uploads_sent"].get<uint64_t>();
+  }
+  EXPECT_EQ(sent, g["uploads_accepted"].get<uint64_t>());
+
+  // A replay: the same bytes twice. The first is judged on its merits (no
+  // such cluster), the second refused as a replay; neither is accepted.
+  const std::vector<uint8_t> forged = forged_upload(3, 999);
+  const std::string body(forged.begin(), forged.end());
+  std::string reply;
+  EXPECT_EQ(post(global_, "/v1/fclub/upload", body, &reply), 400) << reply;
+  EXPECT_EQ(post(global_, "/v1/fclub/upload", body, &reply), 409) << reply;
+  EXPECT_EQ(json::parse(reply)["error"], "replay");
+  // Tampered: one bit flipped inside the seal.
+  std::vector<uint8_t> tampered = forged_upload(3, 0);
+  tampered[tampered.size() / 2] ^= 0x01;
+  EXPECT_EQ(
+      post(global_, "/v1/fclub/upload", std::string(tampered.begin(), tampered.end()), &reply),
+      400);
+  EXPECT_EQ(json::parse(reply)["error"], "unseal_failed");
+  // Truncated.
+  EXPECT_EQ(post(global_, "/v1/fclub/upload", body.substr(0, body.size() - 1), &reply), 400);
+  EXPECT_EQ(json::parse(reply)["error"], "wrong_length");
+
+  const json after = get_json(global_, "/v1/fclub/stats");
+  EXPECT_EQ(after["uploads_accepted"], g["uploads_accepted"]);
+  EXPECT_EQ(after["replays_refused"], 1);
+  EXPECT_EQ(after["uploads_refused"], 4);
+  EXPECT_EQ(after["refused_by_reason"]["replay"], 1);
+  EXPECT_EQ(after["refused_by_reason"]["not_a_member"], 1);
+  EXPECT_EQ(after["refused_by_reason"]["unseal_failed"], 1);
+  EXPECT_EQ(after["refused_by_reason"]["wrong_length"], 1);
+  // Advancing is for loopback admins; a phase-done from nobody is refused.
+  EXPECT_EQ(post(global_, "/v1/fclub/phase-done?server=7&phase=3&clusters=1", ""), 400);
+
+  for (ServiceProcess& l : locals_) EXPECT_EQ(l.stop(), 0);
+  EXPECT_EQ(global_.stop(), 0);
+}
+
+// While the global is away, what the locals fire waits in their outboxes;
+// once a global answers again it is delivered (here to a fresh global, whose
+// in-memory state starts over: it holds the uploads for its phase 1).
+TEST_F(FclubServices, OutboxWaitsForTheGlobal) {
+  std::mt19937_64 rng(17);
+  drive(200, rng);
+  advance_and_merge(1);
+  const int port = global_.port();
+  ASSERT_EQ(global_.stop(), 0);
+  drive(300, rng);
+  uint64_t waiting = 0;
+  for (ServiceProcess& l : locals_) {
+    const json s = get_json(l, "/v1/fclub/stats");
+    waiting += s["outbox"].get<uint64_t>();
+    EXPECT_EQ(s["uploads_refused"], 0);
+  }
+  ASSERT_GT(waiting, 0u);
+  start_global(port);
+  ASSERT_EQ(post(global_, "/v1/fclub/advance", ""), 200);
+  ASSERT_TRUE(wait_for([&] {
+    for (ServiceProcess& l : locals_) {
+      if (get_json(l, "/v1/fclub/stats")["outbox"] != 0) return false;
+    }
+    return true;
+  }));
+  const json g = get_json(global_, "/v1/fclub/stats");
+  EXPECT_EQ(g["uploads_accepted"].get<uint64_t>(), waiting) << g.dump();
+  EXPECT_EQ(g["uploads_refused"], 0) << g.dump();
+  for (ServiceProcess& l : locals_) EXPECT_EQ(get_json(l, "/v1/fclub/stats")["uploads_refused"], 0);
+}
+
+}  // namespace
