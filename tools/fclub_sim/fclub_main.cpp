@@ -81,6 +81,11 @@ std::unique_ptr<Learner> make_learner(const Options& o, const std::string& name,
                        {2.0, false, [d](uint64_t n) { return reference_beta(0.25, d, n); }}, 0.25,
                        1.0);
     }
+    if (name == "sclub") {
+      return make_sclub(d, per_server,
+                        {2.0, false, [d](uint64_t n) { return reference_beta(1.5, d, n); }},
+                        SclubParams{});
+    }
     ReferenceSpec r;
     r.dim = d;
     r.users_per_server = per_server;
@@ -102,6 +107,13 @@ std::unique_ptr<Learner> make_learner(const Options& o, const std::string& name,
                   }};
   if (name == "linucb-ind") return make_linucb_ind(d, o.users, s);
   if (name == "club") return make_club(d, per_server, s, cfg.split_alpha, cfg.estimate_ridge);
+  if (name == "sclub") {
+    SclubParams sp;
+    sp.split_alpha = cfg.split_alpha;
+    sp.merge_alpha = cfg.split_alpha / 2.0;
+    sp.estimate_ridge = cfg.estimate_ridge;
+    return make_sclub(d, per_server, s, sp);
+  }
   if (name == "homo" || name == "homo-dc") cfg.clustering = fclub::Clustering::single_global;
   if (name == "homo" || name == "fclub") cfg.upload_ratio = cfg.download_ratio = 1.0;
   if (name == "cdp-fclub-dc") {

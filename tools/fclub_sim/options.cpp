@@ -7,10 +7,10 @@
 namespace p2b::fclub_sim {
 
 namespace {
-const std::vector<std::string> kAll{"linucb-ind", "club",     "homo",        "homo-dc",
-                                    "fclub",      "fclub-dc", "cdp-fclub-dc"};
-const std::vector<std::string> kReference{"linucb-ind", "club", "homo-dc", "fclub-dc",
-                                          "cdp-fclub-dc"};
+const std::vector<std::string> kAll{"linucb-ind", "club",  "sclub",    "homo",
+                                    "homo-dc",    "fclub", "fclub-dc", "cdp-fclub-dc"};
+const std::vector<std::string> kReference{"linucb-ind", "club",     "sclub",
+                                          "homo-dc",    "fclub-dc", "cdp-fclub-dc"};
 }  // namespace
 
 int parse_options(int argc, char** argv, Options* o) {
@@ -25,9 +25,9 @@ int parse_options(int argc, char** argv, Options* o) {
   app.add_option("--mode", o->mode,
                  "default (the paper's maths) or reference (the authors' code) [default]")
       ->check(CLI::IsMember({"default", "reference"}));
-  app.add_option(
-         "--algorithms", o->algorithms,
-         "any of linucb-ind, club, homo, homo-dc, fclub, fclub-dc, cdp-fclub-dc [all the mode has]")
+  app.add_option("--algorithms", o->algorithms,
+                 "any of linucb-ind, club, sclub, homo, homo-dc, fclub, fclub-dc, cdp-fclub-dc\n"
+                 "[all the mode has]")
       ->delimiter(',')
       ->check(CLI::IsMember(kAll));
   app.add_option("--seeds", o->seeds, "runs per algorithm, seeds seed..seed+seeds-1 [10]")
