@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <utility>
 
+#include "analyzer/spd_projection.hpp"
 #include "common/keyfiles.hpp"
+#include "wire/model_bundle.hpp"
 
 namespace p2b::fclub {
 
@@ -225,6 +227,8 @@ Reply GlobalService::upload(const std::string& body) {
     started_.insert(key);
     it->second.uploads.push_back(std::move(up));
     ++stats_.uploads_accepted;
+    ++state_version_;
+    ++state_version_;
     ++stats_.accepted_by_server[u.server_id];
     return json_reply({{"accepted", true}});
   }
@@ -244,6 +248,7 @@ Reply GlobalService::upload(const std::string& body) {
   }
   last_seq_[key] = u.seq;
   ++stats_.uploads_accepted;
+  ++state_version_;
   ++stats_.accepted_by_server[u.server_id];
   return json_reply({{"accepted", true}});
 }
@@ -272,6 +277,7 @@ void GlobalService::try_merge_locked(uint32_t phase) {
   const std::vector<StatsDownload> downs = global_.merge_phase(phase, ps.uploads);
   ps.merged = true;
   ++stats_.merges;
+  ++state_version_;
   queue_locked(downs);
   std::size_t early_refused = 0;
   for (const StatsUpload& up : ps.early) {
@@ -340,6 +346,41 @@ Reply GlobalService::downloads(uint32_t server, uint64_t after) {
   return r;
 }
 
+Reply GlobalService::cluster_model(uint32_t server, uint32_t local_cluster, uint64_t now_unix) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int g = global_.cluster_of(server, local_cluster);
+  if (g < 0) return error_reply(404, "unknown_cluster");
+  const Stats& sum = global_.cluster_stats(static_cast<uint32_t>(g));
+  server::ModelSpec spec;
+  spec.dim = cfg_.dim;
+  spec.n_actions = 1;
+  spec.alpha = cfg_.beta_scale;
+  spec.ridge_lambda = cfg_.ridge;
+  spec.version = state_version_ + 1;  // 0 is no model on the device
+  spec.created_unix = now_unix;
+  if (cfg_.private_uploads) {
+    spec.central_epsilon = cfg_.epsilon;
+    spec.central_delta = cfg_.delta;
+  }
+  Eigen::MatrixXd gram = sum.gram;
+  if (cfg_.private_uploads) {
+    // Noisy sums can be indefinite; devices factor A. Post-processing.
+    analyzer::raise_eigenvalues(gram.data(), cfg_.dim, 0.0);
+  }
+  Reply r;
+  std::vector<uint8_t> bundle;
+  std::string err;
+  if (!server::build_shared_model_bundle(spec, gram.data(), sum.moment.data(), keys_.sign_sk,
+                                         &bundle, &err)) {
+    if (log_ != nullptr) log_->error("model_build_failed", {{"error", err}});
+    return error_reply(500, "model_build_failed");
+  }
+  ++stats_.models_served;
+  r.content_type = "application/octet-stream";
+  r.body.assign(bundle.begin(), bundle.end());
+  return r;
+}
+
 Reply GlobalService::advance() {
   std::lock_guard<std::mutex> lock(mu_);
   ++phase_;
@@ -364,6 +405,7 @@ nlohmann::json GlobalService::stats_json() const {
   for (const auto& [s, q] : queues_) queued += q.size();
   return {{"phase", phase_},
           {"merges", stats_.merges},
+          {"models_served", stats_.models_served},
           {"clusters", global_.cluster_count()},
           {"uploads_accepted", stats_.uploads_accepted},
           {"uploads_refused", stats_.uploads_refused},

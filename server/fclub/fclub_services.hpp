@@ -78,6 +78,7 @@ struct GlobalStats {
   uint64_t downloads_queued = 0;
   uint64_t downloads_acked = 0;
   uint64_t merges = 0;
+  uint64_t models_served = 0;
   std::map<uint32_t, uint64_t> accepted_by_server;
   std::map<std::string, uint64_t> refused_by_reason;
 };
@@ -91,6 +92,12 @@ class GlobalService {
   Reply phase_done(uint32_t server, uint32_t phase, uint32_t count);  // POST /v1/fclub/phase-done
   Reply downloads(uint32_t server, uint64_t after);                   // GET /v1/fclub/downloads
   Reply advance();                                                    // POST /v1/fclub/advance
+  // GET /v1/fclub/cluster-model: the signed P2BM warm start (one arm, A =
+  // ridge I + S_g, b = u_g) of the global cluster that (server, local
+  // cluster) belongs to, for its devices' SharedModel (docs/fclub-device.md).
+  // `now_unix` is its created time; the version grows with every change of
+  // the global state, so a device never takes an older model.
+  Reply cluster_model(uint32_t server, uint32_t local_cluster, uint64_t now_unix);
   uint32_t phase() const;
   nlohmann::json stats_json() const;
 
@@ -127,6 +134,7 @@ class GlobalService {
   std::set<std::vector<uint8_t>> seen_;                         // hashes of opened uploads
   std::map<uint32_t, std::deque<Queued>> queues_;
   std::map<uint32_t, uint64_t> next_version_;
+  uint64_t state_version_ = 0;  // + 1 on every accepted upload and merge
   GlobalStats stats_;
 };
 

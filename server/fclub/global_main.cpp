@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <string>
@@ -50,6 +51,8 @@ struct Options {
   std::map<uint32_t, std::string> locals;  // server id -> its key directory
   uint32_t dim = 10;
   double phase_seconds = 0;
+  double epsilon = 0;  // 0: not private
+  double delta = 0.1;
 };
 
 ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
@@ -67,6 +70,11 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
                         "DIR/fclub.box.pk); once per local server");
   line.add_value("--dim", &dim, "the context dimension d (1..64)");
   line.add_value("--phase-seconds", &phase_seconds, "advance the phase every S seconds (0: never)");
+  std::string epsilon, delta;
+  line.add_value(
+      "--epsilon", &epsilon,
+      "the deployment is private (CDP-FCLUB-DC) at this epsilon; must match the locals'");
+  line.add_value("--delta", &delta, "its delta (default 0.1)");
   line.add_value("--log-level", &level, "debug, info, warn or error");
   line.add_value("--log-file", &log_file, "append the log here instead of stderr");
   const ParseOutcome parsed = line.parse(argc, argv, message);
@@ -83,6 +91,12 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   if (!phase_seconds.empty() && !common::parse_real(phase_seconds, 0, 1e9, &out->phase_seconds)) {
     return common::usage_error(message,
                                common::bad_value("phase-seconds", "seconds >= 0", phase_seconds));
+  }
+  if (!epsilon.empty() && !common::parse_real(epsilon, 1e-6, 1e6, &out->epsilon)) {
+    return common::usage_error(message, common::bad_value("epsilon", "a number > 0", epsilon));
+  }
+  if (!delta.empty() && !common::parse_real(delta, 1e-12, 0.5, &out->delta)) {
+    return common::usage_error(message, common::bad_value("delta", "in (0, 0.5]", delta));
   }
   if (!level.empty() && !common::parse_log_level(level, &out->log_level)) {
     return common::usage_error(message, common::bad_value("log-level", "a level", level));
@@ -131,6 +145,11 @@ int run(const Options& opt, common::Logger& log) {
   fclub::FclubConfig cfg;
   cfg.dim = opt.dim;
   cfg.n_servers = static_cast<uint32_t>(locals.size());
+  cfg.private_uploads = opt.epsilon > 0;
+  if (cfg.private_uploads) {
+    cfg.epsilon = opt.epsilon;
+    cfg.delta = opt.delta;
+  }
   if (const char* why = fclub::check_config(cfg)) {
     log.error("bad_config", {{"error", why}});
     return common::kExitFailure;
@@ -174,6 +193,17 @@ int run(const Options& opt, common::Logger& log) {
       return;
     }
     answer(res, service.downloads(static_cast<uint32_t>(s), after));
+  });
+  server.Get("/v1/fclub/cluster-model", [&](const httplib::Request& req, httplib::Response& res) {
+    uint64_t srv = 0, cluster = 0;
+    if (!parse_u64(req, "server", UINT32_MAX, &srv) ||
+        !parse_u64(req, "cluster", UINT32_MAX, &cluster)) {
+      answer(res, {400, R"({"error":"bad_query"})", "application/json", "bad_query"});
+      return;
+    }
+    const auto now = static_cast<uint64_t>(std::time(nullptr));
+    answer(res,
+           service.cluster_model(static_cast<uint32_t>(srv), static_cast<uint32_t>(cluster), now));
   });
   server.Get("/v1/fclub/phase", [&](const httplib::Request&, httplib::Response& res) {
     res.set_content(nlohmann::json{{"phase", service.phase()}}.dump(), "application/json");

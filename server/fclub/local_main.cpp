@@ -46,6 +46,8 @@ struct Options {
   uint32_t servers = 1;
   uint32_t dim = 10;
   uint32_t poll_ms = 200;
+  double epsilon = 0;  // 0: not private
+  double delta = 0.1;
 };
 
 ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
@@ -68,6 +70,11 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   line.add_value("--global-keys", &out->global_keys,
                  "DIR with the global's fclub.box.pk and fclub.sign.pk");
   line.add_value("--poll-ms", &poll_ms, "how often to ask the global (default 200)");
+  std::string epsilon, delta;
+  line.add_value("--epsilon", &epsilon,
+                 "upload privatized statistics (CDP-FCLUB-DC) at this epsilon per interaction "
+                 "over the whole run (docs/fclub.md)");
+  line.add_value("--delta", &delta, "its delta (default 0.1)");
   line.add_value("--log-level", &level, "debug, info, warn or error");
   line.add_value("--log-file", &log_file, "append the log here instead of stderr");
   const ParseOutcome parsed = line.parse(argc, argv, message);
@@ -103,6 +110,12 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
     }
     out->poll_ms = static_cast<uint32_t>(v);
   }
+  if (!epsilon.empty() && !common::parse_real(epsilon, 1e-6, 1e6, &out->epsilon)) {
+    return common::usage_error(message, common::bad_value("epsilon", "a number > 0", epsilon));
+  }
+  if (!delta.empty() && !common::parse_real(delta, 1e-12, 0.5, &out->delta)) {
+    return common::usage_error(message, common::bad_value("delta", "in (0, 0.5]", delta));
+  }
   if (!level.empty() && !common::parse_log_level(level, &out->log_level)) {
     return common::usage_error(message, common::bad_value("log-level", "a level", level));
   }
@@ -128,6 +141,11 @@ int run(const Options& opt, common::Logger& log) {
   fclub::FclubConfig cfg;
   cfg.dim = opt.dim;
   cfg.n_servers = opt.servers;
+  cfg.private_uploads = opt.epsilon > 0;
+  if (cfg.private_uploads) {
+    cfg.epsilon = opt.epsilon;
+    cfg.delta = opt.delta;
+  }
   if (const char* why = fclub::check_config(cfg)) {
     log.error("bad_config", {{"error", why}});
     return common::kExitFailure;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <random>
@@ -21,6 +22,7 @@
 
 #include "fclub/fclub_services.hpp"
 #include "fclub/wire/fclub_wire.hpp"
+#include "p2b.h"
 
 #include <httplib.h>
 
@@ -256,6 +258,53 @@ TEST_F(FclubServices, PhasesUploadsDownloadsAndRefusals) {
   EXPECT_EQ(after["refused_by_reason"]["not_a_member"], 1);
   EXPECT_EQ(after["refused_by_reason"]["unseal_failed"], 1);
   EXPECT_EQ(after["refused_by_reason"]["wrong_length"], 1);
+  // A device of server 0's first cluster takes the cluster's statistics as a
+  // signed warm start (docs/fclub-device.md), through the C API.
+  uint8_t verify_pk[32] = {};
+  {
+    fclub::ServiceKeys gk;
+    std::string err, warning;
+    ASSERT_TRUE(fclub::load_service_keys((dir_ / "global").string(), false, &gk, &warning, &err))
+        << err;
+    std::memcpy(verify_pk, gk.sign_pk, sizeof verify_pk);
+  }
+  httplib::Client gc("127.0.0.1", global_.port());
+  const auto model = gc.Get("/v1/fclub/cluster-model?server=0&cluster=0");
+  ASSERT_TRUE(model && model->status == 200);
+  p2b_shared_config sc;
+  ASSERT_EQ(p2b_shared_config_default(&sc), P2B_OK);
+  sc.dim = kDim;
+  sc.max_items = kItems;
+  sc.ridge_lambda = 1.0;  // the global's ridge
+  sc.rng_mode = P2B_RNG_SEEDED;
+  sc.analyzer_verify_key = verify_pk;
+  size_t need = 0;
+  ASSERT_EQ(p2b_shared_model_footprint(&sc, &need), P2B_OK);
+  std::vector<unsigned char> arena(need + P2B_ARENA_ALIGN);
+  const auto addr = reinterpret_cast<uintptr_t>(arena.data());
+  void* mem = arena.data() + (P2B_ARENA_ALIGN - addr % P2B_ARENA_ALIGN) % P2B_ARENA_ALIGN;
+  p2b_shared_model* device = nullptr;
+  ASSERT_EQ(p2b_shared_model_init(mem, need, &sc, &device), P2B_OK);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(model->body.data());
+  std::string flipped = model->body;
+  flipped[flipped.size() / 3] ^= 0x10;
+  EXPECT_NE(p2b_shared_model_apply_model(device, reinterpret_cast<const uint8_t*>(flipped.data()),
+                                         flipped.size()),
+            P2B_OK);
+  ASSERT_EQ(p2b_shared_model_apply_model(device, bytes, model->body.size()), P2B_OK);
+  uint64_t version = 0;
+  ASSERT_EQ(p2b_shared_model_model_version(device, &version), P2B_OK);
+  EXPECT_GT(version, 0u);
+  double theta[kDim] = {};
+  ASSERT_EQ(p2b_shared_model_theta(device, theta, kDim), P2B_OK);
+  double norm = 0;
+  for (double v : theta) norm += v * v;
+  EXPECT_GT(norm, 0.01);  // it learned from the cluster, not from nothing
+  // The same state again is not newer: refused, the model keeps its version.
+  EXPECT_NE(p2b_shared_model_apply_model(device, bytes, model->body.size()), P2B_OK);
+  EXPECT_EQ(gc.Get("/v1/fclub/cluster-model?server=0&cluster=99")->status, 404);
+  EXPECT_EQ(get_json(global_, "/v1/fclub/stats")["models_served"], 1);
+
   // Advancing is for loopback admins; a phase-done from nobody is refused.
   EXPECT_EQ(post(global_, "/v1/fclub/phase-done?server=7&phase=3&clusters=1", ""), 400);
 
