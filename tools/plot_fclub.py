@@ -20,7 +20,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-ORDER = ["cdp-fclub-dc", "fclub-dc", "fclub", "club", "linucb-ind", "homo-dc", "homo"]
+ORDER = ["cdp-fclub-dc", "fclub-dc", "fclub", "sclub", "club", "linucb-ind", "homo-dc", "homo"]
+COLOURS = {name: f"C{i}" for i, name in enumerate(ORDER)}  # the same in every panel
 
 
 def read(path):
@@ -39,20 +40,27 @@ def plot_regret(rows, out, mode):
         if int(r["dim"]) != dim or (e > 0 and e != e0):
             continue
         series[r["algorithm"]][int(r["seed"])].append((int(r["round"]), float(r["cum_regret"])))
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name in [a for a in ORDER if a in series] + [a for a in series if a not in ORDER]:
-        runs = [sorted(v) for v in series[name].values()]
-        n = min(len(r) for r in runs)
-        t = np.array([p[0] for p in runs[0][:n]])
-        y = np.array([[p[1] for p in r[:n]] for r in runs])
-        m, s = y.mean(axis=0), y.std(axis=0)
-        ax.plot(t, m, label=f"{name} ({len(runs)} seeds)")
-        ax.fill_between(t, m - s, m + s, alpha=0.2)
-    ax.set_xlabel("round")
-    ax.set_ylabel("cumulative regret")
-    ax.set_title(f"FCLUB, {mode} mode, d = {dim}" + (f", eps = {e0:g}" if eps else ""))
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
+    # Homo's linear regret dwarfs the rest: the right panel leaves it out.
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    names = [a for a in ORDER if a in series] + [a for a in series if a not in ORDER]
+    for panel, ax in enumerate(axes):
+        for name in names:
+            if panel == 1 and name.startswith("homo"):
+                continue
+            runs = [sorted(v) for v in series[name].values()]
+            n = min(len(r) for r in runs)
+            t = np.array([p[0] for p in runs[0][:n]])
+            y = np.array([[p[1] for p in r[:n]] for r in runs])
+            m, s = y.mean(axis=0), y.std(axis=0)
+            colour = COLOURS.get(name)
+            ax.plot(t, m, label=f"{name} ({len(runs)} seeds)", color=colour)
+            ax.fill_between(t, m - s, m + s, alpha=0.2, color=colour)
+        ax.set_xlabel("round")
+        ax.set_ylabel("cumulative regret")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    axes[0].set_title(f"FCLUB, {mode} mode, d = {dim}" + (f", eps = {e0:g}" if eps else ""))
+    axes[1].set_title("without the single-cluster Homo variants")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "regret.png"), dpi=120)
     plt.close(fig)
@@ -80,12 +88,19 @@ def plot_comm(summary, out):
 
 
 def plot_trends(summary, out):
+    # Regret against d at one epsilon, and against epsilon at one d.
+    eps = sorted({float(r["epsilon"]) for r in summary if float(r["epsilon"]) > 0})
+    e0 = 1.0 if 1.0 in eps else (eps[0] if eps else 0.0)
+    dims = [int(r["dim"]) for r in summary if float(r["epsilon"]) > 0]
+    d0 = 10 if 10 in dims else (max(set(dims), key=dims.count) if dims else 0)
     by_d = defaultdict(dict)
     by_e = defaultdict(dict)
     for r in summary:
-        by_d[r["algorithm"]][int(r["dim"])] = float(r["regret_mean"])
-        if float(r["epsilon"]) > 0:
-            by_e[r["algorithm"]][float(r["epsilon"])] = float(r["regret_mean"])
+        e = float(r["epsilon"])
+        if e in (0.0, e0):
+            by_d[r["algorithm"]][int(r["dim"])] = float(r["regret_mean"])
+        if e > 0 and int(r["dim"]) == d0:
+            by_e[r["algorithm"]][e] = float(r["regret_mean"])
     many_d = any(len(v) > 1 for v in by_d.values())
     many_e = any(len(v) > 1 for v in by_e.values())
     if not (many_d or many_e):
@@ -95,14 +110,14 @@ def plot_trends(summary, out):
         if len(pts) > 1:
             xs = sorted(pts)
             axes[0].plot(xs, [pts[x] for x in xs], marker="o", label=name)
-    axes[0].set_xlabel("d")
+    axes[0].set_xlabel("d" + (f" (epsilon = {e0:g})" if eps else ""))
     axes[0].set_ylabel("final cumulative regret (mean)")
     for name, pts in by_e.items():
         if len(pts) > 1:
             xs = sorted(pts)
             axes[1].plot(xs, [pts[x] for x in xs], marker="o", label=name)
     axes[1].set_xscale("log")
-    axes[1].set_xlabel("epsilon")
+    axes[1].set_xlabel(f"epsilon (d = {d0})")
     for ax in axes:
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:

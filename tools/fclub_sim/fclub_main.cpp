@@ -100,6 +100,8 @@ std::unique_ptr<Learner> make_learner(const Options& o, const std::string& name,
   cfg.dim = d;
   cfg.n_servers = o.servers;
   cfg.beta_scale = o.beta_scale;
+  cfg.split_alpha = o.split_alpha;
+  cfg.merge_alpha = o.merge_alpha;
   cfg.upload_ratio = o.upload_ratio;
   cfg.download_ratio = o.download_ratio;
   const Scoring s{cfg.ridge, true, [cfg](uint64_t n) {

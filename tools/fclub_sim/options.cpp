@@ -60,6 +60,12 @@ int parse_options(int argc, char** argv, Options* o) {
   app.add_option("--beta-scale", o->beta_scale,
                  "default mode: the one beta scale of every algorithm [0.25]")
       ->check(CLI::Range(0.0, 1e3));
+  app.add_option("--split-alpha", o->split_alpha,
+                 "default mode: alpha of Eq. 3 (users split) [1.5]")
+      ->check(CLI::Range(1e-6, 1e6));
+  app.add_option("--merge-alpha", o->merge_alpha,
+                 "default mode: alpha_2 of Eq. 4 (clusters merge) [2]")
+      ->check(CLI::Range(1e-6, 1e6));
   app.add_option("--upload-ratio", o->upload_ratio, "U [1.01]")->check(CLI::Range(1.0, 1e6));
   app.add_option("--download-ratio", o->download_ratio, "D [1.01]")->check(CLI::Range(1.0, 1e6));
   app.add_option("--threads", o->threads, "runs at once [2]")->check(CLI::Range(1U, 256U));

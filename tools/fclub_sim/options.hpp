@@ -24,6 +24,8 @@ struct Options {
   std::vector<double> epsilons{1.0};
   double delta = 0.1;
   double beta_scale = 0.25;
+  double split_alpha = 1.5;  // Eq. 3, default mode
+  double merge_alpha = 2.0;  // Eq. 4, default mode
   double upload_ratio = 1.01;
   double download_ratio = 1.01;
   uint32_t threads = 2;
