@@ -24,4 +24,11 @@ const char* check_config(const FclubConfig& c) {
   return nullptr;
 }
 
+bool within_sensitivity(const FclubConfig& cfg, const double* x, uint32_t dim, double y) {
+  double sq = 0.0;
+  for (uint32_t i = 0; i < dim; ++i) sq += x[i] * x[i];
+  const double bound = cfg.max_item_norm * cfg.max_item_norm;
+  return sq <= bound * (1.0 + 1e-12) && y >= 0.0 && y <= cfg.max_reward;
+}
+
 }  // namespace p2b::fclub

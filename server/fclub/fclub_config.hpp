@@ -53,4 +53,8 @@ struct FclubConfig {
 // Checks the config; returns a reason or nullptr.
 const char* check_config(const FclubConfig& cfg);
 
+// Whether an interaction lies within the bounds the privatizer's
+// sensitivity assumes: ||x|| <= max_item_norm and 0 <= y <= max_reward.
+bool within_sensitivity(const FclubConfig& cfg, const double* x, uint32_t dim, double y);
+
 }  // namespace p2b::fclub

@@ -470,6 +470,10 @@ Reply LocalService::reward(const std::string& body) {
   if (user >= local_.n_users() || !std::isfinite(y) || !read_vector(j["x"], cfg_.dim, &x)) {
     return error_reply(400, "bad_request");
   }
+  // The privatizer's noise is sized for these bounds (docs/fclub.md).
+  if (cfg_.private_uploads && !within_sensitivity(cfg_, x.data(), cfg_.dim, y)) {
+    return error_reply(400, "out_of_bounds");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.rewards;
   StatsUpload up;

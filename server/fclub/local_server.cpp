@@ -1,5 +1,6 @@
 #include "fclub/local_server.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -85,7 +86,15 @@ void LocalServer::noise_for(uint32_t phase, uint64_t cluster_key, uint64_t k, St
   tree.prefix_noise(k, &out->gram, &out->moment);
 }
 
-bool LocalServer::observe(uint32_t user, const Eigen::VectorXd& x, double y, StatsUpload* up) {
+bool LocalServer::observe(uint32_t user, const Eigen::VectorXd& x_in, double y_in,
+                          StatsUpload* up) {
+  Eigen::VectorXd x = x_in;
+  double y = y_in;
+  if (cfg_.private_uploads && !within_sensitivity(cfg_, x.data(), cfg_.dim, y)) {
+    const double norm = x.norm();
+    if (norm > cfg_.max_item_norm) x *= cfg_.max_item_norm / norm;
+    y = std::min(std::max(y, 0.0), cfg_.max_reward);
+  }
   users_[user].add_interaction(x, y);
   Cluster& c = clusters_[cluster_of_[user]];
   c.up.add_interaction(x, y);

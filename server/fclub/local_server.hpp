@@ -25,7 +25,11 @@ class LocalServer {
   // The item (row of `items`, K x dim) to show local user `user`.
   uint32_t recommend(uint32_t user, const Eigen::MatrixXd& items);
   // Learns the user's interaction. True, with `up` filled, when the upload
-  // trigger fires and the budget allows.
+  // trigger fires and the budget allows. In a private deployment an
+  // interaction outside the sensitivity bounds (within_sensitivity) is
+  // clipped first (x scaled to max_item_norm, y clamped to [0, max_reward]):
+  // the noise is sized for those bounds, so nothing may exceed them. Callers
+  // that can refuse such input should (p2b-fclub-local answers 400).
   bool observe(uint32_t user, const Eigen::VectorXd& x, double y, StatsUpload* up);
   // Phase start: split the user graph, rebuild the local clusters from the
   // users' own statistics, and upload each cluster's cumulative statistics

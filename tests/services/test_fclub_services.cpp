@@ -344,3 +344,38 @@ TEST_F(FclubServices, OutboxWaitsForTheGlobal) {
 }
 
 }  // namespace
+
+namespace {
+
+// A private deployment refuses what its noise does not cover.
+TEST(FclubPrivateServices, ARewardOutsideTheSensitivityBoundsIsRefused) {
+  const fs::path dir = fs::path(P2B_TEST_TMP) / "fclub-private";
+  fs::remove_all(dir);
+  std::string err;
+  ASSERT_TRUE(fclub::generate_service_keys((dir / "global").string(), false, &err)) << err;
+  ASSERT_TRUE(fclub::generate_service_keys((dir / "local0").string(), true, &err)) << err;
+  ServiceProcess global, local;
+  global.start(P2B_FCLUB_GLOBAL_BIN,
+               {"--keys", (dir / "global").string(), "--local", "0=" + (dir / "local0").string(),
+                "--dim", std::to_string(kDim), "--epsilon", "1"},
+               (dir / "global.log").string());
+  local.start(P2B_FCLUB_LOCAL_BIN,
+              {"--keys", (dir / "local0").string(), "--id", "0", "--users", "2", "--servers", "1",
+               "--dim", std::to_string(kDim), "--global", global.url(), "--global-keys",
+               (dir / "global").string(), "--epsilon", "1", "--delta", "0.1"},
+              (dir / "local0.log").string());
+  std::string reply;
+  const std::string too_long = R"({"user":0,"x":[1,1,0,0,0],"reward":1})";
+  EXPECT_EQ(post(local, "/v1/reward", too_long, &reply), 400);
+  EXPECT_EQ(json::parse(reply)["error"], "out_of_bounds");
+  const std::string negative = R"({"user":0,"x":[0.6,0,0,0,0.6],"reward":-1})";
+  EXPECT_EQ(post(local, "/v1/reward", negative, &reply), 400);
+  EXPECT_EQ(json::parse(reply)["error"], "out_of_bounds");
+  const std::string fine = R"({"user":0,"x":[0.6,0,0,0,0.6],"reward":1})";
+  EXPECT_EQ(post(local, "/v1/reward", fine, &reply), 200) << reply;
+  EXPECT_EQ(get_json(local, "/v1/fclub/stats")["rewards"], 1);
+  local.stop();
+  global.stop();
+}
+
+}  // namespace

@@ -280,6 +280,30 @@ TEST(Federation, PrivateUploadsCarryRawSumsPlusTheTreeNoiseOfTheLastPrefix) {
   EXPECT_LT(diff.trace(), static_cast<double>(users.count - sent.count) + 1e-9);
 }
 
+TEST(Federation, APrivateServerClipsWhatTheSensitivityBoundDoesNotCover) {
+  FclubConfig cfg;
+  cfg.dim = 3;
+  cfg.private_uploads = true;
+  LocalServer local(cfg, 0, 2, seed_of(2));
+  local.start_phase(1);
+  Eigen::VectorXd x(3);
+  x << 3.0, 4.0, 0.0;  // norm 5
+  StatsUpload up;
+  local.observe(0, x, 7.0, &up);
+  const Stats& s = local.user_stats(0);
+  EXPECT_NEAR(s.gram.trace(), 1.0, 1e-12);   // x scaled to norm 1
+  EXPECT_NEAR(s.moment.norm(), 1.0, 1e-12);  // y clamped to 1
+  EXPECT_TRUE(within_sensitivity(cfg, s.moment.data(), 3, 1.0));
+  EXPECT_FALSE(within_sensitivity(cfg, x.data(), 3, 1.0));
+  EXPECT_FALSE(within_sensitivity(cfg, s.moment.data(), 3, -0.1));
+  // Not private: nothing to protect, the data stay as they are.
+  FclubConfig open = cfg;
+  open.private_uploads = false;
+  LocalServer raw(open, 0, 2, seed_of(2));
+  raw.observe(0, x, 7.0, &up);
+  EXPECT_NEAR(raw.user_stats(0).gram.trace(), 25.0, 1e-12);
+}
+
 TEST(Federation, BadDownloadsAreRefusedAndChangeNothing) {
   FclubConfig cfg;
   cfg.dim = 3;
