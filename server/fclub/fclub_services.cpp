@@ -1,5 +1,7 @@
 #include "fclub/fclub_services.hpp"
 
+#include "fclub/local_requests.hpp"
+
 #include <sodium.h>
 #include <sys/stat.h>
 
@@ -50,21 +52,6 @@ std::vector<uint8_t> fp_of(const uint8_t* verify_pk) {
   signer_fingerprint(verify_pk, fp.data());
   return fp;
 }
-
-// A JSON array of `dim` finite numbers into `out`.
-bool read_vector(const nlohmann::json& j, uint32_t dim, Eigen::VectorXd* out) {
-  if (!j.is_array() || j.size() != dim) return false;
-  out->resize(dim);
-  for (uint32_t i = 0; i < dim; ++i) {
-    if (!j[i].is_number()) return false;
-    const double v = j[i].get<double>();
-    if (!std::isfinite(v)) return false;
-    (*out)(i) = v;
-  }
-  return true;
-}
-
-constexpr std::size_t kMaxItems = 1024;
 
 }  // namespace
 
@@ -435,41 +422,22 @@ LocalService::LocalService(const FclubConfig& cfg, uint32_t id, uint32_t users,
 }
 
 Reply LocalService::recommend(const std::string& body) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("user") ||
-      !j["user"].is_number_unsigned() || !j.contains("items") || !j["items"].is_array()) {
+  RecommendRequest req;
+  if (!parse_recommend(body, cfg_.dim, local_.n_users(), &req)) {
     return error_reply(400, "bad_request");
-  }
-  const auto user = j["user"].get<uint64_t>();
-  const nlohmann::json& items = j["items"];
-  if (user >= local_.n_users() || items.empty() || items.size() > kMaxItems) {
-    return error_reply(400, "bad_request");
-  }
-  Eigen::MatrixXd m(static_cast<Eigen::Index>(items.size()), cfg_.dim);
-  Eigen::VectorXd row;
-  for (std::size_t k = 0; k < items.size(); ++k) {
-    if (!read_vector(items[k], cfg_.dim, &row)) return error_reply(400, "bad_request");
-    m.row(static_cast<Eigen::Index>(k)) = row.transpose();
   }
   std::lock_guard<std::mutex> lock(mu_);
-  const uint32_t k = local_.recommend(static_cast<uint32_t>(user), m);
+  const uint32_t k = local_.recommend(req.user, req.items);
   ++stats_.recommends;
   return json_reply({{"item", k}});
 }
 
 Reply LocalService::reward(const std::string& body) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("user") ||
-      !j["user"].is_number_unsigned() || !j.contains("x") || !j.contains("reward") ||
-      !j["reward"].is_number()) {
-    return error_reply(400, "bad_request");
-  }
-  const auto user = j["user"].get<uint64_t>();
-  const double y = j["reward"].get<double>();
-  Eigen::VectorXd x;
-  if (user >= local_.n_users() || !std::isfinite(y) || !read_vector(j["x"], cfg_.dim, &x)) {
-    return error_reply(400, "bad_request");
-  }
+  RewardRequest req;
+  if (!parse_reward(body, cfg_.dim, local_.n_users(), &req)) return error_reply(400, "bad_request");
+  const uint32_t user = req.user;
+  const double y = req.reward;
+  const Eigen::VectorXd& x = req.x;
   // The privatizer's noise is sized for these bounds (docs/fclub.md).
   if (cfg_.private_uploads && !within_sensitivity(cfg_, x.data(), cfg_.dim, y)) {
     return error_reply(400, "out_of_bounds");
@@ -477,7 +445,7 @@ Reply LocalService::reward(const std::string& body) {
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.rewards;
   StatsUpload up;
-  bool fired = local_.observe(static_cast<uint32_t>(user), x, y, &up);
+  bool fired = local_.observe(user, x, y, &up);
   if (fired) {
     ++stats_.uploads_fired;
     // Before the first phase nobody has a global cluster: the data stays local.

@@ -8,6 +8,7 @@
 //
 // The output is deterministic (seeded agents, fixed randombytes), so
 // regenerating only changes files whose format changed.
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -620,6 +621,22 @@ void fclub_seeds() {
   fclub_side_seeds<ff::DownloadSide>("fuzz_fclub_download", ff::download(ff::kDim), d1, nullptr);
 }
 
+// p2b-fclub-local's request bodies (d = 5, 8 users): valid ones of each
+// kind and a few near misses.
+void fclub_request_seeds() {
+  const std::pair<const char*, const char*> seeds[] = {
+      {"recommend", R"({"user":3,"items":[[0.5,0,0,0,0.7],[0,0.5,0,0,0.7]]})"},
+      {"reward", R"({"user":0,"x":[0.6,0,0,0,0.6],"reward":1})"},
+      {"user-too-big", R"({"user":8,"x":[0.6,0,0,0,0.6],"reward":0})"},
+      {"short-row", R"({"user":1,"items":[[0.5,0,0,0]]})"},
+      {"not-json", "user=1&reward=1"},
+  };
+  for (const auto& [name, body] : seeds) {
+    write_seed("fuzz_fclub_requests", name, -1, reinterpret_cast<const uint8_t*>(body),
+               std::strlen(body));
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
@@ -640,6 +657,7 @@ int main(int argc, char** argv) {
   shared_model_bundle_seeds();
   vfl_files_seeds();
   fclub_seeds();  // last: the seeds before it draw the fixed randomness as they did
+  fclub_request_seeds();
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }
