@@ -26,7 +26,8 @@ using p2b::common::kExitClean;
 using p2b::common::kExitFailure;
 using p2b::common::ParseOutcome;
 
-constexpr char kSynopsis[] = "usage: p2b-keygen --out DIR [--force] [--vfl]";
+constexpr char kSynopsis[] =
+    "usage: p2b-keygen --out DIR [--force] [--vfl | --fclub | --fclub-local]";
 constexpr char kDescription[] =
     "Writes the shuffler's X25519 box key pair, the analyzer's X25519 box key\n"
     "pair and the Ed25519 signing key pairs of the analyzer (models, acks) and\n"
@@ -35,7 +36,10 @@ constexpr char kDescription[] =
     "With --vfl it writes a vertical-federation party's key files instead\n"
     "(docs/vertical-services.md): the X25519 pair vfl.box.{pk,sk} every party\n"
     "and the active party use, and the Ed25519 pair vfl.sign.{pk,sk} the mask\n"
-    "generator signs with.";
+    "generator signs with.\n"
+    "With --fclub it writes an FCLUB global server's fclub.box.{pk,sk} and\n"
+    "fclub.sign.{pk,sk} (docs/fclub-services.md); --fclub-local adds the\n"
+    "32-byte secret fclub.noise.sk, the local server's tree-noise seed.\n";
 
 static_assert(crypto_box_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "X25519 key size");
 static_assert(crypto_sign_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "Ed25519 key size");
@@ -44,6 +48,8 @@ struct Options {
   std::string out_dir;
   bool force = false;
   bool vfl = false;
+  bool fclub = false;        // an FCLUB global server's keys
+  bool fclub_local = false;  // an FCLUB local server's: the same and a noise seed
 };
 
 ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* message) {
@@ -53,9 +59,17 @@ ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* messag
                      "replace existing key files (without it: refuse, write nothing)");
   cli.app().add_flag("--vfl", opt->vfl,
                      "write vfl.box.{pk,sk} and vfl.sign.{pk,sk} (vertical federation) instead");
+  cli.app().add_flag("--fclub", opt->fclub,
+                     "write fclub.box.{pk,sk} and fclub.sign.{pk,sk} (an FCLUB global server)");
+  cli.app().add_flag("--fclub-local", opt->fclub_local,
+                     "the same and fclub.noise.sk (an FCLUB local server's noise seed)");
   const ParseOutcome parsed = cli.parse(argc, argv, message);
   if (parsed == ParseOutcome::ok && opt->out_dir.empty()) {
     *message = "--out DIR is required";
+    return ParseOutcome::usage_error;
+  }
+  if (parsed == ParseOutcome::ok && int{opt->vfl} + int{opt->fclub} + int{opt->fclub_local} > 1) {
+    *message = "give at most one of --vfl, --fclub and --fclub-local";
     return ParseOutcome::usage_error;
   }
   return parsed;
@@ -77,6 +91,7 @@ struct KeySet {
   BoxPair analyzer_box;
   SignPair analyzer_sign;
   SignPair shuffler_sign;
+  uint8_t noise_seed[32]{};  // FCLUB local servers: the tree-noise seed
 
   KeySet() = default;
   KeySet(const KeySet&) = delete;
@@ -88,6 +103,7 @@ struct KeySet {
     sodium_memzero(&analyzer_box, sizeof analyzer_box);
     sodium_memzero(&analyzer_sign, sizeof analyzer_sign);
     sodium_memzero(&shuffler_sign, sizeof shuffler_sign);
+    sodium_memzero(noise_seed, sizeof noise_seed);
   }
 };
 
@@ -100,9 +116,22 @@ struct KeyFile {
 
 using KeyFiles = std::vector<KeyFile>;
 
-KeyFiles key_files(const KeySet& k, bool vfl) {
+KeyFiles key_files(const KeySet& k, const Options& opt) {
   using kf::KeyKind;
-  if (vfl) {
+  if (opt.fclub || opt.fclub_local) {
+    // The names server/fclub's services read (fclub_services.hpp).
+    KeyFiles files{{
+        {"fclub.box.pk", k.shuffler_box.pk, sizeof k.shuffler_box.pk, KeyKind::public_key},
+        {"fclub.box.sk", k.shuffler_box.sk, sizeof k.shuffler_box.sk, KeyKind::secret_key},
+        {"fclub.sign.pk", k.shuffler_sign.pk, sizeof k.shuffler_sign.pk, KeyKind::public_key},
+        {"fclub.sign.sk", k.shuffler_sign.sk, sizeof k.shuffler_sign.sk, KeyKind::secret_key},
+    }};
+    if (opt.fclub_local) {
+      files.push_back({"fclub.noise.sk", k.noise_seed, sizeof k.noise_seed, KeyKind::secret_key});
+    }
+    return files;
+  }
+  if (opt.vfl) {
     // A vertical-federation party: one box pair, one signing pair (used by the PMG).
     return {{
         {"vfl.box.pk", k.shuffler_box.pk, sizeof k.shuffler_box.pk, KeyKind::public_key},
@@ -128,6 +157,7 @@ void generate(KeySet* k) {
   crypto_box_keypair(k->analyzer_box.pk, k->analyzer_box.sk);
   crypto_sign_keypair(k->analyzer_sign.pk, k->analyzer_sign.sk);
   crypto_sign_keypair(k->shuffler_sign.pk, k->shuffler_sign.sk);
+  randombytes_buf(k->noise_seed, sizeof k->noise_seed);
 }
 
 void add_line(std::string* text, const std::string& line) {
@@ -239,7 +269,7 @@ int fail(const std::string& err) {
 int run(const Options& opt) {
   if (sodium_init() < 0) return fail("libsodium failed to initialise");
   KeySet keys;
-  const KeyFiles files = key_files(keys, opt.vfl);
+  const KeyFiles files = key_files(keys, opt);
   std::string err;
   if (!check_targets(opt.out_dir, files, opt.force, &err) || !make_dirs(opt.out_dir, &err)) {
     return fail(err);

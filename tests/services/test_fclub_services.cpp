@@ -26,6 +26,7 @@
 
 #include <httplib.h>
 
+#include "proc/run_command.hpp"
 #include "proc/service_process.hpp"
 
 namespace {
@@ -81,12 +82,15 @@ class FclubServices : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::path(P2B_TEST_TMP) / "fclub";
     fs::remove_all(dir_);
-    std::string err;
+    // The operator's way: p2b-keygen --fclub / --fclub-local.
     for (const char* name : {"global", "local0", "local1"}) {
-      ASSERT_TRUE(
-          fclub::generate_service_keys((dir_ / name).string(), std::string(name) != "global", &err))
-          << err;
+      const std::string flag = std::string(name) == "global" ? "--fclub" : "--fclub-local";
+      ASSERT_EQ(
+          p2b::proc::run_command({P2B_KEYGEN_BIN, "--out", (dir_ / name).string(), flag}, true), 0);
     }
+    EXPECT_TRUE(fs::exists(dir_ / "local0" / "fclub.noise.sk"));
+    EXPECT_FALSE(fs::exists(dir_ / "global" / "fclub.noise.sk"));
+    EXPECT_EQ(fs::file_size(dir_ / "local0" / "fclub.noise.sk"), 32U);
     global_.start(
         P2B_FCLUB_GLOBAL_BIN,
         {"--keys", (dir_ / "global").string(), "--local", "0=" + (dir_ / "local0").string(),
