@@ -13,6 +13,7 @@
 
 #include "analyzer/spd_projection.hpp"
 #include "common/keyfiles.hpp"
+#include "common/prometheus_text.hpp"
 #include "wire/model_bundle.hpp"
 
 namespace p2b::fclub {
@@ -404,6 +405,36 @@ nlohmann::json GlobalService::stats_json() const {
           {"downloads_pending", queued}};
 }
 
+std::string stats_as_prometheus(const std::string& prefix, const nlohmann::json& stats) {
+  // Levels that go down as well as up; every other number only counts up.
+  static const char* const kGauges[] = {"phase",  "clusters",        "downloads_pending",
+                                        "outbox", "applied_version", "server"};
+  common::PrometheusText out;
+  for (const auto& [key, value] : stats.items()) {
+    const std::string name = prefix + key;
+    const std::string help = "FCLUB " + key + " (docs/fclub-services.md)";
+    if (value.is_object()) {
+      std::vector<std::pair<std::string, uint64_t>> samples;
+      for (const auto& [k, v] : value.items()) {
+        if (v.is_number_unsigned()) samples.emplace_back(k, v.get<uint64_t>());
+      }
+      const std::size_t by = key.rfind("_by_");
+      const std::string label = by == std::string::npos ? "key" : key.substr(by + 4);
+      out.labelled_counter(name + "_total", help, label, samples);
+    } else if (value.is_number_unsigned()) {
+      const std::string& level = key;  // a structured binding cannot be captured in C++17
+      const bool gauge = std::any_of(std::begin(kGauges), std::end(kGauges),
+                                     [&level](const char* g) { return level == g; });
+      if (gauge) {
+        out.gauge(name, help, value.get<uint64_t>());
+      } else {
+        out.counter(name + "_total", help, value.get<uint64_t>());
+      }
+    }
+  }
+  return out.text();
+}
+
 // ---- local -----------------------------------------------------------------
 
 LocalService::LocalService(const FclubConfig& cfg, uint32_t id, uint32_t users,
@@ -608,7 +639,8 @@ nlohmann::json LocalService::stats_json() const {
           {"downloads_stale", stats_.downloads_stale},
           {"downloads_refused", stats_.downloads_refused},
           {"applied_version", applied_version_},
-          {"phases_started", stats_.phases_started}};
+          {"phases_started", stats_.phases_started},
+          {"epsilon_spent", local_.ledger().epsilon_spent(cfg_.delta)}};
 }
 
 }  // namespace p2b::fclub

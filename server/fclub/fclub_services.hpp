@@ -58,6 +58,11 @@ bool load_peer_keys(const std::string& dir, PeerKeys* out, std::string* err);
 // when `with_noise`. For tests and quick deployments.
 bool generate_service_keys(const std::string& dir, bool with_noise, std::string* err);
 
+// GET /metrics: a service's stats_json() in the Prometheus text format,
+// every whole number under `prefix` (a gauge for levels, a counter for
+// counts, and one labelled counter per nested "..._by_X" object, labelled X).
+std::string stats_as_prometheus(const std::string& prefix, const nlohmann::json& stats);
+
 // Between the algorithm's messages and the wire's.
 ClusterStats to_wire_stats(const Stats& s, uint32_t dim);
 Stats from_wire_stats(const ClusterStats& c);

@@ -190,6 +190,10 @@ int run(const Options& opt, common::Logger& log) {
   server.Get("/v1/fclub/stats", [&](const httplib::Request&, httplib::Response& res) {
     res.set_content(service.stats_json().dump(), "application/json");
   });
+  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(fclub::stats_as_prometheus("p2b_fclub_local_", service.stats_json()),
+                    "text/plain; version=0.0.4");
+  });
   const int port = common::bind_and_announce(server, opt.host, opt.port, log);
   if (port < 0) return common::kExitFailure;
 

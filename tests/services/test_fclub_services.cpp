@@ -234,6 +234,24 @@ TEST_F(FclubServices, PhasesUploadsDownloadsAndRefusals) {
     sent += s["uploads_sent"].get<uint64_t>();
   }
   EXPECT_EQ(sent, g["uploads_accepted"].get<uint64_t>());
+  // The same counts for Prometheus.
+  {
+    httplib::Client gm("127.0.0.1", global_.port());
+    const auto m = gm.Get("/metrics");
+    ASSERT_TRUE(m && m->status == 200);
+    EXPECT_NE(m->body.find("p2b_fclub_global_uploads_accepted_total " +
+                           std::to_string(g["uploads_accepted"].get<uint64_t>())),
+              std::string::npos)
+        << m->body;
+    EXPECT_NE(m->body.find("p2b_fclub_global_accepted_by_server_total{server=\"1\"}"),
+              std::string::npos);
+    EXPECT_NE(m->body.find("# TYPE p2b_fclub_global_phase gauge"), std::string::npos);
+    httplib::Client lm("127.0.0.1", locals_[0].port());
+    const auto l = lm.Get("/metrics");
+    ASSERT_TRUE(l && l->status == 200);
+    EXPECT_NE(l->body.find("p2b_fclub_local_rewards_total "), std::string::npos) << l->body;
+    EXPECT_EQ(get_json(locals_[0], "/v1/fclub/stats")["epsilon_spent"], 0.0);  // not private
+  }
 
   // A replay: the same bytes twice. The first is judged on its merits (no
   // such cluster), the second refused as a replay; neither is accepted.
