@@ -31,8 +31,10 @@ LocalServer::LocalServer(const FclubConfig& cfg, uint32_t server_id, uint32_t n_
   Cluster all;
   for (uint32_t u = 0; u < n_users; ++u) all.members.push_back(u);
   all.sync = all.own_noise = all.up = all.base = Stats::zero(cfg.dim);
+  // Factor first: Eigen's LLT leaves its status unset until compute(), and
+  // moving an unset one reads it (UBSan).
+  rebuild_view(all);
   clusters_.push_back(std::move(all));
-  rebuild_view(clusters_[0]);
 }
 
 double LocalServer::beta(uint64_t n) const {
