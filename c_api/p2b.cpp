@@ -24,7 +24,7 @@ static_assert(P2B_MAX_DIGITS == p2b::kMaxDigits, "limit macro out of sync");
 static_assert(P2B_MAX_WINDOW == p2b::kMaxWindow, "limit macro out of sync");
 static_assert(P2B_MAX_PENDING == p2b::kMaxPending, "limit macro out of sync");
 static_assert(P2B_MAX_OUTBOX == p2b::kMaxOutbox, "limit macro out of sync");
-static_assert(P2B_ERR_ITEM_COUNT == p2b::kLowestStatus, "status list out of sync");
+static_assert(P2B_ERR_REPLAYED == p2b::kLowestStatus, "status list out of sync");
 static_assert(sizeof(p2b_tuple) == sizeof(p2b::Report), "tuple layout out of sync");
 static_assert(P2B_ENVELOPE_BYTES == p2b::kEnvelopeBytes, "envelope size out of sync");
 static_assert(P2B_KEY_BYTES == p2b::kPublicKeyBytes, "key size out of sync");

@@ -228,7 +228,8 @@ typedef enum p2b_status {
   P2B_ERR_KEY_LIST_ROLLBACK = -31,     /**< key list version <= the applied one */
   P2B_ERR_KEY_LIST_EXPIRED = -32,      /**< key list past its not-after time */
   P2B_ERR_KEY_RETIRED = -33,           /**< envelope sealed to a key the key list dropped */
-  P2B_ERR_ITEM_COUNT = -34             /**< shared model: 0 items, or more than max_items */
+  P2B_ERR_ITEM_COUNT = -34,            /**< shared model: 0 items, or more than max_items */
+  P2B_ERR_REPLAYED = -35               /**< P-FCB: a share not newer than the last applied from its sender */
 } p2b_status;
 
 /**

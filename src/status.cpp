@@ -78,6 +78,8 @@ const char* status_str(Status s) {
       return "envelope is sealed to a shuffler key the applied key list no longer accepts";
     case Status::item_count:
       return "number of candidate items is 0 or above the configured maximum";
+    case Status::replayed:
+      return "share is not newer than the last one applied from its sender";
   }
   return "unknown status";
 }

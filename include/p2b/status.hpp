@@ -45,10 +45,11 @@ enum class Status : int32_t {
   key_list_expired = -32,   // the key list's not-after time is before the time given
   key_retired = -33,        // envelope sealed to a shuffler key the applied list dropped
   item_count = -34,         // a shared-model decision with 0 items or more than configured
+  replayed = -35,           // a P-FCB share not newer than the last applied from its sender
 };
 
 // Lowest (most negative) status value; tests walk [kLowestStatus, 2].
-constexpr int32_t kLowestStatus = -34;
+constexpr int32_t kLowestStatus = -35;
 
 constexpr bool is_error(Status s) {
   return static_cast<int32_t>(s) < 0;
