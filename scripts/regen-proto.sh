@@ -33,7 +33,7 @@ if [ -z "$protoc" ] || [ -z "$plugin" ]; then
   exit 1
 fi
 
-protos=(p2b p2b_state p2b_fclub)
+protos=(p2b p2b_state p2b_fclub p2b_pfcb)
 mkdir -p "$out"
 for proto in "${protos[@]}"; do
   # The -I in --nanopb_opt is what makes the generator read the .options file.
