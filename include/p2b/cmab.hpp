@@ -55,6 +55,9 @@ enum class CmabSchedule : uint32_t {
   // tau starts at the window's first round: 200, 400, ..., 25600. No release
   // carries a single round of data.
   aligned = 1,
+  // Every round of the window releases: FCB's synchronisation when eps is
+  // infinite (the exactness check), and a budget sink otherwise.
+  every_round = 2,
 };
 
 enum class CmabLogBase : uint32_t { two = 0, natural = 1 };
