@@ -20,6 +20,7 @@
 #include "data/weights_file.hpp"
 #include "fclub_sim/fclub_main.hpp"
 #include "p2b.h"
+#include "pfcb_sim/pfcb_main.hpp"
 #include "proc/run_command.hpp"
 #include "sim/codebook_source.hpp"
 #include "sim/deployment.hpp"
@@ -199,6 +200,8 @@ int main(int argc, char** argv) {
   if (p2b::vertical::wants_vertical(argc, argv)) return p2b::vertical::vertical_main(argc, argv);
   // Seed 001's FCLUB likewise (docs/simulator.md#fclub).
   if (p2b::fclub_sim::wants_fclub(argc, argv)) return p2b::fclub_sim::fclub_main(argc, argv);
+  // Seed 004's P-FCB (docs/simulator.md#p-fcb).
+  if (p2b::pfcb_sim::wants_pfcb(argc, argv)) return p2b::pfcb_sim::pfcb_main(argc, argv);
   SimOptions o;
   const int parsed = p2b::sim::parse_sim_options(argc, argv, &o);
   if (parsed >= 0) return parsed;

@@ -251,8 +251,8 @@ int parse_sim_options(int argc, char** argv, SimOptions* o) {
   tools::add_common_flags(app);
   std::string protocol = "p2b";
   app.add_option("--protocol", protocol,
-                 "p2b (these experiments) or vertical (seed 003's O3M: p2b-sim --protocol "
-                 "vertical --help) [p2b]")
+                 "p2b (these experiments), vertical (seed 003's O3M: p2b-sim --protocol "
+                 "vertical --help), fclub (seed 001) or pfcb (seed 004's P-FCB) [p2b]")
       ->check(CLI::IsMember({"p2b"}));
   add_grid(app, o);
   add_protocol(app, o);

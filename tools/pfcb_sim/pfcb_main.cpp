@@ -1,0 +1,173 @@
+#include "pfcb_sim/pfcb_main.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "parallel/parallel_for.hpp"
+#include "pfcb_sim/options.hpp"
+#include "pfcb_sim/run.hpp"
+#include "pfcb_sim/run_table.hpp"
+#include "pfcb_sim/world.hpp"
+#include "proc/run_command.hpp"
+#include "sim/progress.hpp"
+
+namespace p2b::pfcb_sim {
+
+namespace {
+
+InstanceSpec instance_spec(const Options& o, const Task& t) {
+  InstanceSpec s;
+  s.producers = o.producers;
+  s.agents = t.agents;
+  s.dist = t.dist;
+  s.homogeneous = o.homogeneous;
+  s.max_capacity = o.max_capacity;
+  s.alpha = o.alpha;
+  s.violation = o.violation;
+  s.seed = o.seed;
+  s.instance = t.instance;
+  return s;
+}
+
+// The release rounds of a schedule, as the agent will see them.
+std::string schedule_text(const Options& o, CmabSchedule s) {
+  std::string out;
+  uint64_t tau = cmab_first_tau(s, o.team.window_start);
+  uint32_t count = 0;
+  for (uint64_t t = 1; t <= o.rounds && t <= o.team.window_stop; ++t) {
+    if (!cmab_is_release_round(t, o.team.window_start, o.team.window_stop, tau)) continue;
+    ++count;
+    if (count <= 12) out += (out.empty() ? "" : ",") + std::to_string(t);
+    // tau doubles after each release (Alg. 2); every_round ignores it.
+    tau *= 2;
+  }
+  if (count > 12) out += ",...";
+  return std::to_string(count) + " releases: " + out;
+}
+
+}  // namespace
+
+bool wants_pfcb(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--protocol=pfcb") == 0) return true;
+    if (std::strcmp(argv[i], "--protocol") == 0 && i + 1 < argc &&
+        std::strcmp(argv[i + 1], "pfcb") == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+int pfcb_main(int argc, char** argv) {
+  Options o;
+  if (const int st = parse_options(argc, argv, &o); st >= 0) return st;
+  std::vector<Task> tasks;
+  for (Dist d : o.dists) {
+    for (uint32_t n : o.agents_grid) {
+      for (const std::string& a : o.algorithms) {
+        std::vector<double> eps = o.epsilons;
+        // nf and fcb do not depend on epsilon: once per (dist, n).
+        if (a == "nf") eps = {0.0};
+        if (a == "fcb") eps = {std::numeric_limits<double>::infinity()};
+        for (double e : eps) {
+          for (uint32_t i = 0; i < o.instances; ++i) {
+            for (uint32_t r = 0; r < o.runs; ++r) tasks.push_back({a, d, n, e, i, r});
+          }
+        }
+      }
+    }
+  }
+  std::printf(
+      "pfcb: m=%u, n=%s, T=%llu, %s, alpha=%.2f, delta=%.3g, window [%llu, %llu], omega1=%g, "
+      "omega2=%g, explore %u rounds, L=%s, log base %s; %u instances x %u runs, %zu runs in all\n",
+      o.producers,
+      [&] {
+        std::string s;
+        for (uint32_t n : o.agents_grid) s += (s.empty() ? "" : ",") + std::to_string(n);
+        return s;
+      }()
+          .c_str(),
+      static_cast<unsigned long long>(o.rounds), o.homogeneous ? "homogeneous" : "heterogeneous",
+      o.alpha, o.team.delta, static_cast<unsigned long long>(o.team.window_start),
+      static_cast<unsigned long long>(o.team.window_stop), o.team.omega1, o.team.omega2,
+      o.team.explore_rounds, o.violation == ViolationCost::optimum ? "r(s*)" : "max regret",
+      o.team.log_base == CmabLogBase::two ? "2" : "e", o.instances, o.runs, tasks.size());
+  std::printf("schedule paper: %s\n", schedule_text(o, CmabSchedule::paper).c_str());
+  std::printf("schedule aligned: %s\n", schedule_text(o, CmabSchedule::aligned).c_str());
+  std::printf(
+      "wire: share body %zu B, posting %zu B at m=%u (from proto/p2b_pfcb.proto's framing)\n",
+      cmab_share_encoded_size(o.producers), posting_wire_size_from_proto(o.producers), o.producers);
+  std::fflush(stdout);
+
+  std::vector<RunResult> results(tasks.size());
+  std::atomic<uint64_t> done{0};
+  std::atomic<bool> finished{false};
+  double total = 0.0;
+  for (const Task& t : tasks) total += static_cast<double>(o.rounds) * t.agents;
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::thread bar([&] {
+    while (!o.quiet && !finished.load()) {
+      sim::progress("pfcb agent-rounds", static_cast<double>(done.load()), total);
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  });
+  try {
+    tools::parallel_for(tasks.size(), o.threads, [&](std::size_t i) {
+      const World world(instance_spec(o, tasks[i]));
+      results[i] = run_one(o, tasks[i], world, &done);
+    });
+  } catch (const std::exception& e) {
+    finished = true;
+    bar.join();
+    std::fprintf(stderr, "\np2b-sim: %s\n", e.what());
+    return 1;
+  }
+  finished = true;
+  bar.join();
+  if (!o.quiet) sim::progress("pfcb agent-rounds", total, total);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  std::filesystem::create_directories(o.out_dir);
+  write_results(o, results);
+  // Run time per point (dist, n, epsilon): the CPU seconds of its runs.
+  std::map<std::tuple<int, uint32_t, double>, std::pair<double, uint32_t>> per_point;
+  for (const RunResult& r : results) {
+    auto& p = per_point[{static_cast<int>(r.task.dist), r.task.agents, r.task.epsilon}];
+    p.first += r.seconds;
+    ++p.second;
+  }
+  std::printf("\ntime per point (CPU seconds of its runs):\n");
+  for (const auto& [k, v] : per_point) {
+    const double e = std::get<2>(k);
+    char eps[32];
+    std::snprintf(eps, sizeof eps, "%g", e);
+    std::printf("  %-7s n=%-3u eps=%-5s %8.1f s over %u runs (%.2f s a run)\n",
+                dist_name(static_cast<Dist>(std::get<0>(k))), std::get<1>(k),
+                e == 0.0 ? "nf" : (std::isinf(e) ? "fcb" : eps), v.first, v.second,
+                v.first / v.second);
+  }
+  std::printf("speed: %.1f s wall on %u threads\n", wall, o.threads);
+  if (o.plot) {
+    const std::string script = P2B_PLOT_PFCB;
+    const int rc = proc::run_command({"/usr/bin/python3", script, o.out_dir});
+    if (rc != 0) {
+      std::fprintf(stderr, "p2b-sim: plotting failed (%d); the CSVs are in %s\n", rc,
+                   o.out_dir.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace p2b::pfcb_sim

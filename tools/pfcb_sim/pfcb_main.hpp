@@ -1,0 +1,12 @@
+// p2b-sim --protocol pfcb: seed 004's experiments (P-FCB, federated
+// combinatorial bandits under a quality constraint) on p2b::CmabAgent.
+// docs/simulator.md#p-fcb.
+#pragma once
+
+namespace p2b::pfcb_sim {
+
+// True when argv asks for --protocol pfcb (then p2b-sim hands over).
+bool wants_pfcb(int argc, char** argv);
+int pfcb_main(int argc, char** argv);
+
+}  // namespace p2b::pfcb_sim
