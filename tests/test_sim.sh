@@ -236,6 +236,54 @@ np.save('$work/plain_T.npy', np.hstack([W, b[:, None]]).T)"
       "$sim" --protocol fclub $args --out "$work/x" >/dev/null 2>&1 || rc=$?
       [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $args"
     done ;;
+  pfcb)  # --protocol pfcb at toy size: outputs exist, the numbers are sane, threads change nothing
+    p=(--protocol pfcb --producers 6 --agents 3 --rounds 3000 --instances 1
+       --window-start 100 --window-stop 2000 --quiet)
+    "$sim" "${p[@]}" --runs 1 --algorithms nf,fcb,pfcb,pfcb-aligned,pfcb-accept-all --epsilons 1,0.3 \
+      --plot --out "$work/p" >"$work/p.log" || fail "pfcb run failed"
+    for f in runs.csv curves.csv summary.csv ratios.csv summary.json regret.png sharing.png; do
+      [ -s "$work/p/$f" ] || fail "pfcb: $f missing"
+    done
+    grep -q "^schedule paper: 11 releases: 100,101,102,103,104,105,106,128,256,512,1024" "$work/p.log" ||
+      fail "pfcb: the paper's schedule is not printed"
+    grep -q "^time per point" "$work/p.log" || fail "pfcb: no run time per point"
+    s="$work/p/summary.csv"
+    # 2 distributions x (nf, fcb, 3 P-FCB variants x 2 epsilons) groups.
+    [ "$(($(wc -l < "$s") - 1))" = 16 ] || fail "pfcb: expected 16 summary rows"
+    field() { cols "$s" dist algorithm epsilon "$1" | awk -F, -v a="$2" -v e="$3" -v d="$4" \
+      '$1 == d && $2 == a && $3 == e { print $4 }'; }
+    for d in uniform normal; do
+      nf=$(field regret_mean nf 0 $d) fcb=$(field regret_mean fcb inf $d)
+      awk -v a="$fcb" -v b="$nf" 'BEGIN { exit !(a > 0 && a < b) }' ||
+        fail "pfcb $d: FCB ($fcb) should beat non-federated ($nf)"
+      [ "$(field postings_sent nf 0 $d)" = 0 ] || fail "pfcb $d: non-federated agents posted"
+      [ "$(field postings_sent pfcb 1 $d)" = 11 ] || fail "pfcb $d: expected 11 postings"
+      acc=$(field acceptance pfcb 1 $d) all=$(field acceptance pfcb-accept-all 1 $d)
+      awk -v a="$acc" -v b="$all" 'BEGIN { exit !(a >= 0 && a < b && b <= 1) }' ||
+        fail "pfcb $d: acceptance $acc (accept-all $all) out of range"
+      met=$(field constraint_met pfcb 1 $d)
+      awk -v m="$met" 'BEGIN { exit !(m > 0.5 && m <= 1) }' || fail "pfcb $d: constraint met $met"
+      eps=$(field paper_epsilon pfcb 0.3 $d)
+      awk -v e="$eps" 'BEGIN { exit !(e > 0 && e <= 0.3 + 1e-9) }' ||
+        fail "pfcb $d: the paper's epsilon ($eps) is above the budget 0.3"
+    done
+    # Bytes are postings x the posting's wire size.
+    size=$(sed -n 's/.*posting \([0-9]*\) B at m=6.*/\1/p' "$work/p.log")
+    [ -n "$size" ] || fail "pfcb: no posting size printed"
+    cols "$work/p/runs.csv" postings_sent bytes_sent |
+      awk -F, -v s="$size" 'NR > 1 { if ($2 != $1 * s) bad = 1 } END { exit bad }' ||
+      fail "pfcb: bytes are not postings x $size"
+    "$sim" "${p[@]}" --algorithms pfcb --dist normal --threads 1 --runs 2 --out "$work/p1" >/dev/null
+    "$sim" "${p[@]}" --algorithms pfcb --dist normal --threads 2 --runs 2 --out "$work/p2" >/dev/null
+    cmp -s <(cut -d, -f1-25 "$work/p1/runs.csv") <(cut -d, -f1-25 "$work/p2/runs.csv") ||
+      fail "pfcb runs differ between 1 and 2 threads"
+    for args in "--dist gamma" "--producers 65" "--window-start 500 --window-stop 100" \
+                "--algorithms pfcb-fancy" "--public-max-capacity 10"; do
+      rc=0
+      # shellcheck disable=SC2086
+      "$sim" --protocol pfcb $args --out "$work/x" >/dev/null 2>&1 || rc=$?
+      [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $args"
+    done ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
 echo "ok: $case_name"

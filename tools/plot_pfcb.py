@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Plots of p2b-sim --protocol pfcb (docs/simulator.md#p-fcb).
+
+Reads OUT/curves.csv, OUT/summary.csv and OUT/ratios.csv and writes
+  regret.png        average regret per agent against rounds, one panel per
+                    distribution, mean over instances x runs with a +-1 sd
+                    band (seed 004's Fig. 3);
+  frr_epsilon.png   FRR (regret / non-federated regret) against epsilon, when
+                    the run has 3 or more epsilons (Fig. 4);
+  regret_agents.png regret per agent against n, when the run has 3 or more
+                    n (Fig. 5);
+  sharing.png       acceptance rate, constraint fraction and bytes per agent.
+Run with Debian's python3 (numpy, matplotlib): /usr/bin/python3 tools/plot_pfcb.py OUT
+"""
+import csv
+import os
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+ORDER = ["nf", "pfcb", "pfcb-aligned", "pfcb-accept-all", "fcb"]
+COLOURS = {name: f"C{i}" for i, name in enumerate(ORDER)}
+LABELS = {"nf": "non-federated", "fcb": "FCB (non-private)", "pfcb": "P-FCB",
+          "pfcb-aligned": "P-FCB aligned", "pfcb-accept-all": "P-FCB accept-all"}
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def label(alg, eps):
+    if alg in ("nf", "fcb"):
+        return LABELS[alg]
+    return f"{LABELS.get(alg, alg)} eps={eps}"
+
+
+def style(alg, eps, all_eps):
+    # Smaller epsilons of one algorithm dash more.
+    dashes = ["-", "--", ":", "-."]
+    if alg in ("nf", "fcb") or eps not in all_eps:
+        return "-"
+    return dashes[all_eps.index(eps) % len(dashes)]
+
+
+def plot_regret(rows, out):
+    dists = sorted({r["dist"] for r in rows})
+    agents = sorted({int(r["agents"]) for r in rows})
+    n = 10 if 10 in agents else agents[0]
+    all_eps = sorted({r["epsilon"] for r in rows if r["algorithm"] not in ("nf", "fcb")},
+                     key=lambda e: -float(e))
+    fig, axes = plt.subplots(1, len(dists), figsize=(6.5 * len(dists), 4.5), squeeze=False)
+    for ax, dist in zip(axes[0], dists):
+        series = defaultdict(list)
+        for r in rows:
+            if r["dist"] == dist and int(r["agents"]) == n:
+                series[(r["algorithm"], r["epsilon"])].append(
+                    (int(r["round"]), float(r["regret_mean"]), float(r["regret_sd"]),
+                     int(r["count"])))
+        keys = sorted(series, key=lambda k: (ORDER.index(k[0]) if k[0] in ORDER else 99,
+                                             -float(k[1]) if k[1] != "inf" else 0))
+        for alg, eps in keys:
+            pts = sorted(series[(alg, eps)])
+            t = np.array([p[0] for p in pts])
+            m = np.array([p[1] for p in pts])
+            s = np.array([p[2] for p in pts])
+            c = COLOURS.get(alg)
+            note = f", {m[-1]:.0f} at T, off scale" if alg == "pfcb-accept-all" else ""
+            ax.plot(t, m, style(alg, eps, all_eps), color=c,
+                    label=f"{label(alg, eps)} ({pts[0][3]} runs{note})")
+            ax.fill_between(t, m - s, m + s, alpha=0.15, color=c)
+        # Accept-all's regret runs off any useful scale: cap the axis at the
+        # others' and say so in its label.
+        tops = [max(p[1] + p[2] for p in v) for k, v in series.items()
+                if k[0] != "pfcb-accept-all"]
+        if tops:
+            ax.set_ylim(0, 1.15 * max(tops))
+        ax.set_title(f"{dist}: q, c ~ " + ("U[0,1]" if dist == "uniform" else
+                                           "N(0.4, 0.2) clipped") + f", n={n}")
+        ax.set_xlabel("round")
+        ax.set_ylabel("average regret per agent")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "regret.png"), dpi=110)
+    plt.close(fig)
+
+
+def plot_frr(ratios, out):
+    groups = defaultdict(list)
+    for r in ratios:
+        if r["algorithm"] in ("fcb",) or r["frr"] in ("", "nan"):
+            continue
+        groups[(r["dist"], int(r["agents"]), r["algorithm"])].append(
+            (float(r["epsilon"]), float(r["frr"])))
+    groups = {k: sorted(v) for k, v in groups.items() if len(v) >= 3}
+    if not groups:
+        return
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for (dist, n, alg), pts in sorted(groups.items()):
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-" if dist == "uniform" else "s--",
+                color=COLOURS.get(alg), label=f"{LABELS.get(alg, alg)}, {dist}, n={n}")
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_xlabel("epsilon")
+    ax.set_ylabel("FRR = regret / non-federated regret")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "frr_epsilon.png"), dpi=110)
+    plt.close(fig)
+
+
+def plot_agents(summary, out):
+    groups = defaultdict(list)
+    for r in summary:
+        groups[(r["dist"], r["algorithm"], r["epsilon"])].append(
+            (int(r["agents"]), float(r["regret_mean"]), float(r["regret_sd"])))
+    groups = {k: sorted(v) for k, v in groups.items() if len(v) >= 3}
+    if not groups:
+        return
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for (dist, alg, eps), pts in sorted(groups.items()):
+        x = np.array([p[0] for p in pts])
+        ax.errorbar(x, [p[1] for p in pts], yerr=[p[2] for p in pts], capsize=3,
+                    fmt="o-" if dist == "uniform" else "s--", color=COLOURS.get(alg),
+                    label=f"{label(alg, eps)}, {dist}")
+    ax.set_xlabel("agents n")
+    ax.set_ylabel("regret per agent at T")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "regret_agents.png"), dpi=110)
+    plt.close(fig)
+
+
+def plot_sharing(summary, out):
+    rows = [r for r in summary if r["algorithm"] not in ("nf",)]
+    if not rows:
+        return
+    names = [f"{r['dist'][0]} n={r['agents']} {r['algorithm']} {r['epsilon']}" for r in rows]
+    fig, axes = plt.subplots(1, 3, figsize=(15, max(3.5, 0.3 * len(rows) + 1)))
+    y = np.arange(len(rows))
+    for ax, key, title in zip(axes, ["acceptance", "constraint_met", "bytes_sent"],
+                              ["producer reports accepted / received",
+                               "agent-rounds meeting the quality constraint",
+                               "bytes posted per agent (one posting per release)"]):
+        ax.barh(y, [float(r[key]) for r in rows],
+                color=[COLOURS.get(r["algorithm"], "C9") for r in rows])
+        ax.set_yticks(y)
+        ax.set_yticklabels(names if ax is axes[0] else [], fontsize=7)
+        ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "sharing.png"), dpi=110)
+    plt.close(fig)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: plot_pfcb.py OUT_DIR", file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    plot_regret(read(os.path.join(out, "curves.csv")), out)
+    summary = read(os.path.join(out, "summary.csv"))
+    plot_frr(read(os.path.join(out, "ratios.csv")), out)
+    plot_agents(summary, out)
+    plot_sharing(summary, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
