@@ -135,6 +135,19 @@ TEST(PfcbSim, RealisationsAreCommonAndMonotoneInUnits) {
       }
     }
   }
+  // The simulator's fast path (a stream per agent, a CDF table) gives the
+  // same draws, including capacities past the table.
+  for (uint32_t j = 0; j < world.n(); ++j) {
+    const uint64_t stream = world.stream(3, j);
+    for (uint32_t i = 0; i < world.m(); ++i) {
+      for (uint64_t t = 1; t <= 300; ++t) {
+        for (uint32_t l : {0U, 1U, 2U, 7U, 25U, 49U, 50U, 51U, 80U}) {
+          ASSERT_EQ(world.good_in(stream, i, t, l), world.good(3, j, i, t, l))
+              << "j " << j << " i " << i << " t " << t << " l " << l;
+        }
+      }
+    }
+  }
   // Over many draws the good fraction is q.
   double good = 0, units = 0;
   for (uint64_t t = 1; t <= 20000; ++t) {

@@ -67,10 +67,12 @@ RunResult run_one(const Options& o, const Task& task, const World& world,
   RunResult r;
   r.task = task;
   r.curve.reserve(o.rounds / o.every + 1);
+  std::vector<uint64_t> streams(n);
+  for (uint32_t j = 0; j < n; ++j) streams[j] = world.stream(task.run, j);
   for (uint64_t t = 1; t <= o.rounds; ++t) {
     for (uint32_t j = 0; j < n; ++j) {
       team->decide(j, units.data());
-      for (uint32_t i = 0; i < m; ++i) good[i] = world.good(task.run, j, i, t, units[i]);
+      for (uint32_t i = 0; i < m; ++i) good[i] = world.good_in(streams[j], i, t, units[i]);
       team->observe(j, good.data());
       const Score s = world.score(j, units.data());
       regret += s.regret;

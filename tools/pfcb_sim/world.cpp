@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "p2b/cmab.hpp"
@@ -44,15 +45,27 @@ const char* dist_name(Dist d) {
   return d == Dist::uniform ? "uniform" : "normal";
 }
 
-double keyed_uniform(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f) {
+uint64_t keyed_prefix(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
   uint64_t h = mix(a);
   h = mix(h ^ b);
   h = mix(h ^ c);
-  h = mix(h ^ d);
-  h = mix(h ^ e);
-  h = mix(h ^ f);
+  return mix(h ^ d);
+}
+
+double keyed_finish(uint64_t prefix, uint64_t e, uint64_t f) {
+  const uint64_t h = mix(mix(prefix ^ e) ^ f);
   return static_cast<double>(h >> 11) * 0x1.0p-53;
 }
+
+double keyed_uniform(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f) {
+  return keyed_finish(keyed_prefix(a, b, c, d), e, f);
+}
+
+namespace {
+std::size_t cdf_offset(uint32_t l) {
+  return std::size_t{l} * (l + 1) / 2;
+}
+}  // namespace
 
 uint32_t binomial_inverse(double u, uint32_t l, double q) {
   if (l == 0 || q <= 0.0) return 0;
@@ -92,6 +105,35 @@ World::World(const InstanceSpec& spec) : spec_(spec) {
       const double u = draw(spec, kCapacityTag, idx, 0);
       capacity_[std::size_t{j} * m + i] =
           1 + std::min(spec.max_capacity - 1, static_cast<uint32_t>(u * spec.max_capacity));
+    }
+  }
+  cdf_.resize(m);
+  for (uint32_t i = 0; i < m; ++i) {
+    std::vector<double>& c = cdf_[i];
+    c.resize(cdf_offset(spec.max_capacity + 1));
+    const double q = quality_[i];
+    for (uint32_t l = 0; l <= spec.max_capacity; ++l) {
+      double* row = &c[cdf_offset(l)];
+      if (l == 0 || q <= 0.0) {
+        std::fill(row, row + l + 1, 1.0);
+        continue;
+      }
+      if (q >= 1.0) {
+        std::fill(row, row + l, 0.0);
+        row[l] = 1.0;
+        continue;
+      }
+      double pmf = std::pow(1.0 - q, static_cast<double>(l));
+      double cdf = pmf;
+      const double odds = q / (1.0 - q);
+      row[0] = cdf;
+      for (uint32_t x = 0; x < l; ++x) {
+        pmf *= odds * static_cast<double>(l - x) / static_cast<double>(x + 1);
+        cdf += pmf;
+        row[x + 1] = cdf;
+      }
+      // binomial_inverse stops at l whatever the rounding of the sum.
+      row[l] = std::numeric_limits<double>::infinity();
     }
   }
   optimum_.assign(n, std::vector<uint32_t>(m));
@@ -155,6 +197,21 @@ uint32_t World::good(uint32_t run, uint32_t j, uint32_t i, uint64_t t, uint32_t 
   if (units == 0) return 0;
   const double u = keyed_uniform(spec_.seed, spec_.instance, run, j, i, t);
   return binomial_inverse(u, units, quality_[i]);
+}
+
+uint64_t World::stream(uint32_t run, uint32_t j) const {
+  return keyed_prefix(spec_.seed, spec_.instance, run, j);
+}
+
+uint32_t World::good_in(uint64_t stream, uint32_t i, uint64_t t, uint32_t units) const {
+  if (units == 0) return 0;
+  const double u = keyed_finish(stream, i, t);
+  if (units > spec_.max_capacity) return binomial_inverse(u, units, quality_[i]);
+  if (quality_[i] <= 0.0) return 0;
+  if (quality_[i] >= 1.0) return units;
+  // The least x with u < P(X <= x), as binomial_inverse's loop finds it.
+  const double* row = &cdf_[i][cdf_offset(units)];
+  return static_cast<uint32_t>(std::upper_bound(row, row + units + 1, u) - row);
 }
 
 }  // namespace p2b::pfcb_sim

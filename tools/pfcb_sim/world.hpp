@@ -62,6 +62,11 @@ class World {
   // Good units among `units` procured by agent j from producer i at round t
   // of run `run`.
   uint32_t good(uint32_t run, uint32_t j, uint32_t i, uint64_t t, uint32_t units) const;
+  // The same for a stream made once per (run, agent): the simulator's hot
+  // path (two hash rounds and a table search a draw instead of six and a
+  // pow), giving good()'s values exactly.
+  uint64_t stream(uint32_t run, uint32_t j) const;
+  uint32_t good_in(uint64_t stream, uint32_t i, uint64_t t, uint32_t units) const;
 
  private:
   InstanceSpec spec_;
@@ -71,11 +76,17 @@ class World {
   std::vector<std::vector<uint32_t>> optimum_;
   std::vector<double> optimum_reward_;
   std::vector<double> charge_;
+  // cdf_[i][offset(l) + x] = P(Binomial(l, q_i) <= x) for l <= max_capacity,
+  // built by binomial_inverse's own recurrence so the two agree to the bit.
+  std::vector<std::vector<double>> cdf_;
 };
 
 // A counter-based uniform in [0, 1) from a key: the same key, the same draw,
 // on any thread and in any order.
 double keyed_uniform(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f);
+// keyed_uniform in two steps: the first four keys once, then the last two.
+uint64_t keyed_prefix(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+double keyed_finish(uint64_t prefix, uint64_t e, uint64_t f);
 // The smallest x with P(Binomial(l, q) <= x) >= u: monotone in l for fixed u.
 uint32_t binomial_inverse(double u, uint32_t l, double q);
 
