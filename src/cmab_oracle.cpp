@@ -197,6 +197,16 @@ Status cmab_select(const CmabProblem& p, uint32_t* units, uint32_t* scratch) {
     const double g = Terms{p}.g(cut.frac);
     const double rounded = g > 0.0 ? std::ceil(cut.amount) : std::floor(cut.amount);
     units[cut.frac] = static_cast<uint32_t>(rounded);
+    // Rounding up an item above alpha that costs more than it earns can
+    // leave the whole mix worth less than buying nothing, which is always
+    // feasible: then buy nothing. Only a rounded mix can get here (the LP's
+    // own optimum is >= 0).
+    const Terms t{p};
+    double total = 0.0;
+    for (uint32_t i = 0; i < p.m; ++i) total += units[i] * t.r(i);
+    if (total < 0.0) {
+      for (uint32_t i = 0; i < p.m; ++i) units[i] = 0;
+    }
   }
   return Status::ok;
 }

@@ -221,6 +221,15 @@ void check_instance(const Instance& in, const Solved& s, double* worst_lp_error)
   ASSERT_NEAR(s.lp_value, in.value(s.lp.data()), tol(brute)) << "value is the units' objective";
   ASSERT_GE(in.slack(s.lp.data()), -1e-9);
   ASSERT_GE(in.slack(s.units.data()), -1e-9) << "the integer selection keeps the constraint";
+  // The rounded mix itself, to check the empty-selection guard against.
+  std::vector<double> rounded(s.lp);
+  if (s.frac != UINT32_MAX) {
+    rounded[s.frac] = in.g(s.frac) > 0.0 ? std::ceil(s.lp[s.frac]) : std::floor(s.lp[s.frac]);
+  }
+  if (in.value(rounded.data()) < 0.0) {
+    for (uint32_t i = 0; i < m; ++i) ASSERT_EQ(s.units[i], 0U) << "a losing mix is not bought";
+    return;
+  }
   for (uint32_t i = 0; i < m; ++i) {
     ASSERT_GE(s.lp[i], 0.0);
     ASSERT_LE(s.lp[i], in.k[i]);
@@ -292,7 +301,7 @@ TEST(CmabOracle, SelectionIsWithinOneUnitOfTheIntegerOptimum) {
   int optimal = 0;
   int with_frac = 0;
   int optimal_with_frac = 0;
-  int below_empty = 0;       // selections worth less than buying nothing
+  int emptied = 0;           // rounded mixes worth less than nothing, replaced by none
   double worst_share = 0.0;  // gap / |r| of the fractional item
   double worst = 0.0;
   for (int n = 0; n < kInstances; ++n) {
@@ -309,7 +318,10 @@ TEST(CmabOracle, SelectionIsWithinOneUnitOfTheIntegerOptimum) {
     const double r_frac = s.frac == UINT32_MAX ? 0.0 : std::fabs(in.r(s.frac));
     ASSERT_LE(opt, s.lp_value + tol(opt)) << "the LP bounds the integer optimum";
     ASSERT_LE(gap, r_frac + tol(opt));
-    below_empty += got < 0.0 ? 1 : 0;
+    ASSERT_GE(got, 0.0) << "never worse than buying nothing";
+    const bool none =
+        std::all_of(s.units.begin(), s.units.end(), [](uint32_t u) { return u == 0; });
+    emptied += (none && s.frac != UINT32_MAX && s.lp_value > 0.0) ? 1 : 0;
     const bool exact = gap <= 1e-12 * std::max(1.0, std::fabs(opt));
     optimal += exact ? 1 : 0;
     if (s.frac != UINT32_MAX) {
@@ -323,7 +335,9 @@ TEST(CmabOracle, SelectionIsWithinOneUnitOfTheIntegerOptimum) {
       "entry, %.1f%% of those optimal; worst gap %.9f of the rounded item's |r|\n",
       kInstances, 100.0 * optimal / kInstances, with_frac,
       with_frac > 0 ? 100.0 * optimal_with_frac / with_frac : 0.0, worst_share);
-  std::printf("[integer] %d selections worth less than the empty one\n", below_empty);
+  std::printf("[integer] %d rounded mixes worth less than nothing, replaced by the empty one\n",
+              emptied);
+  EXPECT_GT(emptied, 0) << "no instance exercises the empty-selection guard";
   EXPECT_GT(optimal, kInstances / 2);
   EXPECT_GT(optimal_with_frac, with_frac / 2);
   EXPECT_GT(with_frac, 600) << "too few instances exercise the rounding";

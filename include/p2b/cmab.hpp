@@ -45,9 +45,10 @@ Status cmab_lp_optimum(const CmabProblem& p, double* units, double* value, uint3
 
 // The integer selection the agent procures: the LP optimum with its
 // fractional entry rounded to the side that keeps the constraint (down for
-// a unit below alpha, up for one above). Feasible whenever the LP is, and
-// less than one unit's |r| of the rounded item below the LP optimum (so
-// below the integer optimum too). Capacities must also be whole
+// a unit below alpha, up for one above), or the empty selection when that
+// rounded mix is worth less than nothing. Feasible whenever the LP is, never
+// worth less than 0, and less than one unit's |r| of the rounded item below
+// the LP optimum (so below the integer optimum too). Capacities must also be whole
 // (bad_config otherwise); the statuses are cmab_lp_optimum's.
 Status cmab_select(const CmabProblem& p, uint32_t* units, uint32_t* scratch);
 
