@@ -40,19 +40,20 @@ InstanceSpec instance_spec(const Options& o, const Task& t) {
   return s;
 }
 
-// The release rounds of a schedule, as the agent will see them.
+// The release rounds of a schedule, by the library's own schedule functions
+// (the budget may stop releases earlier; the ledger says how many happened).
 std::string schedule_text(const Options& o, CmabSchedule s) {
   std::string out;
   uint64_t tau = cmab_first_tau(s, o.team.window_start);
-  uint32_t count = 0;
-  for (uint64_t t = 1; t <= o.rounds && t <= o.team.window_stop; ++t) {
+  uint32_t shown = 0;
+  for (uint64_t t = o.team.window_start; t <= o.rounds && t <= o.team.window_stop && shown <= 12;
+       ++t) {
     if (!cmab_is_release_round(t, o.team.window_start, o.team.window_stop, tau)) continue;
-    ++count;
-    if (count <= 12) out += (out.empty() ? "" : ",") + std::to_string(t);
-    // tau doubles after each release (Alg. 2); every_round ignores it.
-    tau *= 2;
+    out += (shown == 0 ? "" : ",") + (shown < 12 ? std::to_string(t) : std::string("..."));
+    ++shown;
+    tau = cmab_next_tau(s, tau);
   }
-  if (count > 12) out += ",...";
+  const uint32_t count = cmab_release_count(s, o.team.window_start, o.team.window_stop, o.rounds);
   return std::to_string(count) + " releases: " + out;
 }
 
