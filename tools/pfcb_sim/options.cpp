@@ -90,6 +90,10 @@ int parse_options(int argc, char** argv, Options* o) {
   app.add_option("--explore-rounds", t.explore_rounds, "rounds of one unit each [10]")
       ->check(CLI::Range(0U, 1000000U));
   app.add_option("--ucb-scale", t.ucb_scale, "UCB radius scale [1]")->check(CLI::Range(0.0, 1e3));
+  app.add_option("--quality-margin", t.quality_margin,
+                 "gamma: the oracle aims at alpha + gamma under the UCBs (the paper's margin,\n"
+                 "value unstated) [0]")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--public-max-capacity", t.public_max_capacity,
                  "noise sensitivity: 0 = each producer's own capacity (the paper's), else\n"
                  "this public bound [0]")
