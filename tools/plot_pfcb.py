@@ -9,7 +9,10 @@ Reads OUT/curves.csv, OUT/summary.csv and OUT/ratios.csv and writes
                     the run has 3 or more epsilons (Fig. 4);
   regret_agents.png regret per agent against n, when the run has 3 or more
                     n (Fig. 5);
-  sharing.png       acceptance rate, constraint fraction and bytes per agent.
+  sharing.png       acceptance rate, constraint fraction and bytes per agent;
+  regret_median.png the median and interquartile band over instances x runs
+                    (from curves_runs.csv): robust to one instance whose agent
+                    breaks the quality constraint in every round.
 Run with Debian's python3 (numpy, matplotlib): /usr/bin/python3 tools/plot_pfcb.py OUT
 """
 import csv
@@ -156,6 +159,44 @@ def plot_sharing(summary, out):
     plt.close(fig)
 
 
+def plot_median(rows, out):
+    dists = sorted({r["dist"] for r in rows})
+    agents = sorted({int(r["agents"]) for r in rows})
+    n = 10 if 10 in agents else agents[0]
+    all_eps = sorted({r["epsilon"] for r in rows if r["algorithm"] not in ("nf", "fcb")},
+                     key=lambda e: -float(e))
+    fig, axes = plt.subplots(1, len(dists), figsize=(6.5 * len(dists), 4.5), squeeze=False)
+    for ax, dist in zip(axes[0], dists):
+        series = defaultdict(lambda: defaultdict(list))
+        for r in rows:
+            if r["dist"] == dist and int(r["agents"]) == n:
+                series[(r["algorithm"], r["epsilon"])][int(r["round"])].append(float(r["regret"]))
+        keys = sorted(series, key=lambda k: (ORDER.index(k[0]) if k[0] in ORDER else 99,
+                                             -float(k[1]) if k[1] != "inf" else 0))
+        tops = []
+        for alg, eps in keys:
+            t = np.array(sorted(series[(alg, eps)]))
+            v = [np.array(series[(alg, eps)][x]) for x in t]
+            med = np.array([np.median(a) for a in v])
+            lo = np.array([np.percentile(a, 25) for a in v])
+            hi = np.array([np.percentile(a, 75) for a in v])
+            if alg != "pfcb-accept-all":
+                tops.append(hi.max())
+            c = COLOURS.get(alg)
+            ax.plot(t, med, style(alg, eps, all_eps), color=c,
+                    label=f"{label(alg, eps)} ({len(v[0])} runs)")
+            ax.fill_between(t, lo, hi, alpha=0.15, color=c)
+        if tops:
+            ax.set_ylim(0, 1.15 * max(tops))
+        ax.set_title(f"{dist}, n={n}: median and interquartile range")
+        ax.set_xlabel("round")
+        ax.set_ylabel("regret per agent")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "regret_median.png"), dpi=110)
+    plt.close(fig)
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: plot_pfcb.py OUT_DIR", file=sys.stderr)
@@ -166,6 +207,9 @@ def main():
     plot_frr(read(os.path.join(out, "ratios.csv")), out)
     plot_agents(summary, out)
     plot_sharing(summary, out)
+    runs = os.path.join(out, "curves_runs.csv")
+    if os.path.exists(runs):
+        plot_median(read(runs), out)
     return 0
 
 

@@ -133,6 +133,19 @@ void write_results(const Options& o, const std::vector<RunResult>& runs) {
     g.seconds.add(r.seconds);
   }
 
+  // Every run's curve too: medians and per-instance views need them (one
+  // instance can hold an agent that breaks the constraint in every round).
+  std::ofstream cr(o.out_dir + "/curves_runs.csv");
+  cr << "dist,agents,algorithm,epsilon,instance,run,round,regret\n";
+  for (const RunResult& r : runs) {
+    const Task& t = r.task;
+    for (std::size_t p = 0; p < r.curve.size(); ++p) {
+      cr << dist_name(t.dist) << ',' << t.agents << ',' << t.algorithm << ',' << eps_text(t.epsilon)
+         << ',' << t.instance << ',' << t.run << ',' << (p + 1) * o.every << ',' << r.curve[p]
+         << '\n';
+    }
+  }
+
   // Curves: mean and sd over instances x runs at every recorded round.
   std::ofstream cc(o.out_dir + "/curves.csv");
   cc << "dist,agents,algorithm,epsilon,round,regret_mean,regret_sd,count\n";
