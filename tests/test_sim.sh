@@ -241,7 +241,8 @@ np.save('$work/plain_T.npy', np.hstack([W, b[:, None]]).T)"
        --window-start 100 --window-stop 2000 --quiet)
     "$sim" "${p[@]}" --runs 1 --algorithms nf,fcb,pfcb,pfcb-aligned,pfcb-accept-all --epsilons 1,0.3 \
       --plot --out "$work/p" >"$work/p.log" || fail "pfcb run failed"
-    for f in runs.csv curves.csv summary.csv ratios.csv summary.json regret.png sharing.png; do
+    for f in runs.csv curves.csv curves_runs.csv summary.csv ratios.csv summary.json regret.png \
+             regret_median.png sharing.png; do
       [ -s "$work/p/$f" ] || fail "pfcb: $f missing"
     done
     grep -q "^schedule paper: 11 releases: 100,101,102,103,104,105,106,128,256,512,1024" "$work/p.log" ||
