@@ -93,6 +93,18 @@ def plot_regret(rows, out):
     plt.close(fig)
 
 
+def medians(out):
+    """Median regret per (dist, n, algorithm, epsilon) from runs.csv."""
+    path = os.path.join(out, "runs.csv")
+    if not os.path.exists(path):
+        return {}
+    groups = defaultdict(list)
+    for r in read(path):
+        groups[(r["dist"], int(r["agents"]), r["algorithm"], r["epsilon"])].append(
+            float(r["regret"]))
+    return {k: float(np.median(v)) for k, v in groups.items()}
+
+
 def plot_frr(ratios, out):
     groups = defaultdict(list)
     for r in ratios:
@@ -107,6 +119,15 @@ def plot_frr(ratios, out):
     for (dist, n, alg), pts in sorted(groups.items()):
         ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-" if dist == "uniform" else "s--",
                 color=COLOURS.get(alg), label=f"{LABELS.get(alg, alg)}, {dist}, n={n}")
+    # Medians too: one agent that breaks the constraint every round moves
+    # the normal means (docs/results.md section 11), not the medians.
+    med = medians(out)
+    for (dist, n, alg), pts in sorted(groups.items()):
+        nf = med.get((dist, n, "nf", "0"))
+        ys = [(e, med.get((dist, n, alg, f"{e:g}"))) for e, _ in pts]
+        if nf and all(y is not None for _, y in ys):
+            ax.plot([e for e, _ in ys], [y / nf for _, y in ys], "x:", color=COLOURS.get(alg),
+                    alpha=0.7, label=f"{LABELS.get(alg, alg)}, {dist}, n={n}, medians")
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_xlabel("epsilon")
     ax.set_ylabel("FRR = regret / non-federated regret")
@@ -124,15 +145,26 @@ def plot_agents(summary, out):
     groups = {k: sorted(v) for k, v in groups.items() if len(v) >= 3}
     if not groups:
         return
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    for (dist, alg, eps), pts in sorted(groups.items()):
-        x = np.array([p[0] for p in pts])
-        ax.errorbar(x, [p[1] for p in pts], yerr=[p[2] for p in pts], capsize=3,
-                    fmt="o-" if dist == "uniform" else "s--", color=COLOURS.get(alg),
-                    label=f"{label(alg, eps)}, {dist}")
-    ax.set_xlabel("agents n")
-    ax.set_ylabel("regret per agent at T")
-    ax.legend(fontsize=8)
+    med = medians(out)
+    dists = sorted({k[0] for k in groups})
+    fig, axes = plt.subplots(1, len(dists), figsize=(6.5 * len(dists), 4.5), squeeze=False)
+    for ax, dist in zip(axes[0], dists):
+        for (d, alg, eps), pts in sorted(groups.items()):
+            if d != dist:
+                continue
+            x = [p[0] for p in pts]
+            # Log scale: one constraint-breaking agent can put the mean 30x
+            # above the median (docs/results.md section 11).
+            ax.plot(x, [p[1] for p in pts], "o-", color=COLOURS.get(alg),
+                    label=f"{label(alg, eps)}, mean")
+            ys = [med.get((dist, n, alg, eps)) for n in x]
+            if all(y is not None for y in ys):
+                ax.plot(x, ys, "x:", color=COLOURS.get(alg), label=f"{label(alg, eps)}, median")
+        ax.set_yscale("log")
+        ax.set_title(dist)
+        ax.set_xlabel("agents n")
+        ax.set_ylabel("regret per agent at T")
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "regret_agents.png"), dpi=110)
     plt.close(fig)
