@@ -32,7 +32,7 @@ struct RelayConfig {
   uint8_t consortium_fp[kFpBytes] = {};
   std::vector<VerifyKey> members;  // the members file, in order
   uint32_t max_batch = kMaxBatch;
-  uint64_t retention_seconds = 24 * 3600;  // postings older than this are deleted
+  uint64_t retention_seconds = uint64_t{24} * 3600;  // postings older than this are deleted
 };
 
 struct Reply {
