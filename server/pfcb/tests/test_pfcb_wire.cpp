@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "p2b/cmab.hpp"
 #include "p2b_pfcb.pb.h"
 #include "pfcb/wire/pfcb_wire.hpp"
 
@@ -287,6 +288,74 @@ TEST_F(PfcbWire, FingerprintsAreDistinctAndStable) {
   EXPECT_NE(std::memcmp(plain_hash, consortium_fp_, 16), 0);  // not a bare hash of the key
   EXPECT_EQ(members_.size(), 3U);
   EXPECT_NE(std::memcmp(members_.fingerprint(0), members_.fingerprint(1), 16), 0);
+}
+
+// The share level: the device core's codec inside the posting.
+TEST_F(PfcbWire, SharesThroughTheCoresCodec) {
+  for (uint32_t m = 1; m <= 64; ++m) {
+    EXPECT_EQ(pfcb::share_body_size(m), p2b::cmab_share_encoded_size(m)) << m;
+  }
+  p2b::CmabShare share;
+  share.producers = kM;
+  share.release = 7;
+  share.round = 4096;
+  share.release_epsilon = 0.0625;
+  for (uint32_t i = 0; i < kM; ++i) {
+    share.w_noisy[i] = static_cast<int32_t>(i * 3) - 11;
+    share.y_noisy[i] = -static_cast<int32_t>(i);
+  }
+  std::vector<uint8_t> w;
+  std::string err;
+  ASSERT_TRUE(pfcb::seal_posting(share, c_.sk.data(), key_.data(), &w, &err)) << err;
+  ASSERT_EQ(w.size(), pfcb::posting_wire_size(kM));
+  p2b::CmabShare got;
+  uint32_t sender = 99;
+  ASSERT_EQ(pfcb::open_posting(w.data(), w.size(), members_, key_.data(), kM, &got, &sender, &err),
+            PostingStatus::ok)
+      << err;
+  EXPECT_EQ(sender, 2U);
+  EXPECT_EQ(got.release, 7U);
+  EXPECT_EQ(got.round, 4096U);
+  EXPECT_EQ(got.release_epsilon, 0.0625);
+  EXPECT_EQ(std::memcmp(got.w_noisy, share.w_noisy, sizeof share.w_noisy), 0);
+  EXPECT_EQ(std::memcmp(got.y_noisy, share.y_noisy, sizeof share.y_noisy), 0);
+  // A share the codec refuses is not sealed.
+  p2b::CmabShare bad = share;
+  bad.producers = 0;
+  std::vector<uint8_t> untouched = {9};
+  EXPECT_FALSE(pfcb::seal_posting(bad, c_.sk.data(), key_.data(), &untouched, &err));
+  EXPECT_EQ(untouched, (std::vector<uint8_t>{9}));
+
+  auto expect_refused = [&](const std::vector<uint8_t>& posting, PostingStatus want) {
+    p2b::CmabShare out;
+    out.round = 12345;
+    uint32_t who = 77;
+    std::string why;
+    EXPECT_EQ(pfcb::open_posting(posting.data(), posting.size(), members_, key_.data(), kM, &out,
+                                 &who, &why),
+              want);
+    EXPECT_EQ(out.round, 12345U);
+    EXPECT_EQ(who, 77U);
+    EXPECT_EQ(why.rfind(pfcb::posting_status_name(want), 0), 0U) << why;
+  };
+  // A body the codec refuses (another Share format), sealed by a member.
+  std::vector<uint8_t> body = share_body(kM, 3);
+  body[1] = 2;  // format is the first field: key 0x0D, then u32le 1
+  std::vector<uint8_t> sealed;
+  ASSERT_TRUE(pfcb::seal_posting_body(body.data(), body.size(), kM, 3, a_.sk.data(), key_.data(),
+                                      &sealed, &err));
+  expect_refused(sealed, PostingStatus::bad_share);
+  // A good body under another clear release (re-signed by the member).
+  body = share_body(kM, 3);
+  ASSERT_TRUE(pfcb::seal_posting_body(body.data(), body.size(), kM, 4, a_.sk.data(), key_.data(),
+                                      &sealed, &err));
+  expect_refused(sealed, PostingStatus::share_mismatch);
+  // And every check before it, as open_posting_body makes them.
+  std::vector<uint8_t> t = w;
+  t[200] ^= 1;
+  expect_refused(t, PostingStatus::bad_signature);
+  t.pop_back();
+  expect_refused(t, PostingStatus::wrong_length);
 }
 
 }  // namespace
