@@ -62,10 +62,16 @@ enum class CmabSchedule : uint32_t {
 
 enum class CmabLogBase : uint32_t { two = 0, natural = 1 };
 
-// Whether round t (1-based) releases, given tau before the round. `next_tau`
-// gets tau after it. Pure: the agent and the simulator share it.
+// Whether round t (1-based) releases, given tau before the round: t in
+// [window_start, window_stop] and t >= tau. Pure: the agent, the simulator
+// and the comparison share it.
 bool cmab_is_release_round(uint64_t t, uint64_t window_start, uint64_t window_stop, uint64_t tau);
+// tau before the first round, and tau after a release (every_round keeps 0).
 uint64_t cmab_first_tau(CmabSchedule schedule, uint64_t window_start);
+uint64_t cmab_next_tau(CmabSchedule schedule, uint64_t tau);
+// How many releases the schedule makes in rounds 1..horizon (no budget stop).
+uint32_t cmab_release_count(CmabSchedule schedule, uint64_t window_start, uint64_t window_stop,
+                            uint64_t horizon);
 
 // eps_z = eps / (2 log T) + eps / 2^(z+1) for the z-th release (z >= 1).
 double cmab_release_epsilon(double eps_total, uint64_t horizon, CmabLogBase base, uint32_t z);
@@ -116,18 +122,18 @@ double gdp_epsilon(double mu, double delta);
 // ---- The agent -----------------------------------------------------------------
 
 struct CmabConfig {
-  uint32_t producers = 0;            // m, 1..kCmabMaxProducers
-  const double* cost = nullptr;      // m costs c_i, finite, copied at init
+  uint32_t producers = 0;              // m, 1..kCmabMaxProducers
+  const double* cost = nullptr;        // m costs c_i, finite, copied at init
   const uint32_t* capacity = nullptr;  // m capacities 1..kCmabMaxCapacity, copied
-  double rho = 1.0;                  // revenue per unit of quality, > 0
-  double alpha = 0.4;                // quality threshold, in [0, 1]
-  double quality_margin = 0.0;       // gamma: the oracle aims at alpha + gamma
-  uint32_t explore_rounds = 10;      // rounds that procure one unit of each producer
-  double ucb_scale = 1.0;            // q+ = q^ + ucb_scale sqrt(3 ln t / (2 W))
-  uint64_t horizon = 100000;         // T, for the budget split
+  double rho = 1.0;                    // revenue per unit of quality, > 0
+  double alpha = 0.4;                  // quality threshold, in [0, 1]
+  double quality_margin = 0.0;         // gamma: the oracle aims at alpha + gamma
+  uint32_t explore_rounds = 10;        // rounds that procure one unit of each producer
+  double ucb_scale = 1.0;              // q+ = q^ + ucb_scale sqrt(3 ln t / (2 W))
+  uint64_t horizon = 100000;           // T, for the budget split
   CmabSchedule schedule = CmabSchedule::paper;
-  uint64_t window_start = 200;       // t_lo (1-based rounds)
-  uint64_t window_stop = 40000;      // t_hi
+  uint64_t window_start = 200;   // t_lo (1-based rounds)
+  uint64_t window_stop = 40000;  // t_hi
   CmabLogBase log_base = CmabLogBase::two;
   // The privacy budget (eps, delta) of the release schedule. eps = infinity
   // releases exact counts (FCB, non-private); eps = 0 never releases.
@@ -143,8 +149,8 @@ struct CmabConfig {
   // the own estimate, then add omega2 times it. omega1 = infinity accepts all.
   double omega1 = 0.1;
   double omega2 = 10.0;
-  uint32_t agents = 1;     // n, for the acceptance radius
-  uint32_t max_peers = 1;  // senders whose release counters are kept
+  uint32_t agents = 1;         // n, for the acceptance radius
+  uint32_t max_peers = 1;      // senders whose release counters are kept
   bool deterministic = false;  // seeded generator (tests, simulation) or `random`
   uint64_t seed = 0;
   RandomSource random{};
@@ -155,8 +161,8 @@ struct CmabConfig {
 // never leave the agent.
 struct CmabShare {
   uint32_t producers = 0;
-  uint32_t release = 0;      // z, 1-based
-  uint64_t round = 0;        // t of the release
+  uint32_t release = 0;  // z, 1-based
+  uint64_t round = 0;    // t of the release
   double release_epsilon = 0.0;
   int32_t w_noisy[kCmabMaxProducers] = {};
   int32_t y_noisy[kCmabMaxProducers] = {};
@@ -188,6 +194,11 @@ class CmabAgent {
   // replayed unless its release number is above the last applied from that
   // sender. All producers' checks run against the state before the share.
   Status apply_share(uint32_t sender, const CmabShare& share, CmabApplyResult* result);
+  // The same two on the encoded share (cmab_share_encode): the waiting share
+  // is consumed only once it fits `cap`.
+  Status poll_share_bytes(uint8_t* out, std::size_t cap, std::size_t* written);
+  Status apply_share_bytes(uint32_t sender, const uint8_t* in, std::size_t len,
+                           CmabApplyResult* result);
 
   Status privacy(CmabPrivacy* out) const;
   // The agent's estimates: W_i (units seen, own plus accepted) and q^_i.
