@@ -36,13 +36,19 @@ struct CmabProblem {
 // The exact optimum of the linear relaxation. `units` (m values) gets the
 // solution, with at most one fractional entry; `value` its objective. The
 // empty selection is always feasible, so this never fails on valid input.
-// O(m log m): a sort of the Lagrangian breakpoints -r_i/g_i. `scratch` holds
-// m uint32_t.
+// A sort of the Lagrangian breakpoints -r_i/g_i (by insertion: at m <= 64 it
+// beats std::sort), then one walk. `scratch` holds m uint32_t. Statuses:
+// null_pointer; bad_config for m outside 1..kCmabMaxProducers, rho <= 0 or
+// a capacity outside [0, kCmabMaxCapacity]; non_finite for a NaN or
+// infinite input or an r_i, g_i that overflows. On error nothing is written.
 Status cmab_lp_optimum(const CmabProblem& p, double* units, double* value, uint32_t* scratch);
 
 // The integer selection the agent procures: the LP optimum with its
 // fractional entry rounded to the side that keeps the constraint (down for
-// a unit below alpha, up for one above). Feasible whenever the LP is.
+// a unit below alpha, up for one above). Feasible whenever the LP is, and
+// less than one unit's |r| of the rounded item below the LP optimum (so
+// below the integer optimum too). Capacities must also be whole
+// (bad_config otherwise); the statuses are cmab_lp_optimum's.
 Status cmab_select(const CmabProblem& p, uint32_t* units, uint32_t* scratch);
 
 // ---- When to share, and with how much budget ---------------------------------
