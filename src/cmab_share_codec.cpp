@@ -14,6 +14,8 @@ namespace p2b {
 namespace {
 
 constexpr uint32_t kShareFormat = 1;
+// cmab_share_encoded_size(kCmabMaxProducers): 15 + 18 + 2 * (1 + 2 + 256).
+constexpr std::size_t kMaxEncodedShare = 551;
 
 // Bytes of a packed repeated sfixed32 field of n values: tag, length varint, data.
 std::size_t packed_field_size(uint32_t n) {
@@ -85,6 +87,15 @@ Status cmab_share_decode(const uint8_t* in, std::size_t len, CmabShare* out) {
   s.release_epsilon = msg.release_epsilon;
   std::memcpy(s.w_noisy, msg.w_noisy, msg.producers * sizeof(int32_t));
   std::memcpy(s.y_noisy, msg.y_noisy, msg.producers * sizeof(int32_t));
+  // Same length is not yet the same bytes: fields in another order decode
+  // alike (the fuzzer found one). Re-encoding and comparing makes the bytes
+  // a function of the share, so nothing can ride in the encoding's freedom.
+  uint8_t again[kMaxEncodedShare];
+  std::size_t n = 0;
+  if (cmab_share_encode(s, again, sizeof again, &n) != Status::ok || n != len ||
+      std::memcmp(again, in, len) != 0) {
+    return Status::malformed_input;
+  }
   *out = s;
   return Status::ok;
 }

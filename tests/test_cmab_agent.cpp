@@ -4,6 +4,7 @@
 // the share encoding, and unchanged state on every bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -431,6 +432,13 @@ TEST(CmabShareCodec, RefusesWhatIsNotACanonicalShare) {
       }
     }
   }
+  // The same fields in another order: same length, same meaning, refused
+  // (found by fuzz_cmab_share): one share, one encoding.
+  auto swapped = bytes;
+  std::swap_ranges(swapped.begin(), swapped.begin() + 5, swapped.begin() + 5);
+  ASSERT_EQ(swapped[0], 0x15);  // field 2 (producers), fixed32
+  EXPECT_EQ(p2b::cmab_share_decode(swapped.data(), swapped.size(), &out),
+            p2b::Status::malformed_input);
   EXPECT_EQ(p2b::cmab_share_decode(bytes.data(), 3, &out), p2b::Status::malformed_input);
   EXPECT_EQ(p2b::cmab_share_decode(nullptr, 3, &out), p2b::Status::null_pointer);
   EXPECT_TRUE(same());

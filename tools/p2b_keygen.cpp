@@ -17,6 +17,7 @@
 #include "common/exit_codes.hpp"
 #include "common/keyfiles.hpp"
 #include "p2b/crypto.hpp"
+#include "pfcb/wire/pfcb_wire.hpp"
 
 namespace {
 
@@ -27,7 +28,8 @@ using p2b::common::kExitFailure;
 using p2b::common::ParseOutcome;
 
 constexpr char kSynopsis[] =
-    "usage: p2b-keygen --out DIR [--force] [--vfl | --fclub | --fclub-local]";
+    "usage: p2b-keygen --out DIR [--force] [--vfl | --fclub | --fclub-local | --pfcb-consortium "
+    "| --pfcb-agent]";
 constexpr char kDescription[] =
     "Writes the shuffler's X25519 box key pair, the analyzer's X25519 box key\n"
     "pair and the Ed25519 signing key pairs of the analyzer (models, acks) and\n"
@@ -39,7 +41,13 @@ constexpr char kDescription[] =
     "generator signs with.\n"
     "With --fclub it writes an FCLUB global server's fclub.box.{pk,sk} and\n"
     "fclub.sign.{pk,sk} (docs/fclub-services.md); --fclub-local adds the\n"
-    "32-byte secret fclub.noise.sk, the local server's tree-noise seed.\n";
+    "32-byte secret fclub.noise.sk, the local server's tree-noise seed.\n"
+    "With --pfcb-consortium it writes a P-FCB consortium's 32-byte\n"
+    "XChaCha20-Poly1305 key pfcb.consortium.key (0600; every agent holds it,\n"
+    "the relay never does) and prints its fingerprint, the relay's\n"
+    "--consortium-fp. With --pfcb-agent it writes an agent's Ed25519 pair\n"
+    "pfcb.sign.{pk,sk} and prints the fingerprint and the members-file line\n"
+    "of its verify key (docs/pfcb-relay.md).\n";
 
 static_assert(crypto_box_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "X25519 key size");
 static_assert(crypto_sign_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "Ed25519 key size");
@@ -48,8 +56,10 @@ struct Options {
   std::string out_dir;
   bool force = false;
   bool vfl = false;
-  bool fclub = false;        // an FCLUB global server's keys
-  bool fclub_local = false;  // an FCLUB local server's: the same and a noise seed
+  bool fclub = false;            // an FCLUB global server's keys
+  bool fclub_local = false;      // an FCLUB local server's: the same and a noise seed
+  bool pfcb_consortium = false;  // a P-FCB consortium's AEAD key
+  bool pfcb_agent = false;       // a P-FCB agent's signing pair
 };
 
 ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* message) {
@@ -63,13 +73,20 @@ ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* messag
                      "write fclub.box.{pk,sk} and fclub.sign.{pk,sk} (an FCLUB global server)");
   cli.app().add_flag("--fclub-local", opt->fclub_local,
                      "the same and fclub.noise.sk (an FCLUB local server's noise seed)");
+  cli.app().add_flag("--pfcb-consortium", opt->pfcb_consortium,
+                     "write pfcb.consortium.key, a P-FCB consortium's AEAD key, instead");
+  cli.app().add_flag("--pfcb-agent", opt->pfcb_agent,
+                     "write pfcb.sign.{pk,sk}, a P-FCB agent's signing pair, instead");
   const ParseOutcome parsed = cli.parse(argc, argv, message);
   if (parsed == ParseOutcome::ok && opt->out_dir.empty()) {
     *message = "--out DIR is required";
     return ParseOutcome::usage_error;
   }
-  if (parsed == ParseOutcome::ok && int{opt->vfl} + int{opt->fclub} + int{opt->fclub_local} > 1) {
-    *message = "give at most one of --vfl, --fclub and --fclub-local";
+  if (parsed == ParseOutcome::ok && int{opt->vfl} + int{opt->fclub} + int{opt->fclub_local} +
+                                            int{opt->pfcb_consortium} + int{opt->pfcb_agent} >
+                                        1) {
+    *message =
+        "give at most one of --vfl, --fclub, --fclub-local, --pfcb-consortium and --pfcb-agent";
     return ParseOutcome::usage_error;
   }
   return parsed;
@@ -92,6 +109,7 @@ struct KeySet {
   SignPair analyzer_sign;
   SignPair shuffler_sign;
   uint8_t noise_seed[32]{};  // FCLUB local servers: the tree-noise seed
+  uint8_t consortium_key[p2b::pfcb::kConsortiumKeyBytes]{};  // P-FCB: the agents' AEAD key
 
   KeySet() = default;
   KeySet(const KeySet&) = delete;
@@ -104,6 +122,7 @@ struct KeySet {
     sodium_memzero(&analyzer_sign, sizeof analyzer_sign);
     sodium_memzero(&shuffler_sign, sizeof shuffler_sign);
     sodium_memzero(noise_seed, sizeof noise_seed);
+    sodium_memzero(consortium_key, sizeof consortium_key);
   }
 };
 
@@ -118,6 +137,17 @@ using KeyFiles = std::vector<KeyFile>;
 
 KeyFiles key_files(const KeySet& k, const Options& opt) {
   using kf::KeyKind;
+  if (opt.pfcb_consortium) {
+    // The names server/pfcb's agents read (docs/pfcb-relay.md).
+    return {
+        {{"pfcb.consortium.key", k.consortium_key, sizeof k.consortium_key, KeyKind::secret_key}}};
+  }
+  if (opt.pfcb_agent) {
+    return {{
+        {"pfcb.sign.pk", k.shuffler_sign.pk, sizeof k.shuffler_sign.pk, KeyKind::public_key},
+        {"pfcb.sign.sk", k.shuffler_sign.sk, sizeof k.shuffler_sign.sk, KeyKind::secret_key},
+    }};
+  }
   if (opt.fclub || opt.fclub_local) {
     // The names server/fclub's services read (fclub_services.hpp).
     KeyFiles files{{
@@ -158,6 +188,7 @@ void generate(KeySet* k) {
   crypto_sign_keypair(k->analyzer_sign.pk, k->analyzer_sign.sk);
   crypto_sign_keypair(k->shuffler_sign.pk, k->shuffler_sign.sk);
   randombytes_buf(k->noise_seed, sizeof k->noise_seed);
+  crypto_aead_xchacha20poly1305_ietf_keygen(k->consortium_key);
 }
 
 void add_line(std::string* text, const std::string& line) {
@@ -243,9 +274,29 @@ bool replace_all(const std::string& dir, const KeyFiles& files, std::string* err
   return false;
 }
 
-bool fingerprint_lines(const KeyFiles& files, std::string* out, std::string* err) {
+bool fingerprint_lines(const KeyFiles& files, const Options& opt, std::string* out,
+                       std::string* err) {
   for (const KeyFile& f : files) {
+    if (opt.pfcb_consortium) {
+      // A secret key's fingerprint is keyed (pfcb_wire.hpp): it names the
+      // key without being a plain hash of it.
+      uint8_t fp[p2b::pfcb::kFpBytes];
+      char hex[2 * sizeof fp + 1];
+      if (!p2b::pfcb::consortium_fingerprint(f.bytes, fp)) {
+        *err = "cannot compute the consortium fingerprint";
+        return false;
+      }
+      sodium_bin2hex(hex, sizeof hex, fp, sizeof fp);
+      *out += std::string(f.name) + "  fingerprint " + hex + "\n";
+      continue;
+    }
     if (f.kind != kf::KeyKind::public_key) continue;
+    if (opt.pfcb_agent) {
+      // The line to add to the relay's and the agents' members file.
+      char hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+      sodium_bin2hex(hex, sizeof hex, f.bytes, f.size);
+      *out += std::string(f.name) + "  member " + hex + "\n";
+    }
     std::string hex;
     if (!kf::fingerprint_hex(f.bytes, &hex)) {
       *err = "cannot compute the fingerprint of " + std::string(f.name);
@@ -276,7 +327,7 @@ int run(const Options& opt) {
   }
   generate(&keys);
   std::string fingerprints;
-  if (!fingerprint_lines(files, &fingerprints, &err)) return fail(err);
+  if (!fingerprint_lines(files, opt, &fingerprints, &err)) return fail(err);
   const bool written =
       opt.force ? replace_all(opt.out_dir, files, &err) : create_all(opt.out_dir, files, &err);
   keys.wipe();

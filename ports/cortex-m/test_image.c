@@ -2,7 +2,8 @@
  * static buffer, under qemu's mps2-an386 (scripts/cortex-m-test.sh).
  * Exercises init, decide/reward learning, encode, sealed reports (opened
  * again here with the test keys), save/restore in clear and encrypted, and a
- * model bundle signed here and applied to a fresh agent. Prints every check
+ * model bundle signed here and applied to a fresh agent, and two P-FCB
+ * agents exchanging a share. Prints every check
  * and "p2b cortex-m4: PASS"; main's status becomes qemu's exit code.
  *
  * P2B_TEST_MALLOC_TRAP (scripts/cortex-m-test.sh --malloc-trap) builds a
@@ -202,6 +203,57 @@ static void check_model_apply(p2b_agent* agent, const p2b_config* cfg) {
                "apply_model refuses a replay");
 }
 
+/* Two P-FCB agents in static arenas: the oracle's decisions, a release with
+ * the seeded generator's noise, and one agent applying the other's share. */
+static _Alignas(P2B_ARENA_ALIGN) uint8_t cmab_arena_a[2048];
+static _Alignas(P2B_ARENA_ALIGN) uint8_t cmab_arena_b[2048];
+
+static void check_cmab(void) {
+  static const double cost[6] = {0.2, 0.6, 0.1, 0.5, 0.3, 0.7};
+  static const uint32_t capacity[6] = {5, 9, 3, 7, 4, 6};
+  static const uint32_t quality_pct[6] = {70, 90, 20, 50, 40, 95};
+  p2b_cmab_config cc;
+  p2b_cmab *a = NULL, *b = NULL;
+  p2b_cmab_privacy spent;
+  uint8_t share[128];
+  size_t need = 0, n = 0;
+  uint32_t units[6], good[6], accepted = 0, rejected = 0, shares = 0, i;
+  int t;
+  check_status(p2b_cmab_config_default(&cc), P2B_OK, "cmab: config default");
+  cc.producers = 6;
+  cc.cost = cost;
+  cc.capacity = capacity;
+  cc.rng_mode = P2B_RNG_SEEDED;
+  cc.seed = 3;
+  cc.window_start = 20;
+  cc.window_stop = 400;
+  cc.max_peers = 2;
+  cc.agents = 2;
+  check_status(p2b_cmab_footprint(&cc, &need), P2B_OK, "cmab: footprint");
+  check(need <= sizeof cmab_arena_a, "cmab: arena fits the static buffer");
+  check_status(p2b_cmab_init(cmab_arena_a, sizeof cmab_arena_a, &cc, &a), P2B_OK, "cmab: init a");
+  check_status(p2b_cmab_init(cmab_arena_b, sizeof cmab_arena_b, &cc, &b), P2B_OK, "cmab: init b");
+  for (t = 0; t < 500; ++t) {
+    if (p2b_cmab_decide(a, units, 6) != P2B_OK) break;
+    for (i = 0; i < 6; ++i) good[i] = units[i] * quality_pct[i] / 100u;
+    if (p2b_cmab_observe(a, good, 6) != P2B_OK) break;
+    if (p2b_cmab_poll_share(a, share, sizeof share, &n) == P2B_OK) {
+      ++shares;
+      if (p2b_cmab_apply_share(b, 0, share, n, &accepted, &rejected) != P2B_OK) break;
+    }
+  }
+  check(t == 500, "cmab: 500 rounds decided and observed");
+  check(shares == 9, "cmab: the paper schedule released 9 times in [20, 400]");
+  check(accepted + rejected == 6, "cmab: the peer judged every producer of the last share");
+  check_status(p2b_cmab_privacy_spent(a, &spent), P2B_OK, "cmab: privacy spent");
+  check(spent.releases == shares && spent.element_epsilon > 0.0 &&
+            spent.element_epsilon < spent.paper_epsilon,
+        "cmab: the exact per-element epsilon is below the paper's claim");
+  out_str("       cmab arena: ");
+  out_u32((uint32_t)need);
+  out_str(" bytes (m=6, 2 peers)\n");
+}
+
 int main(void) {
   p2b_config cfg;
   p2b_agent* agent = NULL;
@@ -246,6 +298,7 @@ int main(void) {
   check_encode(agent);
   check_save_restore(agent, &cfg);
   check_model_apply(agent, &cfg);
+  check_cmab();
 
   if (failures() != 0) {
     out_str("p2b cortex-m4: FAIL (");

@@ -20,6 +20,11 @@
 #include "p2b/cmab.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/key_list.hpp"
+#include "p2b_pfcb.pb.h"
+#include "pb_encode.h"
+#include "pfcb/relay_requests.hpp"
+#include "pfcb/wire/pfcb_wire.hpp"
+#include "pfcb_fixture.hpp"
 #include "vfl/masked_request.hpp"
 #include "vfl/party_mask.hpp"
 #include "vfl_fixture.hpp"
@@ -638,6 +643,70 @@ void fclub_request_seeds() {
   }
 }
 
+// P-FCB (pfcb_fixture.hpp): a posting by each member at m = 4, a Share
+// body for the harness to seal, and the relay's queries and members files.
+Bytes pfcb_share_body(uint32_t release) {
+  namespace pf = p2b_fuzz::pfcb;
+  p2b_pfcb_v1_Share sh = p2b_pfcb_v1_Share_init_zero;
+  sh.format = 1;
+  sh.producers = pf::kProducers;
+  sh.release = release;
+  sh.round = 256;
+  sh.release_epsilon = 0.125;
+  sh.w_noisy_count = sh.y_noisy_count = pf::kProducers;
+  for (uint32_t i = 0; i < pf::kProducers; ++i) {
+    sh.w_noisy[i] = 40 - 7 * static_cast<int32_t>(i);
+    sh.y_noisy[i] = 3 * static_cast<int32_t>(i) - 2;
+  }
+  Bytes body(p2b::pfcb::share_body_size(pf::kProducers));
+  pb_ostream_t os = pb_ostream_from_buffer(body.data(), body.size());
+  require(pb_encode(&os, &p2b_pfcb_v1_Share_msg, &sh) && os.bytes_written == body.size(),
+          "encoding a P-FCB share seed");
+  return body;
+}
+
+void pfcb_seeds() {
+  namespace pf = p2b_fuzz::pfcb;
+  namespace pw = p2b::pfcb;
+  for (std::size_t i = 0; i < pf::kMembers; ++i) {
+    const auto release = static_cast<uint32_t>(i + 1);
+    const Bytes body = pfcb_share_body(release);
+    Bytes posting;
+    std::string err;
+    require(pw::seal_posting_body(body.data(), body.size(), pf::kProducers, release,
+                                  pf::member_sign_sk(i), pf::consortium_key(), &posting, &err),
+            "sealing a P-FCB seed");
+    pw::PostingHeader h;
+    require(pw::verify_posting_signature(posting.data(), posting.size(), pf::kProducers,
+                                         pf::consortium_fp(), pf::members(), &h,
+                                         nullptr) == pw::PostingStatus::ok,
+            "a P-FCB seed is refused");
+    const std::string name = "posting-member" + std::to_string(i);
+    write_seed("fuzz_pfcb_posting", name, 0, posting);
+    write_seed("fuzz_pfcb_relay_requests", name, 2, posting);
+  }
+  write_seed("fuzz_pfcb_posting", "body-release1", 1, pfcb_share_body(1));
+  const std::string own = pw::fingerprint_hex(pf::members().fingerprint(1));
+  const std::pair<std::string, std::string> queries[] = {
+      {"first", "after=0&limit=64"},
+      {"exclude", "after=12&exclude=" + own + "&limit=1"},
+      {"bad-after", "after=-1"},
+      {"repeated", "limit=2&limit=3"},
+  };
+  for (const auto& [name, q] : queries) {
+    write_seed("fuzz_pfcb_relay_requests", "query-" + name, 0,
+               reinterpret_cast<const uint8_t*>(q.data()), q.size());
+  }
+  std::string members = "# three members\n";
+  for (std::size_t i = 0; i < pf::kMembers; ++i) {
+    char hex[2 * pw::kVerifyKeyBytes + 1];
+    sodium_bin2hex(hex, sizeof hex, pf::member_sign_sk(i) + pw::kSignKeyBytes - pw::kVerifyKeyBytes,
+                   pw::kVerifyKeyBytes);
+    members += std::string(hex) + (i == 1 ? "\r\n\n" : "\n");
+  }
+  write_seed("fuzz_pfcb_relay_requests", "members", 1,
+             reinterpret_cast<const uint8_t*>(members.data()), members.size());
+}
 // P-FCB shares (m = 4, as the target's receiver): one inside the band, one
 // outside, one with no units, and one of another m.
 void cmab_share_seeds() {
@@ -685,6 +754,7 @@ int main(int argc, char** argv) {
   fclub_seeds();  // last: the seeds before it draw the fixed randomness as they did
   fclub_request_seeds();
   cmab_share_seeds();
+  pfcb_seeds();  // last again: it draws the fixed randomness (nonces)
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }

@@ -88,7 +88,9 @@ TEST(FclubUploadsOnTheWire, EveryUploadIsRawSumsPlusTheDocumentedNoiseAndNothing
     EXPECT_EQ(got.phase, phase);
     EXPECT_EQ(got.member_count, kUsers);
     // Nothing released yet (phase 1's empty upload) has cost nothing.
-    if (raw.count > 0) EXPECT_GT(got.epsilon_spent, 0.0);
+    if (raw.count > 0) {
+      EXPECT_GT(got.epsilon_spent, 0.0);
+    }
     EXPECT_LE(got.epsilon_spent, cfg.epsilon + 1e-9);
     const Stats s = from_wire_stats(got.stats);
     EXPECT_EQ(s.count, raw.count);  // counts are sent as they are (docs/fclub.md)

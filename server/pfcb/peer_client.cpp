@@ -1,0 +1,140 @@
+#include "pfcb/peer_client.hpp"
+
+#include <sodium.h>
+
+#include <cstring>
+#include <utility>
+
+#include "pfcb/relay_requests.hpp"
+#include "pfcb/relay_service.hpp"
+
+namespace p2b::pfcb {
+
+namespace {
+
+uint64_t get_u64le(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
+
+bool parse_cursor(const std::string& s, uint64_t* out) {
+  if (s.empty() || s.size() > 20) return false;
+  uint64_t v = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return false;
+    const auto d = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+// ---- client ------------------------------------------------------------------
+
+PeerClient::PeerClient(CmabAgent* agent, const PeerConfig& cfg, RelayLink link, common::Logger* log)
+    : agent_(agent), cfg_(cfg), members_(cfg.members), link_(std::move(link)), log_(log) {
+  VerifyKey own{};
+  std::memcpy(own.data(), cfg_.sign_sk.data() + kSignKeyBytes - kVerifyKeyBytes, own.size());
+  if (sender_fingerprint(own.data(), own_fp_)) {
+    VerifyKey found{};
+    uint32_t index = 0;
+    if (members_.find(own_fp_, &found, &index) && found == own) own_index_ = index;
+  }
+}
+
+PeerClient::~PeerClient() {
+  sodium_memzero(cfg_.sign_sk.data(), cfg_.sign_sk.size());
+  sodium_memzero(cfg_.consortium_key.data(), cfg_.consortium_key.size());
+}
+
+bool PeerClient::after_observe() {
+  if (!ok() || agent_ == nullptr) return false;
+  CmabShare share;
+  if (agent_->poll_share(&share) != Status::ok) return false;
+  std::vector<uint8_t> posting;
+  std::string err;
+  if (!seal_posting(share, cfg_.sign_sk.data(), cfg_.consortium_key.data(), &posting, &err)) {
+    ++stats_.seal_failures;
+    if (log_ != nullptr) log_->error("share_unsealable", {{"error", err}});
+    return false;
+  }
+  outbox_.push(std::move(posting), share.release);
+  ++stats_.shares_sealed;
+  return true;
+}
+
+std::size_t PeerClient::flush() {
+  return ok() ? outbox_.flush(link_, log_) : 0;
+}
+
+void PeerClient::refuse(const std::string& reason) {
+  ++stats_.postings_refused;
+  ++stats_.refused_by_reason[reason];
+  if (log_ != nullptr) log_->warn("posting_refused", {{"error", reason}});
+}
+
+std::size_t PeerClient::fetch(std::size_t max_batches) {
+  if (!ok() || agent_ == nullptr) return 0;
+  const std::size_t wire = posting_wire_size(cfg_.producers);
+  const std::size_t record = kRecordSeqBytes + wire;
+  std::size_t applied = 0;
+  for (std::size_t batch = 0; batch < max_batches; ++batch) {
+    std::string reply, cursor_text;
+    const std::string path = "/v1/pfcb/postings?after=" + std::to_string(cursor_) +
+                             "&exclude=" + fingerprint_hex(own_fp_) +
+                             "&limit=" + std::to_string(cfg_.fetch_limit);
+    ++stats_.fetches;
+    const int status = link_.get(path, &reply, &cursor_text);
+    uint64_t next = 0;
+    if (status != 200 || wire == 0 || reply.size() % record != 0 ||
+        !parse_cursor(cursor_text, &next)) {
+      ++stats_.fetch_failures;
+      return applied;
+    }
+    const auto* bytes = reinterpret_cast<const uint8_t*>(reply.data());
+    const std::size_t n = reply.size() / record;
+    for (std::size_t i = 0; i < n; ++i) {
+      const uint8_t* rec = bytes + i * record;
+      const uint64_t seq = get_u64le(rec);
+      if (seq <= cursor_) {
+        refuse("out_of_order");  // a relay that went back: never apply twice
+        continue;
+      }
+      ++stats_.postings_received;
+      CmabShare share;
+      uint32_t sender = 0;
+      std::string err;
+      const PostingStatus st =
+          open_posting(rec + kRecordSeqBytes, wire, members_, cfg_.consortium_key.data(),
+                       cfg_.producers, &share, &sender, &err);
+      if (st != PostingStatus::ok) {
+        refuse(posting_status_name(st));
+      } else if (sender == own_index_) {
+        refuse("own_posting");
+      } else {
+        CmabApplyResult result;
+        const Status applied_st = agent_->apply_share(sender, share, &result);
+        if (applied_st == Status::ok) {
+          ++stats_.shares_applied;
+          ++applied;
+          stats_.producers_accepted += result.accepted;
+          stats_.producers_rejected += result.rejected;
+        } else if (applied_st == Status::replayed) {
+          ++stats_.shares_stale;
+        } else {
+          refuse(std::string("apply_") + status_str(applied_st));
+        }
+      }
+      cursor_ = seq;
+    }
+    if (next > cursor_) cursor_ = next;
+    if (n < cfg_.fetch_limit) break;  // caught up
+  }
+  return applied;
+}
+
+}  // namespace p2b::pfcb

@@ -1,0 +1,96 @@
+// The agent's side of the relay (docs/pfcb-relay.md): wraps a CmabAgent so
+// that its shares reach the other agents and theirs reach it.
+//
+//  - after each observe(), a waiting share is sealed (P2BX) into an outbox;
+//  - flush() posts the outbox in order and drops a posting only once the
+//    relay acknowledged it (200), or said it already holds it (409: an
+//    earlier try was stored but its answer lost); while the relay is away
+//    (no answer, 5xx) everything waits for the next flush;
+//  - fetch() reads the others' postings after its cursor, opens each and
+//    applies it with CmabAgent::apply_share, then moves the cursor on.
+//
+// Nothing here waits for another agent: a silent agent only means fewer
+// postings to fetch. Not thread-safe: one agent, one thread.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/json_log.hpp"
+#include "p2b/cmab.hpp"
+#include "pfcb/relay_link.hpp"
+#include "pfcb/wire/pfcb_wire.hpp"
+
+namespace p2b::pfcb {
+
+struct PeerStats {
+  uint64_t shares_sealed = 0;
+  uint64_t seal_failures = 0;
+  uint64_t fetches = 0;
+  uint64_t fetch_failures = 0;  // no answer, not 200, or a misframed body
+  uint64_t postings_received = 0;
+  uint64_t postings_refused = 0;  // did not open (by reason below) or came from itself
+  uint64_t shares_applied = 0;
+  uint64_t shares_stale = 0;        // apply_share: replayed (an older release of that sender)
+  uint64_t producers_accepted = 0;  // summed CmabApplyResult
+  uint64_t producers_rejected = 0;
+  std::map<std::string, uint64_t> refused_by_reason;
+};
+
+struct PeerConfig {
+  uint32_t producers = 0;          // m
+  std::vector<VerifyKey> members;  // the members file, in order
+  std::array<uint8_t, kSignKeyBytes> sign_sk{};
+  std::array<uint8_t, kConsortiumKeyBytes> consortium_key{};
+  uint32_t fetch_limit = 256;  // postings per GET
+};
+
+class PeerClient {
+ public:
+  // `agent` must outlive the client; its max_peers must cover the members.
+  // The signing key must be a member's (its position is own_index()).
+  PeerClient(CmabAgent* agent, const PeerConfig& cfg, RelayLink link,
+             common::Logger* log = nullptr);
+  ~PeerClient();
+  PeerClient(const PeerClient&) = delete;
+  PeerClient& operator=(const PeerClient&) = delete;
+
+  // Whether the signing key is a member's; nothing works otherwise.
+  bool ok() const { return own_index_ < members_.size(); }
+  uint32_t own_index() const { return own_index_; }
+  const uint8_t* own_fp() const { return own_fp_; }
+
+  // After CmabAgent::observe(): seals a waiting share into the outbox.
+  // True if one was queued.
+  bool after_observe();
+  // Posts the outbox (see Outbox::flush).
+  std::size_t flush();
+  // Fetches up to `max_batches` batches of others' postings and applies
+  // them. Returns how many shares were applied.
+  std::size_t fetch(std::size_t max_batches = 16);
+
+  uint64_t cursor() const { return cursor_; }
+  const Outbox& outbox() const { return outbox_; }
+  Outbox& outbox() { return outbox_; }
+  const PeerStats& stats() const { return stats_; }
+
+ private:
+  void refuse(const std::string& reason);
+
+  CmabAgent* agent_;
+  PeerConfig cfg_;
+  Members members_;
+  RelayLink link_;
+  common::Logger* log_;
+  uint32_t own_index_ = UINT32_MAX;
+  uint8_t own_fp_[kFpBytes] = {};
+  Outbox outbox_;
+  uint64_t cursor_ = 0;
+  PeerStats stats_;
+};
+
+}  // namespace p2b::pfcb

@@ -1,0 +1,221 @@
+// p2b-relay: P-FCB's relay as a service (docs/pfcb-relay.md).
+// Routes:
+//   POST /v1/pfcb/postings   one P2BX posting; 200 once durably stored
+//   GET  /v1/pfcb/postings   ?after=CURSOR&exclude=SENDER_FP&limit=N: stored
+//                            postings in order, as u64le seq | posting records;
+//                            the next cursor in the P2B-Cursor header
+//   GET  /v1/pfcb/stats      counts; GET /metrics (Prometheus)
+//   GET  /healthz, /readyz
+#include <httplib.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/bounded_server.hpp"
+#include "common/command_line.hpp"
+#include "common/exit_codes.hpp"
+#include "common/http_server.hpp"
+#include "common/json_log.hpp"
+#include "common/option_values.hpp"
+#include "common/prometheus_text.hpp"
+#include "common/readiness.hpp"
+#include "common/service_main.hpp"
+#include "common/shutdown.hpp"
+#include "pfcb/relay_requests.hpp"
+#include "pfcb/relay_service.hpp"
+#include "pfcb/wire/pfcb_wire.hpp"
+
+namespace {
+
+namespace common = p2b::common;
+namespace pfcb = p2b::pfcb;
+using common::ParseOutcome;
+
+struct Options {
+  common::LogLevel log_level = common::LogLevel::info;
+  std::string log_file;
+  std::string host = "127.0.0.1";
+  int port = 0;
+  std::string store;
+  std::string members_file;
+  pfcb::RelayConfig relay;
+  double sweep_seconds = 0;  // 0: derived from the retention
+};
+
+ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
+  common::CommandLine line(
+      "p2b-relay",
+      "usage: p2b-relay --store FILE --members FILE --consortium-fp HEX --producers M [options]",
+      "P-FCB's relay: stores the agents' signed, sealed postings and hands each agent the "
+      "others' (docs/pfcb-relay.md). It holds no consortium key and reads no share.",
+      true);
+  std::string listen, producers, fp, retention, sweep, batch, level;
+  line.add_value("--listen", &listen, "HOST:PORT (default 127.0.0.1:0, a free port)");
+  line.add_value("--store", &out->store, "the SQLite file of the postings (created if missing)");
+  line.add_value("--members", &out->members_file,
+                 "the members file: one Ed25519 verify key (64 hex digits) per line");
+  line.add_value("--consortium-fp", &fp,
+                 "the consortium key's fingerprint (32 hex digits, p2b-keygen --pfcb-consortium)");
+  line.add_value("--producers", &producers, "m, the producers per share (1..64)");
+  line.add_value("--retention-seconds", &retention,
+                 "delete postings older than this (default 86400)");
+  line.add_value("--sweep-seconds", &sweep,
+                 "how often to delete them (default: a quarter of the retention, at most 60)");
+  line.add_value("--max-batch", &batch,
+                 "the most postings one GET returns (1..1024, default 1024)");
+  line.add_value("--log-level", &level, "debug, info, warn or error");
+  line.add_value("--log-file", &out->log_file, "append the log here instead of stderr");
+  const ParseOutcome parsed = line.parse(argc, argv, message);
+  if (parsed != ParseOutcome::ok) return parsed;
+  if (!listen.empty() && !common::parse_listen(listen, &out->host, &out->port)) {
+    return common::usage_error(message, common::bad_value("listen", "HOST:PORT", listen));
+  }
+  if (out->store.empty()) return common::usage_error(message, "--store is required");
+  if (out->members_file.empty()) return common::usage_error(message, "--members is required");
+  if (!pfcb::parse_fingerprint_hex(fp, out->relay.consortium_fp)) {
+    return common::usage_error(message, common::bad_value("consortium-fp", "32 hex digits", fp));
+  }
+  uint64_t v = 0;
+  if (!common::parse_count(producers, 1, pfcb::kMaxProducers, &v)) {
+    return common::usage_error(message, common::bad_value("producers", "1..64", producers));
+  }
+  out->relay.producers = static_cast<uint32_t>(v);
+  if (!retention.empty()) {
+    if (!common::parse_count(retention, 1, 10ULL * 365 * 24 * 3600, &v)) {
+      return common::usage_error(message,
+                                 common::bad_value("retention-seconds", "seconds >= 1", retention));
+    }
+    out->relay.retention_seconds = v;
+  }
+  if (!sweep.empty() && !common::parse_real(sweep, 0.01, 1e6, &out->sweep_seconds)) {
+    return common::usage_error(message, common::bad_value("sweep-seconds", "seconds > 0", sweep));
+  }
+  if (!batch.empty()) {
+    if (!common::parse_count(batch, 1, pfcb::kMaxBatch, &v)) {
+      return common::usage_error(message, common::bad_value("max-batch", "1..1024", batch));
+    }
+    out->relay.max_batch = static_cast<uint32_t>(v);
+  }
+  if (!level.empty() && !common::parse_log_level(level, &out->log_level)) {
+    return common::usage_error(message, common::bad_value("log-level", "a level", level));
+  }
+  return ParseOutcome::ok;
+}
+
+bool read_text(const std::string& path, std::size_t max_bytes, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::string s(std::istreambuf_iterator<char>(f), {});
+  if (f.bad() || s.size() > max_bytes) return false;
+  *out = std::move(s);
+  return true;
+}
+
+void answer(httplib::Response& res, const pfcb::Reply& r) {
+  res.status = r.status;
+  res.set_content(r.body, r.content_type);
+}
+
+uint64_t now_unix() {
+  return static_cast<uint64_t>(std::time(nullptr));
+}
+
+int run(const Options& opt, common::Logger& log) {
+  Options o = opt;
+  std::string text, why;
+  // A members file lists at most 1024 keys of 65 bytes each, with comments.
+  if (!read_text(o.members_file, 1 << 20, &text) ||
+      !pfcb::parse_members(text, &o.relay.members, &why)) {
+    log.error("members_unreadable",
+              {{"file", o.members_file}, {"error", why.empty() ? "cannot read" : why}});
+    return common::kExitFailure;
+  }
+  std::unique_ptr<pfcb::RelayService> service;
+  try {
+    service = std::make_unique<pfcb::RelayService>(o.relay, o.store, &log);
+  } catch (const std::exception& e) {
+    log.error("store_unusable", {{"error", e.what()}});
+    return common::kExitFailure;
+  }
+  const std::size_t wire = pfcb::posting_wire_size(o.relay.producers);
+
+  common::Readiness readiness;
+  readiness.add("storage", [&service] { return service->store_check(); });
+  common::HttpCounters counters;
+  common::BoundedServer server(common::HttpLimits{}, counters);
+  // A little over one posting: a slightly long body still reaches the
+  // relay's own length check (counted as wrong_length); a larger one is
+  // refused by the HTTP layer before it is read (413, body_too_large).
+  common::configure_server(server, wire + 1024, log);
+  common::serve_readiness(server, readiness);
+  common::install_access_log(
+      server, log, common::AccessLog::standard,
+      [](const httplib::Request& req) { return req.path == "/v1/pfcb/postings"; });
+  server.Post("/v1/pfcb/postings", [&](const httplib::Request& req, httplib::Response& res) {
+    const pfcb::Reply r = service->post(req.body, now_unix());
+    if (!r.code.empty()) {
+      log.warn("posting_refused", {{"error", r.code}, {"bytes", req.body.size()}});
+    }
+    answer(res, r);
+  });
+  server.Get("/v1/pfcb/postings", [&](const httplib::Request& req, httplib::Response& res) {
+    std::multimap<std::string, std::string> params(req.params.begin(), req.params.end());
+    const pfcb::Reply r = service->list(params);
+    if (r.status == 200) res.set_header(pfcb::kCursorHeader, std::to_string(r.cursor));
+    answer(res, r);
+  });
+  server.Get("/v1/pfcb/stats", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(service->stats_json().dump(), "application/json");
+  });
+  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    common::PrometheusText http;
+    counters.render(http, "p2b_relay");
+    res.set_content(service->metrics_text() + http.text(), "text/plain; version=0.0.4");
+  });
+  const int port = common::bind_and_announce(server, o.host, o.port, log);
+  if (port < 0) return common::kExitFailure;
+
+  // Retention: a sweep at start (what aged out while the relay was down),
+  // then every period.
+  double period = o.sweep_seconds;
+  if (period <= 0) {
+    period = std::min(60.0, std::max(1.0, static_cast<double>(o.relay.retention_seconds) / 4));
+  }
+  service->sweep(now_unix());
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stopping = false;
+  std::thread sweeper([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    const auto every = std::chrono::duration<double>(period);
+    while (!cv.wait_for(lock, every, [&] { return stopping; })) service->sweep(now_unix());
+  });
+  log.info("started", {{"port", port},
+                       {"producers", o.relay.producers},
+                       {"members", o.relay.members.size()},
+                       {"posting_bytes", wire},
+                       {"retention_seconds", o.relay.retention_seconds}});
+  const common::StopOutcome outcome = common::serve_until_stopped(server, log);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stopping = true;
+  }
+  cv.notify_all();
+  sweeper.join();
+  return common::finish_stop(outcome, log);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return p2b::common::service_main<Options>("p2b-relay", argc, argv, parse_options, run);
+}

@@ -1,0 +1,437 @@
+// p2b-relay as a real process on loopback (docs/pfcb-relay.md), with keys
+// from p2b-keygen --pfcb-consortium / --pfcb-agent. The postings here are
+// sealed at the byte level (a Share body encoded with nanopb), so these
+// tests need no agent: what the relay stores, forwards and refuses, its
+// retention, and the ledger across a SIGKILL. The agents' end-to-end runs
+// are in test_pfcb_agents.cpp.
+#include <gtest/gtest.h>
+#include <pb_encode.h>
+#include <sodium.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/keyfiles.hpp"
+#include "p2b_pfcb.pb.h"
+#include "pfcb/relay_link.hpp"
+#include "pfcb/relay_requests.hpp"
+#include "pfcb/relay_service.hpp"
+#include "pfcb/wire/pfcb_wire.hpp"
+
+#include <httplib.h>
+
+#include "proc/run_command.hpp"
+#include "proc/service_process.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace pfcb = p2b::pfcb;
+using nlohmann::json;
+using p2b::proc::ServiceProcess;
+
+constexpr uint32_t kM = 8;
+constexpr int kAgents = 4;
+
+struct AgentKeys {
+  std::array<uint8_t, 32> pk{};
+  std::array<uint8_t, 64> sk{};
+};
+
+std::vector<uint8_t> share_body(uint32_t release, int32_t who) {
+  p2b_pfcb_v1_Share s = p2b_pfcb_v1_Share_init_zero;
+  s.format = 1;
+  s.producers = kM;
+  s.release = release;
+  s.round = 100 + release;
+  s.release_epsilon = 0.1;
+  s.w_noisy_count = s.y_noisy_count = kM;
+  for (uint32_t i = 0; i < kM; ++i) {
+    s.w_noisy[i] = who * 100 + static_cast<int32_t>(i);
+    s.y_noisy[i] = who;
+  }
+  std::vector<uint8_t> out(pfcb::share_body_size(kM));
+  pb_ostream_t os = pb_ostream_from_buffer(out.data(), out.size());
+  EXPECT_TRUE(pb_encode(&os, &p2b_pfcb_v1_Share_msg, &s));
+  EXPECT_EQ(os.bytes_written, out.size());
+  return out;
+}
+
+json get_json(int port, const std::string& path) {
+  httplib::Client c("127.0.0.1", port);
+  const auto r = c.Get(path);
+  if (!r || r->status != 200) return json();
+  return json::parse(r->body, nullptr, false);
+}
+
+int post_bytes(int port, const std::vector<uint8_t>& body, std::string* reply = nullptr) {
+  httplib::Client c("127.0.0.1", port);
+  const auto r = c.Post("/v1/pfcb/postings", std::string(body.begin(), body.end()),
+                        "application/octet-stream");
+  if (!r) return -1;
+  if (reply != nullptr) *reply = r->body;
+  return r->status;
+}
+
+// Every stored posting (no exclude), as (seq, bytes), following the cursor.
+std::vector<std::pair<uint64_t, std::vector<uint8_t>>> fetch_all(int port, uint32_t limit = 7) {
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> out;
+  const std::size_t wire = pfcb::posting_wire_size(kM);
+  uint64_t after = 0;
+  for (int guard = 0; guard < 100000; ++guard) {
+    httplib::Client c("127.0.0.1", port);
+    const auto r = c.Get("/v1/pfcb/postings?after=" + std::to_string(after) +
+                         "&limit=" + std::to_string(limit));
+    EXPECT_TRUE(r && r->status == 200);
+    if (!r || r->status != 200) break;
+    EXPECT_EQ(r->body.size() % (8 + wire), 0U);
+    const auto* b = reinterpret_cast<const uint8_t*>(r->body.data());
+    const std::size_t n = r->body.size() / (8 + wire);
+    for (std::size_t i = 0; i < n; ++i) {
+      uint64_t seq = 0;
+      for (int k = 7; k >= 0; --k) seq = seq << 8 | b[i * (8 + wire) + k];
+      out.emplace_back(seq, std::vector<uint8_t>(b + i * (8 + wire) + 8, b + (i + 1) * (8 + wire)));
+    }
+    const uint64_t next = std::stoull(r->get_header_value(pfcb::kCursorHeader));
+    if (n < limit || next == after) break;
+    after = next;
+  }
+  return out;
+}
+
+bool wait_for(const std::function<bool()>& done, double seconds = 20.0) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
+
+class PfcbRelay : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_GE(sodium_init(), 0);
+    dir_ = fs::path(P2B_TEST_TMP) /
+           ("pfcb-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    // The operator's way: p2b-keygen for the consortium key and each agent.
+    ASSERT_EQ(
+        p2b::proc::run_command(
+            {P2B_KEYGEN_BIN, "--out", (dir_ / "consortium").string(), "--pfcb-consortium"}, true),
+        0);
+    std::string err;
+    ASSERT_TRUE(p2b::keyfiles::read_key_file((dir_ / "consortium" / "pfcb.consortium.key").string(),
+                                             key_.data(), key_.size(), &err))
+        << err;
+    ASSERT_TRUE(pfcb::consortium_fingerprint(key_.data(), fp_));
+    std::ofstream members(dir_ / "members.txt");
+    members << "# the consortium, in sender-index order\n";
+    for (int i = 0; i < kAgents + 1; ++i) {  // the last one stays out of the members file
+      const fs::path d = dir_ / ("agent" + std::to_string(i));
+      ASSERT_EQ(p2b::proc::run_command({P2B_KEYGEN_BIN, "--out", d.string(), "--pfcb-agent"}, true),
+                0);
+      AgentKeys k;
+      ASSERT_TRUE(
+          p2b::keyfiles::read_key_file((d / "pfcb.sign.pk").string(), k.pk.data(), 32, &err));
+      std::string warning;
+      ASSERT_TRUE(p2b::keyfiles::read_secret_key_file((d / "pfcb.sign.sk").string(), k.sk.data(),
+                                                      64, &err, &warning));
+      agents_.push_back(k);
+      if (i < kAgents) {
+        char hex[65];
+        sodium_bin2hex(hex, sizeof hex, k.pk.data(), 32);
+        members << hex << "\n";
+      }
+    }
+  }
+  void TearDown() override {
+    if (relay_.running()) relay_.stop();
+  }
+
+  std::vector<std::string> relay_args(int port = 0, const std::string& retention = "86400") {
+    return {"--store",
+            (dir_ / "relay.db").string(),
+            "--members",
+            (dir_ / "members.txt").string(),
+            "--consortium-fp",
+            pfcb::fingerprint_hex(fp_),
+            "--producers",
+            std::to_string(kM),
+            "--retention-seconds",
+            retention,
+            "--sweep-seconds",
+            "0.2",
+            "--listen",
+            "127.0.0.1:" + std::to_string(port)};
+  }
+  void start_relay(int port = 0, const std::string& retention = "86400") {
+    relay_.start(P2B_RELAY_BIN, relay_args(port, retention),
+                 (dir_ / ("relay" + std::to_string(starts_++) + ".log")).string());
+  }
+
+  std::vector<uint8_t> seal(int who, uint32_t release, const uint8_t* key = nullptr) {
+    const std::vector<uint8_t> body = share_body(release, who);
+    std::vector<uint8_t> out;
+    std::string err;
+    EXPECT_TRUE(pfcb::seal_posting_body(body.data(), body.size(), kM, release,
+                                        agents_[static_cast<std::size_t>(who)].sk.data(),
+                                        key != nullptr ? key : key_.data(), &out, &err))
+        << err;
+    return out;
+  }
+
+  json stats() { return get_json(relay_.port(), "/v1/pfcb/stats"); }
+
+  pfcb::Members members() const {
+    std::vector<pfcb::VerifyKey> keys;
+    keys.reserve(kAgents);
+    for (int i = 0; i < kAgents; ++i) keys.push_back(agents_[static_cast<std::size_t>(i)].pk);
+    return pfcb::Members(keys);
+  }
+
+  fs::path dir_;
+  std::array<uint8_t, 32> key_{};
+  uint8_t fp_[16] = {};
+  std::vector<AgentKeys> agents_;
+  ServiceProcess relay_;
+  int starts_ = 0;
+};
+
+TEST_F(PfcbRelay, StoresInOrderAndEachAgentFetchesTheOthers) {
+  start_relay();
+  const int port = relay_.port();
+  for (uint32_t z = 1; z <= 3; ++z) {
+    for (int a = 0; a < kAgents; ++a) {
+      std::string reply;
+      ASSERT_EQ(post_bytes(port, seal(a, z), &reply), 200) << reply;
+      EXPECT_EQ(json::parse(reply)["release"], z);
+    }
+  }
+  const auto all = fetch_all(port, 5);
+  ASSERT_EQ(all.size(), 12U);
+  const pfcb::Members m = members();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i > 0) EXPECT_GT(all[i].first, all[i - 1].first);
+    std::vector<uint8_t> body;
+    pfcb::PostingHeader h;
+    std::string err;
+    ASSERT_EQ(pfcb::open_posting_body(all[i].second.data(), all[i].second.size(), kM, key_.data(),
+                                      m, &body, &h, &err),
+              pfcb::PostingStatus::ok)
+        << err;
+    EXPECT_EQ(h.sender_index, i % kAgents);
+    EXPECT_EQ(body,
+              share_body(static_cast<uint32_t>(i / kAgents + 1), static_cast<int>(i % kAgents)));
+  }
+  // An agent's view leaves out its own postings, and its cursor passes them.
+  pfcb::RelayLink link = pfcb::http_relay_link("127.0.0.1", port);
+  std::string reply, cursor;
+  uint8_t own[16];
+  pfcb::sender_fingerprint(agents_[2].pk.data(), own);
+  ASSERT_EQ(
+      link.get("/v1/pfcb/postings?after=0&exclude=" + pfcb::fingerprint_hex(own), &reply, &cursor),
+      200);
+  EXPECT_EQ(reply.size(), 9 * (8 + pfcb::posting_wire_size(kM)));
+  EXPECT_EQ(cursor, std::to_string(all.back().first));
+  ASSERT_EQ(link.get("/v1/pfcb/postings?after=" + cursor, &reply, &cursor), 200);
+  EXPECT_TRUE(reply.empty());
+  // Bad queries are refused and counted.
+  for (const char* q : {"?after=-1", "?after=x", "?limit=0", "?limit=5000", "?exclude=zz",
+                        "?after=1&after=2", "?what=1"}) {
+    EXPECT_EQ(link.get(std::string("/v1/pfcb/postings") + q, &reply, &cursor), 400) << q;
+  }
+  const json s = stats();
+  EXPECT_EQ(s["postings_accepted"], 12);
+  EXPECT_EQ(s["stored"], 12);
+  EXPECT_EQ(s["fetches_refused"], 7);
+  EXPECT_EQ(s["accepted_by_sender"]["3"], 3);
+  // /metrics carries the same counts.
+  httplib::Client c("127.0.0.1", port);
+  const auto metrics = c.Get("/metrics");
+  ASSERT_TRUE(metrics && metrics->status == 200);
+  EXPECT_NE(metrics->body.find("p2b_relay_postings_accepted_total 12"), std::string::npos);
+  EXPECT_NE(metrics->body.find("p2b_relay_stored 12"), std::string::npos);
+  const auto ready = c.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 200);
+}
+
+TEST_F(PfcbRelay, RefusesBadPostingsAndStoresNothing) {
+  start_relay();
+  const int port = relay_.port();
+  const std::vector<uint8_t> good = seal(1, 1);
+  ASSERT_EQ(post_bytes(port, good), 200);
+  // Replay: the same bytes, and the same release sealed again.
+  EXPECT_EQ(post_bytes(port, good), 409);
+  EXPECT_EQ(post_bytes(port, seal(1, 1)), 409);
+  // Every byte of a fresh posting flipped: refused (the signature covers all).
+  const std::vector<uint8_t> fresh = seal(1, 2);
+  for (std::size_t i = 0; i < fresh.size(); ++i) {
+    std::vector<uint8_t> t = fresh;
+    t[i] ^= static_cast<uint8_t>(1U << (i % 8));
+    ASSERT_EQ(post_bytes(port, t), 400) << "byte " << i;
+  }
+  // Truncated, one byte long, and far too long (the HTTP layer's 413).
+  std::vector<uint8_t> t(fresh.begin(), fresh.end() - 1);
+  EXPECT_EQ(post_bytes(port, t), 400);
+  EXPECT_EQ(post_bytes(port, {}), 400);
+  t = fresh;
+  t.push_back(0);
+  EXPECT_EQ(post_bytes(port, t), 400);
+  t.resize(64 * 1024, 0);
+  EXPECT_EQ(post_bytes(port, t), 413);
+  // Not a member, and another consortium.
+  EXPECT_EQ(post_bytes(port, seal(kAgents, 1)), 400);
+  std::array<uint8_t, 32> other{};
+  crypto_aead_xchacha20poly1305_ietf_keygen(other.data());
+  EXPECT_EQ(post_bytes(port, seal(0, 1, other.data())), 400);
+
+  const json s = stats();
+  EXPECT_EQ(s["stored"], 1);
+  EXPECT_EQ(s["postings_accepted"], 1);
+  EXPECT_EQ(s["replays_refused"], 2);
+  const json& by = s["refused_by_reason"];
+  EXPECT_EQ(by["replay"], 2);
+  EXPECT_EQ(by["wrong_length"], 3);
+  // A flip inside a fingerprint names another sender or consortium.
+  EXPECT_EQ(by["unknown_sender"], 1 + 16);
+  EXPECT_EQ(by["consortium_mismatch"], 1 + 16);
+  EXPECT_GT(by["bad_signature"].get<uint64_t>(), 0U);
+  EXPECT_GT(by["bad_magic"].get<uint64_t>(), 0U);
+  EXPECT_EQ(s["postings_refused"], 2 + 3 + 1 + 1 + fresh.size());
+  // The store holds exactly the one good posting, byte for byte; the
+  // untampered fresh one is still accepted.
+  const auto all = fetch_all(port);
+  ASSERT_EQ(all.size(), 1U);
+  EXPECT_EQ(all[0].second, good);
+  EXPECT_EQ(post_bytes(port, fresh), 200);
+  // The log names reasons and sizes, never a posting's bytes.
+  relay_.stop();
+  std::ifstream log(dir_ / "relay0.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), {});
+  EXPECT_NE(text.find("posting_refused"), std::string::npos);
+  EXPECT_EQ(text.find(pfcb::fingerprint_hex(fp_)), std::string::npos);
+  char hex[2 * 64 + 1];
+  sodium_bin2hex(hex, sizeof hex, fresh.data() + 100, 64);
+  EXPECT_EQ(text.find(hex), std::string::npos);
+}
+
+TEST_F(PfcbRelay, RetentionDeletesOldPostingsAndKeepsTheReplayGuard) {
+  start_relay(0, "1");
+  const int port = relay_.port();
+  const std::vector<uint8_t> old = seal(0, 1);
+  ASSERT_EQ(post_bytes(port, old), 200);
+  ASSERT_TRUE(wait_for([&] { return stats()["stored"] == 0; }, 10)) << stats().dump();
+  EXPECT_EQ(stats()["retention_deleted"], 1);
+  // Aged out, yet not accepted again.
+  EXPECT_EQ(post_bytes(port, old), 409);
+  ASSERT_EQ(post_bytes(port, seal(0, 2)), 200);
+  // The store of one deployment is not opened for another.
+  relay_.stop();
+  std::vector<std::string> args = relay_args();
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--producers") args[i + 1] = std::to_string(kM + 1);
+  }
+  ServiceProcess wrong;
+  EXPECT_THROW(wrong.start(P2B_RELAY_BIN, args, (dir_ / "wrong.log").string(), 5.0),
+               std::runtime_error);
+}
+
+// The ledger: K postings from every agent through their outboxes while the
+// relay is SIGKILLed and restarted twice on the same port. Every posting
+// the relay acknowledged (200, or 409 for one an earlier try stored) is in
+// the store exactly once; none is there twice.
+TEST_F(PfcbRelay, LedgerAcrossKills) {
+  constexpr uint32_t kPerAgent = 60;
+  start_relay();
+  const int port = relay_.port();
+  pfcb::RelayLink link = pfcb::http_relay_link("127.0.0.1", port, 2.0);
+  std::vector<pfcb::Outbox> outboxes(kAgents);
+  std::set<std::pair<int, uint32_t>> acked;
+  std::map<int, uint64_t> conflicts;
+  for (int a = 0; a < kAgents; ++a) {
+    outboxes[static_cast<std::size_t>(a)].on_delivered = [&acked, &conflicts, a](uint32_t z,
+                                                                                 int status) {
+      acked.insert({a, z});
+      if (status == 409) ++conflicts[a];
+    };
+  }
+  std::atomic<std::size_t> delivered{0};
+  std::atomic<bool> done{false};
+  std::thread killer([&] {
+    for (std::size_t at : {kPerAgent * kAgents / 3, 2 * kPerAgent * kAgents / 3}) {
+      while (!done && delivered.load() < at)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      relay_.kill_hard();
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      start_relay(port);
+    }
+  });
+  uint64_t retries = 0;
+  for (uint32_t z = 1; z <= kPerAgent; ++z) {
+    for (int a = 0; a < kAgents; ++a) outboxes[static_cast<std::size_t>(a)].push(seal(a, z), z);
+    for (int tries = 0; tries < 2000; ++tries) {
+      std::size_t waiting = 0;
+      for (pfcb::Outbox& o : outboxes) {
+        delivered += o.flush(link, nullptr);
+        waiting += o.size();
+      }
+      if (waiting == 0) break;
+      ++retries;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  done = true;
+  killer.join();
+  std::size_t left = 0;
+  for (const pfcb::Outbox& o : outboxes) left += o.size();
+  ASSERT_EQ(left, 0U);
+  ASSERT_TRUE(relay_.running());
+
+  std::map<std::pair<uint32_t, uint32_t>, int> stored;  // (sender, release) -> copies
+  const pfcb::Members m = members();
+  for (const auto& [seq, bytes] : fetch_all(port, 50)) {
+    pfcb::PostingHeader h;
+    ASSERT_EQ(pfcb::verify_posting_signature(bytes.data(), bytes.size(), kM, fp_, m, &h, nullptr),
+              pfcb::PostingStatus::ok);
+    ++stored[{h.sender_index, h.release}];
+  }
+  std::size_t lost = 0, duplicated = 0;
+  for (const auto& [who, z] : acked) {
+    if (stored.count({static_cast<uint32_t>(who), z}) == 0) ++lost;
+  }
+  for (const auto& [id, copies] : stored) duplicated += static_cast<std::size_t>(copies - 1);
+  uint64_t refused = 0, failures = 0, conflicted = 0;
+  for (const pfcb::Outbox& o : outboxes) {
+    refused += o.counts().refused;
+    failures += o.counts().send_failures;
+  }
+  for (const auto& [a, n] : conflicts) conflicted += n;
+  std::printf(
+      "ledger: offered %u, acked %zu, stored %zu, lost %zu, duplicated %zu, "
+      "409-acked %llu, send failures %llu, retries %llu\n",
+      kPerAgent * kAgents, acked.size(), stored.size(), lost, duplicated,
+      static_cast<unsigned long long>(conflicted), static_cast<unsigned long long>(failures),
+      static_cast<unsigned long long>(retries));
+  EXPECT_EQ(acked.size(), std::size_t{kPerAgent} * kAgents);
+  EXPECT_EQ(lost, 0U);
+  EXPECT_EQ(duplicated, 0U);
+  EXPECT_EQ(refused, 0U);
+  EXPECT_EQ(stored.size(), std::size_t{kPerAgent} * kAgents);
+  EXPECT_GT(failures, 0U);  // the kills were felt
+}
+
+}  // namespace
