@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "pfcb/wire/pfcb_wire.hpp"
 #include "pfcb_sim/run.hpp"
 #include "pfcb_sim/run_table.hpp"
 #include "pfcb_sim/team.hpp"
@@ -214,6 +215,10 @@ TEST(PfcbSim, PostingSizeFollowsTheFraming) {
   // Posting 368, framed 4 + 2 + 368 + 64.
   EXPECT_EQ(cmab_share_encoded_size(30), 277U);
   EXPECT_EQ(posting_wire_size_from_proto(30), 438U);
+  // The relay's size, which the simulator charges, is the same at every m.
+  for (uint32_t m = 1; m <= kCmabMaxProducers; ++m) {
+    EXPECT_EQ(pfcb::posting_wire_size(m), posting_wire_size_from_proto(m)) << "m " << m;
+  }
 }
 
 }  // namespace

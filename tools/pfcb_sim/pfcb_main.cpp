@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "parallel/parallel_for.hpp"
+#include "pfcb/wire/pfcb_wire.hpp"
 #include "pfcb_sim/options.hpp"
 #include "pfcb_sim/run.hpp"
 #include "pfcb_sim/run_table.hpp"
@@ -106,9 +107,9 @@ int pfcb_main(int argc, char** argv) {
       o.team.log_base == CmabLogBase::two ? "2" : "e", o.instances, o.runs, tasks.size());
   std::printf("schedule paper: %s\n", schedule_text(o, CmabSchedule::paper).c_str());
   std::printf("schedule aligned: %s\n", schedule_text(o, CmabSchedule::aligned).c_str());
-  std::printf(
-      "wire: share body %zu B, posting %zu B at m=%u (from proto/p2b_pfcb.proto's framing)\n",
-      cmab_share_encoded_size(o.producers), posting_wire_size_from_proto(o.producers), o.producers);
+  std::printf("wire: share body %zu B, posting %zu B at m=%u (pfcb::posting_wire_size)\n",
+              cmab_share_encoded_size(o.producers), pfcb::posting_wire_size(o.producers),
+              o.producers);
   std::fflush(stdout);
 
   std::vector<RunResult> results(tasks.size());

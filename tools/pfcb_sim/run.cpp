@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "pfcb/wire/pfcb_wire.hpp"
+
 namespace p2b::pfcb_sim {
 
 namespace {
@@ -84,7 +86,7 @@ RunResult run_one(const Options& o, const Task& task, const World& world,
   }
   r.regret = regret / n;
   r.constraint_met = static_cast<double>(met) / (static_cast<double>(o.rounds) * n);
-  const double wire = static_cast<double>(posting_wire_size_from_proto(m));
+  const double wire = static_cast<double>(pfcb::posting_wire_size(m));
   for (uint32_t j = 0; j < n; ++j) {
     const Traffic& tr = team->traffic()[j];
     r.postings_sent += static_cast<double>(tr.postings_sent) / n;

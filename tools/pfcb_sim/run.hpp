@@ -48,10 +48,11 @@ RunResult run_one(const Options& o, const Task& task, const World& world,
 // The TeamSpec of an algorithm at epsilon.
 TeamSpec team_spec(const Options& o, const Task& task);
 
-// One P-FCB posting on the wire: "P2BX" | varint length | Posting | 64-byte
+// One P-FCB posting on the wire, "P2BX" | varint length | Posting | 64-byte
 // Ed25519 signature, the Posting holding the share body sealed with a
-// 16-byte AEAD tag (proto/p2b_pfcb.proto). Computed here from the framing,
-// field by field, until the relay's own posting_wire_size is on main.
+// 16-byte AEAD tag: the relay's pfcb::posting_wire_size(m), which the
+// simulator charges. This recomputes it from proto/p2b_pfcb.proto's framing,
+// field by field, so a test can hold the two to each other.
 std::size_t posting_wire_size_from_proto(uint32_t producers);
 
 }  // namespace p2b::pfcb_sim

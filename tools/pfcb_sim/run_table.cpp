@@ -10,6 +10,8 @@
 #include <string>
 #include <tuple>
 
+#include "pfcb/wire/pfcb_wire.hpp"
+
 namespace p2b::pfcb_sim {
 
 namespace {
@@ -178,7 +180,7 @@ void write_results(const Options& o, const std::vector<RunResult>& runs) {
       {"log_base", o.team.log_base == CmabLogBase::two ? "2" : "e"},
       {"violation_cost", o.violation == ViolationCost::optimum ? "optimum" : "max-regret"},
       {"public_max_capacity", o.team.public_max_capacity},
-      {"posting_bytes", posting_wire_size_from_proto(o.producers)},
+      {"posting_bytes", pfcb::posting_wire_size(o.producers)},
       {"seed", o.seed}};
   std::ofstream sc(o.out_dir + "/summary.csv");
   sc << "dist,agents,algorithm,epsilon,count,regret_mean,regret_sd,constraint_met,acceptance,"
