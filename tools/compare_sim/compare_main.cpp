@@ -51,7 +51,7 @@ struct Task {
 
 struct Row {
   std::string env;
-  uint64_t seed;
+  uint64_t seed = 0;
   Outcome out;
 };
 
@@ -202,11 +202,10 @@ void write_files(const Options& o, const std::vector<Row>& rows, const std::vect
   for (const Summary& s : sum) {
     csv << s.env << ',' << s.protocol << ',' << num(s.knob) << ',' << s.seeds << ','
         << num(s.reward_all) << ',' << num(s.reward_all_sd) << ',' << num(s.reward_late) << ','
-        << num(s.reward_late_sd) << ',' << num(s.epsilon) << ',' << num(s.delta) << ",\""
-        << privacy_unit(s.protocol) << "\",\"" << privacy_adversary(s.protocol) << "\","
-        << num(s.msgs_up) << ',' << num(s.msgs_down) << ',' << num(s.bytes_up) << ','
-        << num(s.bytes_down) << ',' << num(s.bytes_up + s.bytes_down) << ',' << num(s.detail) << ','
-        << num(s.seconds) << '\n';
+        << num(s.reward_late_sd) << ',' << num(s.epsilon) << ',' << num(s.delta) << ','
+        << privacy_unit(s.protocol) << ',' << privacy_adversary(s.protocol) << ',' << num(s.msgs_up)
+        << ',' << num(s.msgs_down) << ',' << num(s.bytes_up) << ',' << num(s.bytes_down) << ','
+        << num(s.bytes_up + s.bytes_down) << ',' << num(s.detail) << ',' << num(s.seconds) << '\n';
     // JSON has no infinity: "inf" stands for it, as in the CSV.
     auto j = [](double v) { return std::isinf(v) ? nlohmann::json("inf") : nlohmann::json(v); };
     js["summary"].push_back({{"env", s.env},
@@ -259,13 +258,14 @@ const char* privacy_unit(const std::string& protocol) {
   if (protocol == "p2b") return "one report (at most one per user)";
   if (protocol == "fclub") return "one interaction";
   if (protocol == "pfcb")
-    return "one interaction's contribution to one release, all releases composed";
+    return "one interaction's contribution to one release; all releases composed";
   if (protocol == "pooled") return "none: every interaction in the clear";
   return "nothing leaves the device";
 }
 
 const char* privacy_adversary(const std::string& protocol) {
-  if (protocol == "p2b") return "the analyzer (the shuffler, trusted not to collude, sees who)";
+  if (protocol == "p2b")
+    return "the analyzer (the shuffler sees who but is trusted not to collude)";
   if (protocol == "fclub")
     return "the global server and the other local servers (own local server trusted)";
   if (protocol == "pfcb") return "every other user and the relay";

@@ -71,8 +71,6 @@ struct User {
 
 }  // namespace
 
-std::size_t pfcb_posting_bytes(std::size_t values_a, std::size_t values_b);
-
 Outcome run_pfcb(const Options& o, const World& w, double epsilon) {
   const uint32_t d = w.env->dim();
   const uint32_t k = w.env->n_actions();
@@ -223,8 +221,9 @@ Outcome run_pfcb(const Options& o, const World& w, double epsilon) {
     for (uint32_t j = 0; j < d; ++j) {
       for (uint32_t i = 0; i < d; ++i) {
         const double v = xn[i] * xn[j];
-        s.a[a * dd + i + j * d] += v;
-        s.da[a * dd + i + j * d] += v;
+        const std::size_t at = a * dd + i + static_cast<std::size_t>(j) * d;
+        s.a[at] += v;
+        s.da[at] += v;
       }
       s.b[a * d + j] += r * xn[j];
       s.db[a * d + j] += r * xn[j];
