@@ -20,7 +20,7 @@ corpus=tests/fuzz/corpus
 all_targets=(fuzz_outer_open fuzz_inner_open fuzz_model_bundle fuzz_codebook fuzz_state
   fuzz_arff fuzz_weights_file fuzz_batch fuzz_batch_ack fuzz_key_list fuzz_mask_bundle
   fuzz_masked_message fuzz_masked_request fuzz_shared_state fuzz_shared_model_bundle
-  fuzz_vfl_files fuzz_fclub_upload fuzz_fclub_download fuzz_fclub_requests)
+  fuzz_vfl_files fuzz_fclub_upload fuzz_fclub_download fuzz_fclub_requests fuzz_cmab_share)
 
 # Largest input worth trying per target: a little above its biggest valid
 # input, so length checks are crossed both ways without wasting executions.
@@ -45,6 +45,7 @@ max_len() {
     fuzz_fclub_upload) echo 512 ;;    # mode byte + d=3 sealed upload (307 bytes)
     fuzz_fclub_requests) echo 1024 ;;  # a JSON body with a few 5-number rows
     fuzz_fclub_download) echo 512 ;;  # mode byte + d=3 sealed download (300 bytes)
+    fuzz_cmab_share) echo 128 ;;      # sender byte + m=4 share (69 bytes)
     *) echo "unknown fuzz target: $1" >&2; return 1 ;;
   esac
 }

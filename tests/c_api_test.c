@@ -165,6 +165,64 @@ static void check_shared_model(void) {
   free(mem2);
 }
 
+/* Two P-FCB agents from C: they explore, decide by the oracle, release at
+ * the window's start, and one learns from the other's share; a replay and a
+ * short buffer are refused. */
+static void check_cmab(void) {
+  static const double cost[3] = {0.2, 0.5, 0.1};
+  static const uint32_t capacity[3] = {5, 3, 8};
+  p2b_cmab_config cc;
+  p2b_cmab *a = NULL, *b = NULL;
+  p2b_cmab_privacy spent;
+  size_t need = 0, n = 0;
+  void *mem_a, *mem_b;
+  uint8_t share[512];
+  uint32_t units[3], good[3], accepted = 0, rejected = 0, i;
+  double seen[3];
+  int t, released = 0;
+  CHECK(p2b_cmab_config_default(&cc) == P2B_OK);
+  cc.producers = 3;
+  cc.cost = cost;
+  cc.capacity = capacity;
+  cc.rng_mode = P2B_RNG_SEEDED;
+  cc.window_start = 20;
+  cc.omega1 = INFINITY;
+  cc.omega2 = 1.0;
+  cc.agents = 2;
+  cc.max_peers = 2;
+  CHECK(p2b_cmab_footprint(&cc, &need) == P2B_OK);
+  mem_a = arena(need);
+  mem_b = arena(need);
+  CHECK(mem_a != NULL && mem_b != NULL);
+  CHECK(p2b_cmab_init(mem_a, need, &cc, &a) == P2B_OK);
+  CHECK(p2b_cmab_init(mem_b, need, &cc, &b) == P2B_OK);
+  for (t = 1; t <= 20; ++t) {
+    CHECK(p2b_cmab_decide(a, units, 3) == P2B_OK);
+    for (i = 0; i < 3; ++i) {
+      CHECK(units[i] <= capacity[i]);
+      good[i] = units[i] / 2;
+    }
+    CHECK(p2b_cmab_observe(a, good, 3) == P2B_OK);
+    if (t < 20) CHECK(p2b_cmab_poll_share(a, share, sizeof share, &n) == P2B_NO_REPORT);
+  }
+  CHECK(p2b_cmab_poll_share(a, share, 4, &n) == P2B_ERR_BUFFER_TOO_SMALL);
+  if (p2b_cmab_poll_share(a, share, sizeof share, &n) == P2B_OK) released = 1;
+  CHECK(released && n == p2b_cmab_share_size(3));
+  CHECK(p2b_cmab_apply_share(b, 1, share, n, &accepted, &rejected) == P2B_OK);
+  CHECK(accepted + rejected == 3);
+  CHECK(p2b_cmab_apply_share(b, 1, share, n, NULL, NULL) == P2B_ERR_REPLAYED);
+  CHECK(p2b_cmab_apply_share(b, 2, share, n, NULL, NULL) == P2B_ERR_ACTION_OUT_OF_RANGE);
+  CHECK(p2b_cmab_apply_share(b, 0, share, n - 1, NULL, NULL) == P2B_ERR_MALFORMED_INPUT);
+  CHECK(p2b_cmab_estimates(b, seen, NULL, 3) == P2B_OK);
+  CHECK(seen[0] > 0.0);
+  CHECK(p2b_cmab_privacy_spent(a, &spent) == P2B_OK);
+  CHECK(spent.releases == 1 && spent.paper_epsilon > 0.0 && spent.element_epsilon > 0.0);
+  CHECK(spent.basic_epsilon == 2.0 * spent.paper_epsilon);
+  CHECK(strcmp(p2b_status_str(P2B_ERR_REPLAYED), "unknown status") != 0);
+  free(mem_a);
+  free(mem_b);
+}
+
 /* An FCLUB cluster's signed warm start for a shared model from C: it scores
  * as a model that learned the cluster's rounds, a tampered, older or expired
  * bundle is refused, and the version survives save and restore. */
@@ -326,6 +384,7 @@ int main(void) {
   check_key_lists(copy, &cfg, need);
   check_shared_model();
   check_shared_warm_start();
+  check_cmab();
 
   /* Forget: the last decision's id expires and learning starts over. */
   {

@@ -483,8 +483,40 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
     return p2b_shared_model_decide(m, items, 0, 2, &action, &oid);
   });
 
+  // The P-FCB agent's own status: a share applied twice from one sender.
+  expect(P2B_ERR_REPLAYED, "P-FCB share replayed", [&] {
+    p2b_cmab_config cc;
+    EXPECT_EQ(p2b_cmab_config_default(&cc), P2B_OK);
+    const double cost[2] = {0.2, 0.3};
+    const uint32_t capacity[2] = {4, 4};
+    cc.producers = 2;
+    cc.cost = cost;
+    cc.capacity = capacity;
+    cc.rng_mode = P2B_RNG_SEEDED;
+    cc.window_start = 1;
+    size_t need = 0;
+    EXPECT_EQ(p2b_cmab_footprint(&cc, &need), P2B_OK);
+    std::vector<unsigned char> mem(2 * (need + P2B_ARENA_ALIGN));
+    const auto addr = reinterpret_cast<uintptr_t>(mem.data());
+    unsigned char* aligned =
+        mem.data() + (P2B_ARENA_ALIGN - addr % P2B_ARENA_ALIGN) % P2B_ARENA_ALIGN;
+    const size_t stride = (need + P2B_ARENA_ALIGN - 1) / P2B_ARENA_ALIGN * P2B_ARENA_ALIGN;
+    p2b_cmab* sender = nullptr;
+    p2b_cmab* receiver = nullptr;
+    EXPECT_EQ(p2b_cmab_init(aligned, need, &cc, &sender), P2B_OK);
+    EXPECT_EQ(p2b_cmab_init(aligned + stride, need, &cc, &receiver), P2B_OK);
+    uint32_t units[2] = {0, 0};
+    EXPECT_EQ(p2b_cmab_decide(sender, units, 2), P2B_OK);
+    EXPECT_EQ(p2b_cmab_observe(sender, units, 2), P2B_OK);
+    std::vector<uint8_t> share(p2b_cmab_share_size(2));
+    size_t n = 0;
+    EXPECT_EQ(p2b_cmab_poll_share(sender, share.data(), share.size(), &n), P2B_OK);
+    EXPECT_EQ(p2b_cmab_apply_share(receiver, 0, share.data(), n, nullptr, nullptr), P2B_OK);
+    return p2b_cmab_apply_share(receiver, 0, share.data(), n, nullptr, nullptr);
+  });
+
   std::set<int> all_errors;
-  for (int s = -1; s >= P2B_ERR_ITEM_COUNT; --s) all_errors.insert(s);
+  for (int s = -1; s >= P2B_ERR_REPLAYED; --s) all_errors.insert(s);
   std::set<int> missing;
   for (int s : all_errors) {
     if (reached_.count(s) == 0) missing.insert(s);
@@ -497,7 +529,7 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
 
 TEST(CApiStatus, EveryStatusHasItsOwnDescription) {
   std::set<std::string> seen;
-  for (int s = P2B_ERR_ITEM_COUNT; s <= P2B_BUDGET_EXHAUSTED; ++s) {
+  for (int s = P2B_ERR_REPLAYED; s <= P2B_BUDGET_EXHAUSTED; ++s) {
     const char* text = p2b_status_str(static_cast<p2b_status>(s));
     ASSERT_NE(text, nullptr);
     EXPECT_TRUE(seen.insert(text).second) << "duplicate description for " << s;

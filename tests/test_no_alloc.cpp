@@ -6,7 +6,9 @@
 
 #include <Eigen/Core>
 #include <atomic>
+#include <cmath>
 #include <new>
+#include <random>
 
 #include "key_list_support.hpp"
 #include "model_support.hpp"
@@ -290,6 +292,70 @@ TEST(NoAlloc, SharedModelNeverTouchesTheHeap) {
       exercise_shared(policy, precision);
     }
   }
+}
+
+// A P-FCB agent through exploration, the oracle's rounds, releases with the
+// system CSPRNG's noise, and others' shares: all after init, all heap-free.
+TEST(NoAlloc, CmabAgentNeverTouchesTheHeap) {
+  constexpr uint32_t m = 30;
+  std::vector<double> cost(m);
+  std::vector<uint32_t> capacity(m);
+  std::mt19937_64 env(4);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> quality(m);
+  for (uint32_t i = 0; i < m; ++i) {
+    cost[i] = u(env);
+    quality[i] = u(env);
+    capacity[i] = 1 + static_cast<uint32_t>(env() % 50);
+  }
+  p2b_cmab_config cfg;
+  ASSERT_EQ(p2b_cmab_config_default(&cfg), P2B_OK);
+  cfg.producers = m;
+  cfg.cost = cost.data();
+  cfg.capacity = capacity.data();
+  cfg.window_start = 5;
+  cfg.max_peers = 2;
+  cfg.agents = 2;
+  size_t need = 0;
+  ASSERT_EQ(p2b_cmab_footprint(&cfg, &need), P2B_OK);
+  std::vector<unsigned char> mem_a(need + P2B_ARENA_ALIGN);
+  std::vector<unsigned char> mem_b(need + P2B_ARENA_ALIGN);
+  auto aligned = [](std::vector<unsigned char>& mem) {
+    const auto addr = reinterpret_cast<uintptr_t>(mem.data());
+    return static_cast<void*>(mem.data() +
+                              (P2B_ARENA_ALIGN - addr % P2B_ARENA_ALIGN) % P2B_ARENA_ALIGN);
+  };
+  p2b_cmab* a = nullptr;
+  p2b_cmab* b = nullptr;
+  ASSERT_EQ(p2b_cmab_init(aligned(mem_a), need, &cfg, &a), P2B_OK);
+  ASSERT_EQ(p2b_cmab_init(aligned(mem_b), need, &cfg, &b), P2B_OK);
+  std::vector<uint32_t> units(m);
+  std::vector<uint32_t> good(m);
+  std::vector<uint8_t> share(p2b_cmab_share_size(m));
+  std::vector<double> seen(m);
+  p2b_cmab_privacy spent;
+  uint32_t shares = 0;
+  NoHeap guard;
+  for (int t = 0; t < 600; ++t) {
+    for (p2b_cmab* agent : {a, b}) {
+      ASSERT_EQ(p2b_cmab_decide(agent, units.data(), m), P2B_OK);
+      for (uint32_t i = 0; i < m; ++i) {
+        good[i] = static_cast<uint32_t>(std::floor(quality[i] * units[i]));
+      }
+      ASSERT_EQ(p2b_cmab_observe(agent, good.data(), m), P2B_OK);
+      size_t n = 0;
+      if (p2b_cmab_poll_share(agent, share.data(), share.size(), &n) == P2B_OK) {
+        ++shares;
+        ASSERT_EQ(p2b_cmab_apply_share(agent == a ? b : a, 0, share.data(), n, nullptr, nullptr),
+                  P2B_OK);
+      }
+    }
+  }
+  ASSERT_EQ(p2b_cmab_privacy_spent(a, &spent), P2B_OK);
+  ASSERT_EQ(p2b_cmab_estimates(a, seen.data(), nullptr, m), P2B_OK);
+  EXPECT_EQ(g_allocations.load(), 0) << "heap touched after init";
+  EXPECT_GT(shares, 0U);
+  EXPECT_GT(spent.element_epsilon, 0.0);
 }
 
 }  // namespace

@@ -36,13 +36,20 @@ struct CmabProblem {
 // The exact optimum of the linear relaxation. `units` (m values) gets the
 // solution, with at most one fractional entry; `value` its objective. The
 // empty selection is always feasible, so this never fails on valid input.
-// O(m log m): a sort of the Lagrangian breakpoints -r_i/g_i. `scratch` holds
-// m uint32_t.
+// A sort of the Lagrangian breakpoints -r_i/g_i (by insertion: at m <= 64 it
+// beats std::sort), then one walk. `scratch` holds m uint32_t. Statuses:
+// null_pointer; bad_config for m outside 1..kCmabMaxProducers, rho <= 0 or
+// a capacity outside [0, kCmabMaxCapacity]; non_finite for a NaN or
+// infinite input or an r_i, g_i that overflows. On error nothing is written.
 Status cmab_lp_optimum(const CmabProblem& p, double* units, double* value, uint32_t* scratch);
 
 // The integer selection the agent procures: the LP optimum with its
 // fractional entry rounded to the side that keeps the constraint (down for
-// a unit below alpha, up for one above). Feasible whenever the LP is.
+// a unit below alpha, up for one above), or the empty selection when that
+// rounded mix is worth less than nothing. Feasible whenever the LP is, never
+// worth less than 0, and less than one unit's |r| of the rounded item below
+// the LP optimum (so below the integer optimum too). Capacities must also be whole
+// (bad_config otherwise); the statuses are cmab_lp_optimum's.
 Status cmab_select(const CmabProblem& p, uint32_t* units, uint32_t* scratch);
 
 // ---- When to share, and with how much budget ---------------------------------
@@ -62,10 +69,16 @@ enum class CmabSchedule : uint32_t {
 
 enum class CmabLogBase : uint32_t { two = 0, natural = 1 };
 
-// Whether round t (1-based) releases, given tau before the round. `next_tau`
-// gets tau after it. Pure: the agent and the simulator share it.
+// Whether round t (1-based) releases, given tau before the round: t in
+// [window_start, window_stop] and t >= tau. Pure: the agent, the simulator
+// and the comparison share it.
 bool cmab_is_release_round(uint64_t t, uint64_t window_start, uint64_t window_stop, uint64_t tau);
+// tau before the first round, and tau after a release (every_round keeps 0).
 uint64_t cmab_first_tau(CmabSchedule schedule, uint64_t window_start);
+uint64_t cmab_next_tau(CmabSchedule schedule, uint64_t tau);
+// How many releases the schedule makes in rounds 1..horizon (no budget stop).
+uint32_t cmab_release_count(CmabSchedule schedule, uint64_t window_start, uint64_t window_stop,
+                            uint64_t horizon);
 
 // eps_z = eps / (2 log T) + eps / 2^(z+1) for the z-th release (z >= 1).
 double cmab_release_epsilon(double eps_total, uint64_t horizon, CmabLogBase base, uint32_t z);
@@ -116,18 +129,18 @@ double gdp_epsilon(double mu, double delta);
 // ---- The agent -----------------------------------------------------------------
 
 struct CmabConfig {
-  uint32_t producers = 0;            // m, 1..kCmabMaxProducers
-  const double* cost = nullptr;      // m costs c_i, finite, copied at init
+  uint32_t producers = 0;              // m, 1..kCmabMaxProducers
+  const double* cost = nullptr;        // m costs c_i, finite, copied at init
   const uint32_t* capacity = nullptr;  // m capacities 1..kCmabMaxCapacity, copied
-  double rho = 1.0;                  // revenue per unit of quality, > 0
-  double alpha = 0.4;                // quality threshold, in [0, 1]
-  double quality_margin = 0.0;       // gamma: the oracle aims at alpha + gamma
-  uint32_t explore_rounds = 10;      // rounds that procure one unit of each producer
-  double ucb_scale = 1.0;            // q+ = q^ + ucb_scale sqrt(3 ln t / (2 W))
-  uint64_t horizon = 100000;         // T, for the budget split
+  double rho = 1.0;                    // revenue per unit of quality, > 0
+  double alpha = 0.4;                  // quality threshold, in [0, 1]
+  double quality_margin = 0.0;         // gamma: the oracle aims at alpha + gamma
+  uint32_t explore_rounds = 10;        // rounds that procure one unit of each producer
+  double ucb_scale = 1.0;              // q+ = q^ + ucb_scale sqrt(3 ln t / (2 W))
+  uint64_t horizon = 100000;           // T, for the budget split
   CmabSchedule schedule = CmabSchedule::paper;
-  uint64_t window_start = 200;       // t_lo (1-based rounds)
-  uint64_t window_stop = 40000;      // t_hi
+  uint64_t window_start = 200;   // t_lo (1-based rounds)
+  uint64_t window_stop = 40000;  // t_hi
   CmabLogBase log_base = CmabLogBase::two;
   // The privacy budget (eps, delta) of the release schedule. eps = infinity
   // releases exact counts (FCB, non-private); eps = 0 never releases.
@@ -143,8 +156,8 @@ struct CmabConfig {
   // the own estimate, then add omega2 times it. omega1 = infinity accepts all.
   double omega1 = 0.1;
   double omega2 = 10.0;
-  uint32_t agents = 1;     // n, for the acceptance radius
-  uint32_t max_peers = 1;  // senders whose release counters are kept
+  uint32_t agents = 1;         // n, for the acceptance radius
+  uint32_t max_peers = 1;      // senders whose release counters are kept
   bool deterministic = false;  // seeded generator (tests, simulation) or `random`
   uint64_t seed = 0;
   RandomSource random{};
@@ -155,8 +168,8 @@ struct CmabConfig {
 // never leave the agent.
 struct CmabShare {
   uint32_t producers = 0;
-  uint32_t release = 0;      // z, 1-based
-  uint64_t round = 0;        // t of the release
+  uint32_t release = 0;  // z, 1-based
+  uint64_t round = 0;    // t of the release
   double release_epsilon = 0.0;
   int32_t w_noisy[kCmabMaxProducers] = {};
   int32_t y_noisy[kCmabMaxProducers] = {};
@@ -188,6 +201,11 @@ class CmabAgent {
   // replayed unless its release number is above the last applied from that
   // sender. All producers' checks run against the state before the share.
   Status apply_share(uint32_t sender, const CmabShare& share, CmabApplyResult* result);
+  // The same two on the encoded share (cmab_share_encode): the waiting share
+  // is consumed only once it fits `cap`.
+  Status poll_share_bytes(uint8_t* out, std::size_t cap, std::size_t* written);
+  Status apply_share_bytes(uint32_t sender, const uint8_t* in, std::size_t len,
+                           CmabApplyResult* result);
 
   Status privacy(CmabPrivacy* out) const;
   // The agent's estimates: W_i (units seen, own plus accepted) and q^_i.

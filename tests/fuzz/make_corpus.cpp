@@ -17,6 +17,7 @@
 #include "../model_support.hpp"
 #include "fclub_fixture.hpp"
 #include "fuzz_fixture.hpp"
+#include "p2b/cmab.hpp"
 #include "p2b/codebook_format.hpp"
 #include "p2b/key_list.hpp"
 #include "vfl/masked_request.hpp"
@@ -637,6 +638,31 @@ void fclub_request_seeds() {
   }
 }
 
+// P-FCB shares (m = 4, as the target's receiver): one inside the band, one
+// outside, one with no units, and one of another m.
+void cmab_share_seeds() {
+  auto share = [](uint32_t m, uint32_t release, int32_t w, int32_t y) {
+    p2b::CmabShare s;
+    s.producers = m;
+    s.release = release;
+    s.round = 256;
+    s.release_epsilon = 0.09;
+    for (uint32_t i = 0; i < m; ++i) {
+      s.w_noisy[i] = w;
+      s.y_noisy[i] = y;
+    }
+    Bytes out(p2b::cmab_share_encoded_size(m));
+    size_t n = 0;
+    require(p2b::cmab_share_encode(s, out.data(), out.size(), &n) == p2b::Status::ok,
+            "encoding a share seed");
+    return out;
+  };
+  write_seed("fuzz_cmab_share", "inside-band", 0, share(4, 1, 40, 20));
+  write_seed("fuzz_cmab_share", "outside-band", 1, share(4, 2, 40, 39));
+  write_seed("fuzz_cmab_share", "no-units", 0, share(4, 3, 0, 0));
+  write_seed("fuzz_cmab_share", "other-m", 1, share(5, 1, 40, 20));
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
@@ -658,6 +684,7 @@ int main(int argc, char** argv) {
   vfl_files_seeds();
   fclub_seeds();  // last: the seeds before it draw the fixed randomness as they did
   fclub_request_seeds();
+  cmab_share_seeds();
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }
