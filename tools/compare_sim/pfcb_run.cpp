@@ -10,8 +10,8 @@
 // sensitivity of sqrt(2) over the whole posting.
 //
 // When: cmab_is_release_round over the user's own rounds 1..T_u with the
-// window [1, T_u] and the paper's schedule (tau from cmab_first_tau, doubling
-// after each release): at T_u = 10, rounds 1, 2, 4 and 8. Budget: eps_z from
+// window [1, T_u] and the paper's schedule (tau from cmab_first_tau, then
+// cmab_next_tau after each release): at T_u = 10, rounds 1, 2, 4 and 8. Budget: eps_z from
 // cmab_release_epsilon with horizon T_u, noise sigma_z = sqrt(2) x
 // cmab_noise_multiplier(eps_z, delta).
 //
@@ -232,7 +232,7 @@ Outcome run_pfcb(const Options& o, const World& w, double epsilon) {
     s.reward[a] += r;
     if (cmab_is_release_round(t, window_start, window_stop, s.tau)) {
       release(u);
-      s.tau *= 2;  // P-FCB's tau doubles after each release (cmab.hpp)
+      s.tau = cmab_next_tau(CmabSchedule::paper, s.tau);
     }
   });
 
