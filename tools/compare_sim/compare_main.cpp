@@ -403,6 +403,12 @@ int compare_main(int argc, char** argv) {
         std::printf("oracle (%s): %.5f per step, the best arm in expectation\n", env.c_str(),
                     oracle / n);
     }
+    uint64_t fallbacks = 0;
+    for (const Row& r : rows) fallbacks += r.out.fallbacks;
+    if (fallbacks > 0) {
+      std::printf("pfcb: %llu steps ran on a user's own statistics (peer sum refused by import)\n",
+                  static_cast<unsigned long long>(fallbacks));
+    }
     std::printf("check: P2B's cold late users against local-only's late users: largest gap %.3g\n",
                 worst);
     const double secs =

@@ -32,8 +32,10 @@
 // Peers: a relay stores every posting; a user reads all postings it has not
 // read (late users the early cohort's backlog too) before each step.
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "compare_sim/protocols.hpp"
@@ -147,22 +149,40 @@ Outcome run_pfcb(const Options& o, const World& w, double epsilon) {
     return changed;
   };
 
-  // The agent's statistics become ridge + own + PSD(peers).
+  // No honest peer sum can have an eigenvalue above its weighted count of
+  // interactions (||x|| <= 1), at most omega2 x every interaction of the
+  // world: a public cap that keeps noise from making A_a ill-conditioned.
+  const double cap = std::max(1.0, o.omega2) * static_cast<double>(w.users) * w.steps;
+  uint64_t fallbacks = 0;
+  // The agent's statistics become ridge + own + PSD(peers), the peer part's
+  // eigenvalues clipped to [0, cap] (post-processing of released data).
   auto rebuild = [&](uint64_t u) {
     const User& s = users[u];
-    for (uint32_t a = 0; a < k; ++a) {
-      const Eigen::Map<const Eigen::MatrixXd> peer(&s.pa[a * dd], d, d);
-      eig.compute(peer);
-      const Eigen::MatrixXd psd = eig.eigenvectors() *
-                                  eig.eigenvalues().cwiseMax(0.0).asDiagonal() *
-                                  eig.eigenvectors().transpose();
-      Eigen::Map<Eigen::MatrixXd> m(&ma[a * dd], d, d);
-      m = Eigen::Map<const Eigen::MatrixXd>(&s.a[a * dd], d, d) + psd;
-      m.diagonal().array() += cfg.ridge_lambda;
-      for (uint32_t i = 0; i < d; ++i) mb[a * d + i] = s.b[a * d + i] + s.pb[a * d + i];
+    for (int pass = 0; pass < 2; ++pass) {
+      for (uint32_t a = 0; a < k; ++a) {
+        Eigen::Map<Eigen::MatrixXd> m(&ma[a * dd], d, d);
+        m = Eigen::Map<const Eigen::MatrixXd>(&s.a[a * dd], d, d);
+        if (pass == 0) {
+          eig.compute(Eigen::Map<const Eigen::MatrixXd>(&s.pa[a * dd], d, d));
+          m += eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).cwiseMin(cap).asDiagonal() *
+               eig.eigenvectors().transpose();
+        }
+        const Eigen::MatrixXd sym = 0.5 * (m + m.transpose());  // exactly symmetric
+        m = sym;
+        m.diagonal().array() += cfg.ridge_lambda;
+        for (uint32_t i = 0; i < d; ++i) {
+          mb[a * d + i] = s.b[a * d + i] + (pass == 0 ? s.pb[a * d + i] : 0.0);
+        }
+      }
+      // Should rounding still defeat the factorisation, the user keeps its
+      // own statistics for this step (counted, and printed by the run).
+      if (p2b_agent_import(agents[u]->get(), ma.data(), mb.data(), k, d, P2B_STATS_GRAM) ==
+          P2B_OK) {
+        return;
+      }
+      ++fallbacks;
     }
-    sim::check(p2b_agent_import(agents[u]->get(), ma.data(), mb.data(), k, d, P2B_STATS_GRAM),
-               "import");
+    throw std::runtime_error("import: a user's own statistics were refused");
   };
 
   auto release = [&](uint64_t u) {
@@ -253,6 +273,7 @@ Outcome run_pfcb(const Options& o, const World& w, double epsilon) {
   out.bytes_up = out.msgs_up * static_cast<double>(bytes);
   out.bytes_down = out.msgs_down * static_cast<double>(bytes);
   out.detail = offered > 0 ? static_cast<double>(accepted) / static_cast<double>(offered) : 0.0;
+  out.fallbacks = fallbacks;
   return out;
 }
 

@@ -27,6 +27,7 @@ struct Outcome {
   double detail = 0.0;
   double check = 0.0;  // local: the oracle's reward; p2b: its own cold late reward (= local's late)
   double seconds = 0.0;
+  uint64_t fallbacks = 0;  // pfcb: steps a user ran on its own statistics (import refused)
 };
 
 // What the unit and the adversary of each protocol's epsilon are.
