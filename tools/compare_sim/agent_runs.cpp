@@ -60,10 +60,17 @@ Outcome run_local(const Options& o, const World& w) {
   sim::CAgent agent(dev.cfg);
   Rewards rw(w.users);
   // Users learn alone, so the interleaving of the schedule cannot matter:
-  // each is run start to end on a fresh agent.
+  // each is run start to end on a forgotten agent. The agent breaks exact
+  // ties from a rotation its decision counter drives, which forget keeps and
+  // init resets; re-initialising at run_point's chunk starts (every 1024
+  // users of each cohort) makes local-only's late users P2B's cold late users
+  // decision for decision, which the run checks.
+  constexpr uint64_t kRunPointChunk = 1024;  // experiment.cpp's kChunkUsers
   double oracle = 0;
   std::vector<double> p(w.env->n_actions());
   for (uint64_t u = 0; u < w.users; ++u) {
+    const uint64_t in_cohort = u < w.early ? u : u - w.early;
+    if (in_cohort % kRunPointChunk == 0) agent.reset();
     sim::check(p2b_agent_forget(agent.get()), "forget");
     UserSteps st(w, u);
     for (uint32_t s = 0; s < w.steps; ++s) {
