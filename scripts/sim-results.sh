@@ -24,7 +24,8 @@
 #                 over 4 parties; needs the file as above), vertical-cost (Fig. 5)
 #   compare       every seed protocol on one world (p2b-sim --protocol compare):
 #                 synthetic and yeast, 5000 users, 5 seeds; compare-accept-all
-#                 repeats P-FCB-style with acceptance off (omega1 = inf, omega2 = 1)
+#                 repeats P-FCB-style with acceptance off (omega1 = inf, omega2 = 1),
+#                 compare-fclub-beta FCLUB-style with beta scale 0.05 (beta ~ 1)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-"$repo/out/results"}
@@ -114,5 +115,7 @@ if [ -f "$yeast" ]; then
     --epsilons 0.5,1,2,4,8,32,128 --plot --quiet
   timed compare-accept-all --protocol compare --users 5000 --seeds 5 --data "$yeast" \
     --protocols local,pfcb,pooled --epsilons 1,8,128 --omega1 1e12 --omega2 1 --quiet
+  timed compare-fclub-beta --protocol compare --users 5000 --seeds 5 --data "$yeast" \
+    --protocols local,fclub,pooled --epsilons 1 --beta-scale 0.05 --quiet
 fi
 echo "results in $out"
