@@ -2,7 +2,7 @@
 """Plots of p2b-sim --protocol compare (docs/simulator.md#compare).
 
 Reads OUT/summary.csv and writes, one panel per environment,
-  reward_vs_eps.png    mean reward per step (all users) against the epsilon
+  reward_vs_eps.png    mean reward per step (all users) against the epsilon (log x)
                        each protocol states per user, +-1 sd over seeds; P2B's
                        points vary p, FCLUB's and P-FCB-style's their budget;
                        local-only (eps 0) and pooled (eps infinite) are flat
@@ -76,8 +76,8 @@ def main():
     rows = read(os.path.join(out, "summary.csv"))
     envs = sorted({r["env"] for r in rows}, reverse=True)
     for name, xkey, xlabel, logx in [
-        ("reward_vs_eps.png", "epsilon", "epsilon per user (see summary.csv for unit and adversary)",
-         False),
+        ("reward_vs_eps.png", "epsilon",
+         "epsilon per user (log; see summary.csv for unit and adversary)", True),
         ("reward_vs_bytes.png", "bytes_total", "bytes per user, up + down (log)", True),
     ]:
         fig, axes = plt.subplots(1, len(envs), figsize=(6.5 * len(envs), 4.6), squeeze=False)
