@@ -22,6 +22,10 @@
 #   vertical-*    seed 003's O3M experiments (p2b-sim --protocol vertical):
 #                 vertical-synthetic (Fig. 4, 6a/b), vertical-yeast (yeast split
 #                 over 4 parties; needs the file as above), vertical-cost (Fig. 5)
+#   compare       every seed protocol on one world (p2b-sim --protocol compare):
+#                 synthetic and yeast, 5000 users, 5 seeds; compare-accept-all
+#                 repeats P-FCB-style with acceptance off (omega1 = inf, omega2 = 1),
+#                 compare-fclub-beta FCLUB-style with beta scale 0.05 (beta ~ 1)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-"$repo/out/results"}
@@ -105,5 +109,13 @@ timed vertical-cost --protocol vertical --cost --cost-rounds 50 --plot --quiet
 if [ -f "$yeast" ]; then
   timed vertical-yeast --protocol vertical --env multilabel --data "$yeast" --rounds 7251 --plot \
     --quiet
+fi
+if [ -f "$yeast" ]; then
+  timed compare --protocol compare --users 5000 --seeds 5 --data "$yeast" \
+    --epsilons 0.5,1,2,4,8,32,128 --plot --quiet
+  timed compare-accept-all --protocol compare --users 5000 --seeds 5 --data "$yeast" \
+    --protocols local,pfcb,pooled --epsilons 1,8,128 --omega1 1e12 --omega2 1 --quiet
+  timed compare-fclub-beta --protocol compare --users 5000 --seeds 5 --data "$yeast" \
+    --protocols local,fclub,pooled --epsilons 1 --beta-scale 0.05 --quiet
 fi
 echo "results in $out"

@@ -283,6 +283,46 @@ np.save('$work/plain_T.npy', np.hstack([W, b[:, None]]).T)"
       rc=0
       # shellcheck disable=SC2086
       "$sim" --protocol pfcb $args --out "$work/x" >/dev/null 2>&1 || rc=$?
+  compare)  # --protocol compare: the shape of the outputs and orderings that must hold
+    # d x |A| = 16 keeps FCLUB's per-item dimension small enough for a Debug build.
+    "$sim" --protocol compare --envs synthetic --users 300 --interactions 10 --dim 4 --actions 4 \
+      --beta 1 --mapping linear --seeds 2 --servers 2 --participations 0.5,0.9 --epsilons 1 \
+      --codes 8 --quiet --plot --out "$work/c" >"$work/c.log" || fail "compare run failed"
+    [ -s "$work/c/reward_vs_eps.png" ] && [ -s "$work/c/reward_vs_bytes.png" ] ||
+      fail "compare plots missing"
+    s="$work/c/summary.csv"
+    # local, pooled, 2 x p2b, fclub and pfcb at eps 1 and inf: 8 rows and a header
+    [ "$(wc -l < "$s")" = 9 ] || fail "summary.csv should have 8 rows, has $(($(wc -l < "$s") - 1))"
+    [ "$(wc -l < "$work/c/runs.csv")" = 17 ] || fail "runs.csv should have 16 runs (8 x 2 seeds)"
+    row() { cols "$s" protocol knob "$1" | awk -F, -v p="$2" -v k="$3" '$1 == p && $2 == k { print $3 }'; }
+    [ "$(row bytes_total local 0)" = 0 ] && [ "$(row msgs_up local 0)" = 0 ] ||
+      fail "local-only must send nothing"
+    [ "$(row epsilon local 0)" = 0 ] || fail "local-only's epsilon must be 0"
+    [ "$(row epsilon pooled 0)" = inf ] && [ "$(row epsilon fclub inf)" = inf ] &&
+      [ "$(row epsilon pfcb inf)" = inf ] || fail "non-private rows must state epsilon inf"
+    ge() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x >= y) }'; }
+    ge "$(row reward_all pooled 0)" "$(row reward_all local 0)" ||
+      fail "pooled LinUCB should earn at least local-only"
+    ge "$(row detail local 0)" "$(row reward_all pooled 0)" || fail "nothing beats the oracle"
+    # P2B's epsilon is ln(p(2-p)/(1-p) + 1 - p) per report: 0.693147 at p = 0.5
+    [ "$(row epsilon p2b 0.5)" = 0.693147 ] || fail "P2B's epsilon at p = 0.5 is not ln 2"
+    ge "$(row epsilon p2b 0.9)" "$(row epsilon p2b 0.5)" || fail "P2B's epsilon should grow with p"
+    awk -v e="$(row epsilon fclub 1)" 'BEGIN { exit !(e > 0 && e <= 1 + 1e-9) }' ||
+      fail "FCLUB spent more than its epsilon = 1"
+    # Wire sizes: P2B's envelope is 208 B; P-FCB-style's posting is printed.
+    awk -v b="$(row bytes_up p2b 0.5)" -v m="$(row msgs_up p2b 0.5)" \
+      'BEGIN { exit !(m > 0 && (b / m / 208 - 1) ^ 2 < 1e-8) }' || fail "P2B bytes are not reports x 208"
+    post=$(sed -n 's/^P-FCB-style posting.*: \([0-9]*\) B$/\1/p' "$work/c.log")
+    [ -n "$post" ] || fail "no posting size printed"
+    awk -v b="$(row bytes_up pfcb 1)" -v m="$(row msgs_up pfcb 1)" -v p="$post" \
+      'BEGIN { exit !(m > 0 && (b / m / p - 1) ^ 2 < 1e-8) }' || fail "P-FCB bytes are not postings x size"
+    gap=$(sed -n 's/.*local-only.s late users: largest gap \([0-9.e+-]*\)$/\1/p' "$work/c.log")
+    [ -n "$gap" ] && awk -v g="$gap" 'BEGIN { exit !(g < 1e-12) }' ||
+      fail "P2B's cold late users left local-only's (common random numbers broken)"
+    for args in "--envs multilabel" "--dim 10 --actions 10" "--users 5" "--protocols nope"; do
+      rc=0
+      # shellcheck disable=SC2086
+      "$sim" --protocol compare $args --out "$work/x" >/dev/null 2>&1 || rc=$?
       [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $args"
     done ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "compare_sim/compare_main.hpp"
 #include "data/weights_file.hpp"
 #include "fclub_sim/fclub_main.hpp"
 #include "p2b.h"
@@ -202,6 +203,10 @@ int main(int argc, char** argv) {
   if (p2b::fclub_sim::wants_fclub(argc, argv)) return p2b::fclub_sim::fclub_main(argc, argv);
   // Seed 004's P-FCB (docs/simulator.md#p-fcb).
   if (p2b::pfcb_sim::wants_pfcb(argc, argv)) return p2b::pfcb_sim::pfcb_main(argc, argv);
+  // All the seed protocols side by side (docs/simulator.md#compare).
+  if (p2b::compare_sim::wants_compare(argc, argv)) {
+    return p2b::compare_sim::compare_main(argc, argv);
+  }
   SimOptions o;
   const int parsed = p2b::sim::parse_sim_options(argc, argv, &o);
   if (parsed >= 0) return parsed;

@@ -161,6 +161,7 @@ void add_into(analyzer::Statistics* total, const analyzer::Statistics& part) {
 
 struct EarlyChunk {
   std::vector<SharedTuple> tuples;
+  double reward_sum = 0, reward_sum_sq = 0;  // of per-user mean rewards
   analyzer::Statistics raw;
   std::vector<double> arm_sums;  // expected reward of every arm, summed over steps
 };
@@ -284,7 +285,10 @@ PointResult run_point(const PointSpec& s, const Environment& env,
     for (uint64_t u = first; u < last; ++u) {
       check(p2b_agent_forget(device.get()), "forget");
       h = History{};
-      play_user(device.get(), env, s, u, false, &h, out.arm_sums.data());
+      const UserOutcome o = play_user(device.get(), env, s, u, false, &h, out.arm_sums.data());
+      const double m = o.reward_sum / s.interactions;
+      out.reward_sum += m;
+      out.reward_sum_sq += m * m;
       const std::size_t before = out.tuples.size();
       dep.collect(device.get(), s.crypto, &out.tuples);
       for (std::size_t i = before; i < out.tuples.size(); ++i) {
@@ -302,12 +306,17 @@ PointResult run_point(const PointSpec& s, const Environment& env,
   analyzer::Statistics raw(d, k_arms);
   std::vector<SharedTuple> tuples;
   std::vector<double> early_arm_sums(k_arms, 0.0);
+  Tally early_tally;
   for (EarlyChunk& c : early) {
+    early_tally.sum += c.reward_sum;
+    early_tally.sum_sq += c.reward_sum_sq;
     add_into(&raw, c.raw);
     add_sums(&early_arm_sums, c.arm_sums);
     tuples.insert(tuples.end(), c.tuples.begin(), c.tuples.end());
     c = EarlyChunk{};
   }
+  early_tally.users = s.early_users;
+  res.early = early_tally.estimate();
   res.reports = tuples.size();
   std::vector<uint32_t> crowd_ids(tuples.size());
   for (std::size_t i = 0; i < tuples.size(); ++i) crowd_ids[i] = tuples[i].code;
@@ -370,6 +379,7 @@ PointResult run_point(const PointSpec& s, const Environment& env,
     const std::vector<uint8_t> bundle =
         dep.sign_model(verifier.get(), priv_model.a, priv_model.b, 1);
     check(p2b_agent_apply_model(verifier.get(), bundle.data(), bundle.size()), "apply_model");
+    if (res.kept > 0) res.model_bundle_bytes = bundle.size();
     check(p2b_agent_export(verifier.get(), priv_model.a.data(), priv_model.b.data(), k_arms, pd),
           "export");
   }

@@ -48,6 +48,9 @@ struct Estimate {
 
 struct PointResult {
   Estimate cold, warm_nonprivate, warm_private;
+  // The early (sharing) users' own reward: their agents run cold, so this is
+  // what they earn while they report (p2b-sim --protocol compare counts it).
+  Estimate early;
   double oracle = 0;  // the action best in expectation, same late users
   // The single arm best in expectation over the late users, chosen in
   // hindsight (a ceiling for every context-free policy), and the arm most
@@ -69,6 +72,9 @@ struct PointResult {
   double central_sigma = 0;              // per tree node and coordinate (0: off)
   uint32_t central_nodes = 0;            // nodes summed in the simulated release
   double seconds_early = 0, seconds_server = 0, seconds_late = 0;
+  // Bytes of the signed private-model bundle each late device downloads (0
+  // without crypto or without a model): the download side of P2B's traffic.
+  uint64_t model_bundle_bytes = 0;
 };
 
 using Progress = std::function<void(const char* stage, double done, double total)>;

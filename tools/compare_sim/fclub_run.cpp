@@ -1,0 +1,103 @@
+// FCLUB-style clustered sharing on the comparison's world, through the
+// server/fclub library (Federation: local servers, the global server, the
+// tree privatizer and the CDP ledger).
+//
+// Adaptation: FCLUB scores per-item contexts against one theta per cluster,
+// while the world has one context and disjoint arms. Arm a's item is
+// x (x) e_a: x in block a of a d*|A| vector, zero elsewhere, so that a
+// cluster's theta is the stack of per-arm thetas and ||x (x) e_a|| = ||x||
+// <= 1 stays inside the privatizer's sensitivity bound. d*|A| <= 64 keeps it
+// inside the P2BU/P2BD wire (options.cpp checks it).
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "compare_sim/protocols.hpp"
+#include "fclub/federation.hpp"
+#include "fclub/wire/fclub_wire.hpp"
+
+namespace p2b::compare_sim {
+
+Outcome run_fclub(const Options& o, const World& w, double epsilon) {
+  const uint32_t d = w.env->dim();
+  const uint32_t k = w.env->n_actions();
+  const uint32_t dim = d * k;
+  fclub::FclubConfig cfg;
+  cfg.dim = dim;
+  cfg.n_servers = o.servers;
+  cfg.beta_scale = o.beta_scale;
+  const bool priv = std::isfinite(epsilon);
+  if (priv) {
+    cfg.private_uploads = true;
+    cfg.epsilon = epsilon;
+    cfg.delta = o.delta;
+    const double rounds = static_cast<double>(w.users) * w.steps;
+    cfg.max_phases = static_cast<uint32_t>(std::max(1.0, std::ceil(std::log2(rounds + 1.0))));
+  }
+  if (const char* why = fclub::check_config(cfg)) throw std::runtime_error(why);
+  // Users are dealt to servers in turn (user u to server u mod L), so that
+  // every server holds early and late users alike.
+  const uint32_t servers = o.servers;
+  std::vector<uint32_t> per_server(servers, 0);
+  for (uint64_t u = 0; u < w.users; ++u) ++per_server[u % servers];
+  std::vector<uint32_t> first(servers, 0);
+  for (uint32_t s = 1; s < servers; ++s) first[s] = first[s - 1] + per_server[s - 1];
+  auto fclub_user = [&](uint64_t u) {
+    return first[u % servers] + static_cast<uint32_t>(u / servers);
+  };
+  // Simulation only: the noise key comes from the seed so runs repeat.
+  fclub::TreeSeed key{};
+  for (int i = 0; i < 8; ++i) key[i] = static_cast<uint8_t>(w.seed >> (8 * i));
+  key[8] = 0xc0;
+  fclub::Federation fed(cfg, per_server, key);
+
+  std::vector<UserSteps> steps;
+  steps.reserve(w.users);
+  for (uint64_t u = 0; u < w.users; ++u) steps.emplace_back(w, u);
+  Rewards rw(w.users);
+  Eigen::MatrixXd items = Eigen::MatrixXd::Zero(k, dim);
+  uint64_t t = 0;
+  for_each_step(w, [&](uint64_t u, uint32_t s) {
+    if (const uint32_t phase = fclub::Federation::phase_starting_at(++t)) fed.start_phase(phase);
+    UserSteps& st = steps[u];
+    st.next(s);
+    for (uint32_t a = 0; a < k; ++a) {
+      for (uint32_t i = 0; i < d; ++i) items(a, a * d + i) = st.x()[i];
+    }
+    const uint32_t a = fed.recommend(fclub_user(u), items);
+    const float r = st.reward(a);
+    fed.observe(fclub_user(u), items.row(a).transpose(), r);
+    rw.sum[u] += r;
+  });
+
+  Outcome out;
+  out.protocol = "fclub";
+  out.knob = epsilon;
+  out.reward_all = rw.mean_all(w);
+  out.reward_late = rw.mean_late(w);
+  if (priv) {
+    // The true spend of the worst record, at the comparison's delta.
+    for (uint32_t s = 0; s < servers; ++s) {
+      out.epsilon = std::max(out.epsilon, fed.server(s).ledger().epsilon_spent(o.delta));
+    }
+    out.delta = o.delta;
+  } else {
+    out.epsilon = std::numeric_limits<double>::infinity();
+  }
+  // Server-to-server traffic, charged to the users it carries, on the P2BU
+  // and P2BD wire lengths. (A device also sends every interaction to its
+  // own, trusted, local server: inside the trust boundary, not counted.)
+  const fclub::Traffic& tr = fed.traffic();
+  const auto n = static_cast<double>(w.users);
+  out.msgs_up = static_cast<double>(tr.uploads) / n;
+  out.msgs_down = static_cast<double>(tr.downloads) / n;
+  out.bytes_up = static_cast<double>(tr.uploads * fclub::upload_wire_size(dim)) / n;
+  out.bytes_down = static_cast<double>(tr.downloads * fclub::download_wire_size(dim)) / n;
+  out.detail = fed.global_clusters();
+  return out;
+}
+
+}  // namespace p2b::compare_sim

@@ -1,0 +1,52 @@
+// The command line of p2b-sim --protocol compare (docs/simulator.md#compare).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace p2b::compare_sim {
+
+struct Options {
+  std::vector<std::string> envs{"synthetic", "multilabel"};
+  std::vector<std::string> protocols{"local", "p2b", "fclub", "pfcb", "pooled"};
+  uint32_t users = 2000;        // N, both cohorts
+  double early_fraction = 0.7;  // the early cohort's share of N (P2B's paper: 0.7)
+  uint32_t interactions = 10;   // T_u, steps per user
+  uint32_t seeds = 5;
+  uint64_t seed = 1;
+  // Synthetic environment (tools/sim/synthetic_env): d x |A| = 64, the FCLUB
+  // wire's largest per-item dimension once contexts are one-hot by arm.
+  uint32_t dim = 8;
+  uint32_t actions = 8;
+  std::string mapping = "linear";  // linear (the reference code's) or softmax (Eq. 4)
+  double beta = 0.1;
+  double noise_sd = 0.001;
+  // Multi-label environment: 14 labels x 4 = 56 <= 64.
+  std::string data;
+  std::string labels = "auto";
+  uint32_t ml_dim = 4;
+  // LinUCB, the same for every protocol that runs the device agent.
+  double alpha = 1.0;
+  // P2B.
+  std::vector<double> participations{0.1, 0.3, 0.5, 0.7, 0.9};
+  uint32_t codes = 16;
+  uint32_t threshold = 10;
+  // FCLUB and the P-FCB-style deltas: the epsilon axis, all at one delta.
+  std::vector<double> epsilons{0.5, 1, 2, 4, 8};
+  double delta = 1e-5;
+  uint32_t servers = 4;
+  double beta_scale = 0.25;
+  double omega1 = 0.1;
+  double omega2 = 10.0;
+  bool nonprivate_variants = true;  // also FCLUB-DC and P-FCB-style at eps = infinity
+  uint32_t threads = 2;
+  std::string out_dir = "out/compare";
+  bool plot = false;
+  bool quiet = false;
+};
+
+// -1: run; else the exit status (help, version, a usage error).
+int parse_options(int argc, char** argv, Options* o);
+
+}  // namespace p2b::compare_sim
