@@ -283,6 +283,8 @@ np.save('$work/plain_T.npy', np.hstack([W, b[:, None]]).T)"
       rc=0
       # shellcheck disable=SC2086
       "$sim" --protocol pfcb $args --out "$work/x" >/dev/null 2>&1 || rc=$?
+      [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $args"
+    done ;;
   compare)  # --protocol compare: the shape of the outputs and orderings that must hold
     # d x |A| = 16 keeps FCLUB's per-item dimension small enough for a Debug build.
     "$sim" --protocol compare --envs synthetic --users 300 --interactions 10 --dim 4 --actions 4 \
