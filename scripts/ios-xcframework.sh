@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds libp2b for iOS devices (arm64) and the simulator (arm64 + x86_64)
-# with toolchains/ios.cmake, and packages both as P2B.xcframework: one static
-# library per platform, p2b.h and the module map that makes `import P2B` work
+# with toolchains/ios.cmake, and packages both as CP2B.xcframework: one static
+# library per platform, p2b.h and the module map that makes `import CP2B` work
 # in Swift (docs/mobile.md).
 #
 # UNTESTED on the development machine: it needs macOS with Xcode (xcodebuild,
@@ -14,7 +14,7 @@
 #     scripts/ios-xcframework.sh [out-dir]          (default: out/ios)
 #
 # libsodium's own dist-build/apple-xcframework.sh makes those libraries. The
-# app links libsodium itself; it is not merged into P2B.xcframework, so an app
+# app links libsodium itself; it is not merged into CP2B.xcframework, so an app
 # that already ships libsodium does not get two copies. With P2B_PORT=none no
 # libsodium is needed and the app supplies p2b_config.random and .crypto.
 set -euo pipefail
@@ -52,12 +52,12 @@ build OS "${SODIUM_IOS_LIBRARY:-}"
 build SIMULATOR "${SODIUM_SIM_LIBRARY:-}"
 
 headers=$out/include
-rm -rf "$headers" "$out/P2B.xcframework"
+rm -rf "$headers" "$out/CP2B.xcframework"
 mkdir -p "$headers"
 cp "$root/c_api/p2b.h" "$root/ports/ios/module.modulemap" "$headers/"
 
 xcodebuild -create-xcframework \
   -library "$out/build-OS/libp2b-ios.a" -headers "$headers" \
   -library "$out/build-SIMULATOR/libp2b-ios.a" -headers "$headers" \
-  -output "$out/P2B.xcframework"
-echo "wrote $out/P2B.xcframework"
+  -output "$out/CP2B.xcframework"
+echo "wrote $out/CP2B.xcframework"

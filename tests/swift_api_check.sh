@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# No Swift toolchain in Debian 12, so the Swift package cannot be compiled
+# here. This keeps it from drifting from the C API it wraps: every snake_case
+# C name (functions, struct fields) and every P2B_* constant the Swift
+# sources use must be declared in p2b.h, and every error status of p2b.h must
+# have its P2BError constant.
+#   tests/swift_api_check.sh <repo root>
+set -euo pipefail
+root=${1:?usage: swift_api_check.sh <repo root>}
+header=$root/c_api/p2b.h
+sources=$root/bindings/swift/Sources/P2B
+errors=0
+
+mapfile -t used < <(grep -ohE '\b([a-z][a-z0-9]*(_[a-z0-9]+)+|P2B_[A-Z0-9_]*[A-Z0-9])\b' \
+  "$sources"/*.swift "$root"/bindings/swift/Tests/P2BTests/*.swift | sort -u)
+for name in "${used[@]}"; do
+  if ! grep -qw -- "$name" "$header"; then
+    echo "swift_api_check: the Swift sources use $name, which p2b.h does not declare" >&2
+    errors=$((errors + 1))
+  fi
+done
+
+mapfile -t statuses < <(grep -oE '^\s*P2B_ERR_[A-Z_]+ *=' "$header" | tr -d ' =' | sort -u)
+for status in "${statuses[@]}"; do
+  if ! grep -q "P2BError($status)" "$sources/P2BError.swift"; then
+    echo "swift_api_check: P2BError has no constant for $status" >&2
+    errors=$((errors + 1))
+  fi
+done
+
+if [ "${#used[@]}" -lt 40 ] || [ "${#statuses[@]}" -lt 30 ]; then
+  echo "swift_api_check: found only ${#used[@]} C names and ${#statuses[@]} statuses: the patterns broke" >&2
+  exit 1
+fi
+if [ "$errors" -gt 0 ]; then exit 1; fi
+echo "swift_api_check: ${#used[@]} C names used by the Swift package exist in p2b.h; ${#statuses[@]} error statuses all mapped"
