@@ -220,7 +220,7 @@ public final class Agent {
   public func restoreEncrypted(_ sealed: Data, key: Data) throws {
     guard key.count == p2b_state_key_bytes() else { throw P2BError.badConfig }
     var scratch = [UInt8](sealed)  // the C call decrypts in place
-    defer { scratch.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+    defer { _ = scratch.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
     let len = scratch.count
     try check(key.withBytes { p2b_agent_restore_encrypted(handle, $0, &scratch, len) })
   }
