@@ -26,6 +26,8 @@ import os
 import sys
 import zipfile
 
+# No __pycache__ in the source tree when CI runs this.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aar_common as common  # noqa: E402
 

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import zipfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("check_aar", os.path.join(HERE, "check-aar.py"))
 check_aar = importlib.util.module_from_spec(spec)

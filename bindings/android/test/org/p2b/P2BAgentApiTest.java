@@ -75,7 +75,13 @@ final class P2BAgentApiTest {
       // export -> import round-trip, and refused imports change nothing.
       fresh.importStats(learned.a, learned.b, P2BAgent.STATS_GRAM);
       check(sameStats(learned, fresh.exportStats()), "import(export) round-trips");
-      check(Arrays.equals(after.mean, fresh.scores(x).mean), "imported agent scores the same");
+      P2BAgent.Scores imported = fresh.scores(x);
+      for (int i = 0; i < cfg.nActions; ++i) {
+        // The imported agent refactors A itself, so allow for rounding.
+        check(Math.abs(imported.mean[i] - after.mean[i]) < 1e-5f
+                && Math.abs(imported.width[i] - after.width[i]) < 1e-5f,
+            "imported agent scores the same, action " + i);
+      }
       double[] singular = new double[learned.a.length];
       expectStatus(P2BStatus.ERR_NOT_POSITIVE_DEFINITE, "import(zero matrices)",
           () -> fresh.importStats(singular, learned.b, P2BAgent.STATS_GRAM));
