@@ -43,7 +43,7 @@ host_suite host
 
 step "lint (clang-tidy, warnings are errors)"
 mapfile -t tidy_files < <(git ls-files -- 'src/*.cpp' 'c_api/*.cpp' 'ports/posix/*.cpp' 'ports/sodium/*.cpp' \
-  'ports/android/*.cpp' 'server/*.cpp' 'tools/*.cpp' 'bench/*.cpp' 'tests/*.cpp' ':(exclude)tests/fuzz/*')
+  'bindings/android/*.cpp' 'server/*.cpp' 'tools/*.cpp' 'bench/*.cpp' 'tests/*.cpp' ':(exclude)tests/fuzz/*')
 # In batches on every core; xargs fails if any batch does.
 if ! tidy_out=$(printf '%s\0' "${tidy_files[@]}" |
     xargs -0 -P "$jobs" -n 8 clang-tidy -p build-host --quiet --warnings-as-errors='*' 2>&1); then

@@ -44,4 +44,6 @@ public final class P2BStatus {
   public static final int ERR_KEY_LIST_ROLLBACK = -31;
   public static final int ERR_KEY_LIST_EXPIRED = -32;
   public static final int ERR_KEY_RETIRED = -33;
+  public static final int ERR_ITEM_COUNT = -34;
+  public static final int ERR_REPLAYED = -35;
 }

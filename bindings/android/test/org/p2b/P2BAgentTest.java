@@ -4,16 +4,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.Arrays;
 
 /**
  * Drives P2BAgent through the JNI shim on the host JVM: decide, reward, pollEnvelope, save/restore,
- * applyModel, close, and errors arriving as P2BException. Needs the directory p2b_jni_fixture
- * wrote (keys, codebook, signed bundles) as its argument. Exits non-zero on any failed check.
+ * applyModel, close, and errors arriving as P2BException, in the directory p2b_jni_fixture wrote
+ * (keys, codebook, signed bundles). P2BAgentApiTest covers the rest of the agent's calls.
  */
-public final class P2BAgentTest {
-  private static int failures = 0;
+final class P2BAgentTest {
+  private P2BAgentTest() {}
   // The app's state key; a real app keeps one per device in the Android Keystore.
   private static final byte[] STATE_KEY = new byte[P2BAgent.STATE_KEY_BYTES];
   private static final byte[] OTHER_STATE_KEY = new byte[P2BAgent.STATE_KEY_BYTES];
@@ -24,35 +23,38 @@ public final class P2BAgentTest {
   }
 
   private static void check(boolean ok, String what) {
-    if (!ok) {
-      System.err.println("check failed: " + what);
-      ++failures;
-    }
+    Checks.check(ok, what);
   }
 
-  private interface Call {
-    void run();
+  private static void expectStatus(int status, String what, Checks.Call call) {
+    Checks.expectStatus(status, what, call);
   }
 
-  // The call must throw P2BException with `status` and p2b_status_str's text.
-  private static void expectStatus(int status, String what, Call call) {
-    try {
-      call.run();
-      check(false, what + ": no exception, expected status " + status);
-    } catch (P2BException e) {
-      check(e.status() == status, what + ": status " + e.status() + ", expected " + status);
-      check(e.getMessage().equals(P2BAgent.statusText(status)), what + ": message " + e.getMessage());
-    }
-  }
-
-  private static float[] context(int step, int dim) {
+  static float[] context(int step, int dim) {
     float[] x = new float[dim];
     for (int i = 0; i < dim; ++i) x[i] = 0.1f + ((step * 7 + i * 3) % 10) / 10.0f;
     return x;
   }
 
-  public static void main(String[] args) throws Exception {
-    Path dir = Paths.get(args[0]);
+  /** The fixture's agent settings: its shape, codebook and keys, window 2, seeded. */
+  static P2BAgent.Config fixtureConfig(Path dir) throws java.io.IOException {
+    ByteBuffer shape = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("shape.bin")))
+                           .order(ByteOrder.LITTLE_ENDIAN);
+    P2BAgent.Config cfg = new P2BAgent.Config();
+    cfg.dim = shape.getInt();
+    cfg.nActions = shape.getInt();
+    cfg.centroids = new float[shape.remaining() / 4];
+    shape.asFloatBuffer().get(cfg.centroids);
+    cfg.shufflerPublicKey = Files.readAllBytes(dir.resolve("shuffler.pk"));
+    cfg.analyzerPublicKey = Files.readAllBytes(dir.resolve("analyzer.pk"));
+    cfg.analyzerVerifyKey = Files.readAllBytes(dir.resolve("verify.pk"));
+    cfg.window = 2;
+    cfg.seeded = true;
+    cfg.seed = 42;
+    return cfg;
+  }
+
+  static void run(Path dir) throws Exception {
     ByteBuffer shape = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("shape.bin")))
                            .order(ByteOrder.LITTLE_ENDIAN);
     P2BAgent.Config cfg = new P2BAgent.Config();
@@ -151,12 +153,8 @@ public final class P2BAgentTest {
     P2BAgent closed = new P2BAgent(cfg);
     closed.close();
     closed.close();
-    try {
-      closed.decide(context(0, cfg.dim));
-      check(false, "decide after close throws");
-    } catch (IllegalStateException expected) {
-      // the handle is gone
-    }
+    Checks.expectClosed("decide after close", () -> closed.decide(context(0, dim)));
+    Checks.expectClosed("forget after close", closed::forget);
 
     // A bad configuration fails in the constructor.
     P2BAgent.Config bad = new P2BAgent.Config();
@@ -180,10 +178,5 @@ public final class P2BAgentTest {
       check(fresh.modelVersion() == 0, "nothing applied below the floor");
     }
 
-    if (failures != 0) {
-      System.err.println("P2BAgentTest: " + failures + " check(s) failed");
-      System.exit(1);
-    }
-    System.out.println("P2BAgentTest: all checks passed");
   }
 }

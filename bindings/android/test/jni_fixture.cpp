@@ -1,20 +1,27 @@
-// Writes the deployment the Java test (P2BAgentTest) runs against: fresh
-// keys, a small codebook with the agent's shape, and two signed warm-start
-// bundles for it, one by the pinned analyzer key and one by a stranger's.
+// Writes the deployment the Java tests (P2BAgentTest and friends) run
+// against: fresh keys, a small codebook with the agent's shape (raw and as a
+// codebook file), signed warm-start bundles for the agent and the shared
+// model, and signed shuffler-key lists, each also by a stranger's key.
 //
 //   usage: p2b_jni_fixture <dir>
 //
 // Files: shape.bin (dim, n_actions as uint32 LE, then the codebook as
-// float32 LE), {shuffler,analyzer,verify}.pk, model.bundle, foreign.bundle.
+// float32 LE), codebook.p2bc, {shuffler,shuffler2,analyzer,verify}.pk,
+// model.bundle, foreign.bundle, raw.bundle, expiring.bundle, shared.bundle,
+// shared-foreign.bundle, keylist1.bin (shuffler2 current, shuffler still
+// accepted), keylist2.bin (shuffler retired), keylist-foreign.bin.
 #include <sodium.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "p2b.h"
+#include "p2b/codebook_format.hpp"
+#include "p2b/key_list.hpp"
 #include "wire/model_bundle.hpp"
 
 namespace {
@@ -23,6 +30,8 @@ constexpr uint32_t kDim = 4;
 constexpr uint32_t kActions = 3;
 constexpr uint32_t kCodes = 4;
 constexpr uint32_t kPreferred = 1;  // the action the model makes every context choose
+constexpr uint32_t kDigits = 1;
+constexpr uint32_t kSharedDim = 3;  // the shared model's d; its bundle makes theta = (1, 0, 0)
 
 bool write_file(const std::string& path, const void* data, size_t len) {
   FILE* f = std::fopen(path.c_str(), "wb");
@@ -92,6 +101,65 @@ bool signed_model(const uint8_t* codebook_fp, const uint8_t* sign_sk, std::vecto
   return true;
 }
 
+// The codebook file, as p2b-codebook writes it; only the hash is needed.
+bool codebook_file(const float* codebook, std::vector<uint8_t>* out) {
+  p2b::CryptoPort port{};
+  port.hash = [](uint8_t* digest, size_t digest_len, const uint8_t* msg, size_t len) {
+    return crypto_generichash(digest, digest_len, msg, len, nullptr, 0);
+  };
+  size_t bytes = 0;
+  if (p2b::encoded_codebook_size(codebook, kCodes, kDim, kDigits, &bytes) != p2b::Status::ok) {
+    return false;
+  }
+  out->resize(bytes);
+  size_t written = 0;
+  return p2b::encode_codebook(port, codebook, kCodes, kDim, kDigits, out->data(), out->size(),
+                              &written) == p2b::Status::ok &&
+         written == bytes;
+}
+
+// A shuffler-key list of `keys` (the first current), signed with `sign_sk`,
+// as p2b-keylist makes it.
+bool signed_key_list(uint64_t version, const std::vector<const uint8_t*>& keys,
+                     const uint8_t* sign_sk, std::vector<uint8_t>* out) {
+  p2b::KeyList l{};
+  l.version = version;
+  l.created_unix = 1795000000;
+  l.count = static_cast<uint32_t>(keys.size());
+  l.current = 0;
+  for (size_t i = 0; i < keys.size(); ++i) std::memcpy(l.keys[i], keys[i], P2B_KEY_BYTES);
+  crypto_generichash(l.signer_fp, sizeof l.signer_fp, sign_sk + 32, 32, nullptr, 0);
+  out->assign(p2b::kKeyListBytes, 0);
+  if (p2b::encode_key_list(l, out->data()) != p2b::Status::ok) return false;
+  return crypto_sign_detached(out->data() + p2b::kKeyListSignedBytes, nullptr, out->data(),
+                              p2b::kKeyListSignedBytes, sign_sk) == 0;
+}
+
+// A shared model's warm start: S = 9 I on top of lambda = 1, u = (10, 0, 0).
+bool signed_shared_model(const uint8_t* sign_sk, std::vector<uint8_t>* out) {
+  p2b::server::ModelSpec spec;
+  spec.dim = kSharedDim;
+  spec.version = 1;
+  spec.created_unix = 1795000000;
+  std::vector<double> gram(static_cast<size_t>(kSharedDim) * kSharedDim, 0.0);
+  for (uint32_t i = 0; i < kSharedDim; ++i) gram[i * kSharedDim + i] = 9.0;
+  const double moment[kSharedDim] = {10.0, 0.0, 0.0};
+  std::string err;
+  if (!p2b::server::build_shared_model_bundle(spec, gram.data(), moment, sign_sk, out, &err)) {
+    std::fprintf(stderr, "p2b_jni_fixture: %s\n", err.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool write_all(const std::string& dir,
+               const std::vector<std::pair<const char*, const std::vector<uint8_t>*>>& files) {
+  for (const auto& f : files) {
+    if (!write_file(dir + "/" + f.first, f.second->data(), f.second->size())) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -111,6 +179,8 @@ int main(int argc, char** argv) {
   crypto_box_keypair(analyzer_pk, analyzer_sk);
   crypto_sign_keypair(verify_pk, sign_sk);
   crypto_sign_keypair(stranger_pk, stranger_sk);
+  uint8_t shuffler2_pk[crypto_box_PUBLICKEYBYTES], shuffler2_sk[crypto_box_SECRETKEYBYTES];
+  crypto_box_keypair(shuffler2_pk, shuffler2_sk);
 
   std::vector<uint8_t> shape;
   append_le(&shape, kDim);
@@ -118,7 +188,8 @@ int main(int argc, char** argv) {
   for (float v : kCodebook) append_le(&shape, v);
 
   uint8_t codebook_fp[P2B_FINGERPRINT_BYTES];
-  std::vector<uint8_t> model, foreign, raw, expiring;
+  std::vector<uint8_t> model, foreign, raw, expiring, book, shared, shared_foreign, list1, list2,
+      list_foreign;
   const bool ok = codebook_fingerprint(kCodebook, verify_pk, codebook_fp) &&
                   signed_model(codebook_fp, sign_sk, &model) &&
                   signed_model(codebook_fp, stranger_sk, &foreign) &&
@@ -131,7 +202,19 @@ int main(int argc, char** argv) {
                   write_file(dir + "/analyzer.pk", analyzer_pk, sizeof analyzer_pk) &&
                   write_file(dir + "/verify.pk", verify_pk, sizeof verify_pk) &&
                   write_file(dir + "/model.bundle", model.data(), model.size()) &&
-                  write_file(dir + "/foreign.bundle", foreign.data(), foreign.size());
+                  write_file(dir + "/foreign.bundle", foreign.data(), foreign.size()) &&
+                  write_file(dir + "/shuffler2.pk", shuffler2_pk, sizeof shuffler2_pk) &&
+                  codebook_file(kCodebook, &book) && signed_shared_model(sign_sk, &shared) &&
+                  signed_shared_model(stranger_sk, &shared_foreign) &&
+                  signed_key_list(1, {shuffler2_pk, shuffler_pk}, sign_sk, &list1) &&
+                  signed_key_list(2, {shuffler2_pk}, sign_sk, &list2) &&
+                  signed_key_list(3, {shuffler_pk}, stranger_sk, &list_foreign) &&
+                  write_all(dir, {{"codebook.p2bc", &book},
+                                  {"shared.bundle", &shared},
+                                  {"shared-foreign.bundle", &shared_foreign},
+                                  {"keylist1.bin", &list1},
+                                  {"keylist2.bin", &list2},
+                                  {"keylist-foreign.bin", &list_foreign}});
   if (!ok)
     std::fprintf(stderr, "p2b_jni_fixture: could not write the fixture to %s\n", dir.c_str());
   return ok ? 0 : 1;
