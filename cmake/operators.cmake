@@ -1,0 +1,93 @@
+# What an operator installs beside the services (docs/operations.md,
+# "Installing"): the tools, man pages generated from each program's CLI11
+# --help and --version by help2man, hardened systemd units and the example
+# configs. Included after server/ and tools/, so their targets exist.
+include(GNUInstallDirs)
+
+# Services go to man8 (system administration), tools to man1.
+set(P2B_SERVICES p2b-shuffler p2b-analyzer p2b-vfl-pmg p2b-vfl-party p2b-vfl-ap
+  p2b-fclub-local p2b-fclub-global p2b-relay)
+set(P2B_OPERATOR_TOOLS p2b-keygen p2b-keylist p2b-codebook p2b-sim p2b-device)
+# The long-running services that get a unit (the others: docs/operations.md).
+set(P2B_UNITS p2b-shuffler p2b-analyzer p2b-relay p2b-fclub-global p2b-fclub-local)
+
+# p2b-demo is left out: it runs the build tree's service binaries by their
+# build paths, so it is a developer's program, not an installed one.
+foreach(tool p2b-codebook p2b-sim p2b-device)
+  if(TARGET ${tool})
+    install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endforeach()
+
+# Man pages. help2man (Debian's) turns the --help and --version CLI11 prints
+# from the very option definitions into a page, so a page cannot drift from
+# the program; a generator of our own walking CLI::App would duplicate what
+# CLI11's formatter already does.
+find_program(P2B_HELP2MAN help2man)
+option(P2B_MAN_PAGES "Generate man pages with help2man" ON)
+if(P2B_MAN_PAGES AND NOT P2B_HELP2MAN)
+  message(WARNING "help2man not found: no man pages (apt-get install help2man)")
+endif()
+set(P2B_MAN_FILES)
+if(P2B_MAN_PAGES AND P2B_HELP2MAN)
+  foreach(prog IN LISTS P2B_SERVICES P2B_OPERATOR_TOOLS)
+    if(NOT TARGET ${prog})
+      continue()
+    endif()
+    if(prog IN_LIST P2B_SERVICES)
+      set(section 8)
+    else()
+      set(section 1)
+    endif()
+    set(page ${CMAKE_BINARY_DIR}/man/man${section}/${prog}.${section})
+    # --no-discard-stderr: a program that printed help on stderr would give
+    # an empty page; ours print on stdout, and an empty page fails below.
+    add_custom_command(OUTPUT ${page}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man/man${section}
+      COMMAND ${P2B_HELP2MAN} --no-info --no-discard-stderr --section=${section}
+              --source=p2b --manual=p2b --output=${page} $<TARGET_FILE:${prog}>
+      DEPENDS ${prog}
+      COMMENT "help2man ${prog}.${section}"
+      VERBATIM)
+    list(APPEND P2B_MAN_FILES ${page})
+    install(FILES ${page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+  endforeach()
+  add_custom_target(p2b-man-pages ALL DEPENDS ${P2B_MAN_FILES})
+endif()
+
+# systemd units: one template per service, the shared hardening spliced in.
+# Two copies: the installed one runs ${bindir}/p2b-X; the build tree's runs
+# the built binary, so `systemd-analyze verify` checks an ExecStart= that
+# exists (cmake/package_tests.cmake).
+file(READ ${PROJECT_SOURCE_DIR}/packaging/systemd/common.conf.in P2B_UNIT_COMMON)
+string(STRIP "${P2B_UNIT_COMMON}" P2B_UNIT_COMMON)
+# Relative to the prefix (Debian's /lib/systemd/system is /usr/lib/... after
+# the usr merge), so a staged or temporary prefix gets them too.
+set(P2B_SYSTEMD_UNITDIR "lib/systemd/system" CACHE STRING "systemd unit directory")
+set(P2B_BUILD_UNITS)
+foreach(unit IN LISTS P2B_UNITS)
+  if(NOT TARGET ${unit})
+    continue()
+  endif()
+  set(template ${PROJECT_SOURCE_DIR}/packaging/systemd/${unit}.service.in)
+  set(P2B_UNIT_EXEC ${CMAKE_INSTALL_FULL_BINDIR}/${unit})
+  configure_file(${template} ${CMAKE_BINARY_DIR}/systemd/install/${unit}.service @ONLY)
+  set(P2B_UNIT_EXEC "$<TARGET_FILE:${unit}>")
+  configure_file(${template} ${CMAKE_BINARY_DIR}/systemd/build/${unit}.service.gen @ONLY)
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/systemd/build/${unit}.service
+    INPUT ${CMAKE_BINARY_DIR}/systemd/build/${unit}.service.gen)
+  install(FILES ${CMAKE_BINARY_DIR}/systemd/install/${unit}.service
+    DESTINATION ${P2B_SYSTEMD_UNITDIR})
+  list(APPEND P2B_BUILD_UNITS ${CMAKE_BINARY_DIR}/systemd/build/${unit}.service)
+endforeach()
+
+# Example configs, for /etc/p2b/*.toml.
+file(GLOB P2B_EXAMPLE_CONFIGS ${PROJECT_SOURCE_DIR}/examples/*.conf)
+install(FILES ${P2B_EXAMPLE_CONFIGS} DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+if(P2B_BUILD_TESTS)
+  add_test(NAME operators.units COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_units.sh
+    ${P2B_BUILD_UNITS})
+  set_tests_properties(operators.units PROPERTIES PASS_REGULAR_EXPRESSION "ok: units"
+    SKIP_RETURN_CODE 77)
+endif()
