@@ -9,7 +9,9 @@ set(P2B_SERVICES p2b-shuffler p2b-analyzer p2b-vfl-pmg p2b-vfl-party p2b-vfl-ap
   p2b-fclub-local p2b-fclub-global p2b-relay)
 set(P2B_OPERATOR_TOOLS p2b-keygen p2b-keylist p2b-codebook p2b-sim p2b-device)
 # The long-running services that get a unit (the others: docs/operations.md).
-set(P2B_UNITS p2b-shuffler p2b-analyzer p2b-relay p2b-fclub-global p2b-fclub-local)
+# (p2b-vfl-pmg is a one-shot program: no unit.)
+set(P2B_UNITS p2b-shuffler p2b-analyzer p2b-relay p2b-fclub-global p2b-fclub-local
+  p2b-vfl-party p2b-vfl-ap)
 
 # p2b-demo is left out: it runs the build tree's service binaries by their
 # build paths, so it is a developer's program, not an installed one.
@@ -28,6 +30,20 @@ option(P2B_MAN_PAGES "Generate man pages with help2man" ON)
 if(P2B_MAN_PAGES AND NOT P2B_HELP2MAN)
   message(WARNING "help2man not found: no man pages (apt-get install help2man)")
 endif()
+# The NAME line of each page (help2man would write "manual page for ...").
+set(P2B_MAN_NAME_p2b-shuffler "thresholds, shuffles and batches devices' sealed reports (P2B)")
+set(P2B_MAN_NAME_p2b-analyzer "opens shuffled batches and signs the private model (P2B)")
+set(P2B_MAN_NAME_p2b-vfl-pmg "draws and seals the vertical federation's orthogonal mask (O3M)")
+set(P2B_MAN_NAME_p2b-vfl-party "passive party of vertical federation (O3M)")
+set(P2B_MAN_NAME_p2b-vfl-ap "active party of vertical federation (O3M)")
+set(P2B_MAN_NAME_p2b-fclub-local "FCLUB local server")
+set(P2B_MAN_NAME_p2b-fclub-global "FCLUB global server")
+set(P2B_MAN_NAME_p2b-relay "P-FCB relay of sealed postings")
+set(P2B_MAN_NAME_p2b-keygen "makes a p2b deployment's key pairs")
+set(P2B_MAN_NAME_p2b-keylist "signs and shows shuffler-key lists")
+set(P2B_MAN_NAME_p2b-codebook "trains the P2B encoder's k-means codebook")
+set(P2B_MAN_NAME_p2b-sim "runs the paper's experiments for every protocol")
+set(P2B_MAN_NAME_p2b-device "runs devices through the C API against running services")
 set(P2B_MAN_FILES)
 if(P2B_MAN_PAGES AND P2B_HELP2MAN)
   foreach(prog IN LISTS P2B_SERVICES P2B_OPERATOR_TOOLS)
@@ -45,7 +61,8 @@ if(P2B_MAN_PAGES AND P2B_HELP2MAN)
     add_custom_command(OUTPUT ${page}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man/man${section}
       COMMAND ${P2B_HELP2MAN} --no-info --no-discard-stderr --section=${section}
-              --source=p2b --manual=p2b --output=${page} $<TARGET_FILE:${prog}>
+              --source=p2b --manual=p2b "--name=${P2B_MAN_NAME_${prog}}" --output=${page}
+              $<TARGET_FILE:${prog}>
       DEPENDS ${prog}
       COMMENT "help2man ${prog}.${section}"
       VERBATIM)
@@ -90,4 +107,24 @@ if(P2B_BUILD_TESTS)
     ${P2B_BUILD_UNITS})
   set_tests_properties(operators.units PROPERTIES PASS_REGULAR_EXPRESSION "ok: units"
     SKIP_RETURN_CODE 77)
+  # Every service starts from its example config (a dry start on loopback).
+  foreach(pair shuffler-sqlite:p2b-shuffler analyzer-sqlite:p2b-analyzer relay:p2b-relay
+          fclub-global:p2b-fclub-global fclub-local:p2b-fclub-local vfl-party:p2b-vfl-party
+          vfl-ap:p2b-vfl-ap)
+    string(REPLACE ":" ";" pair "${pair}")
+    list(GET pair 0 example)
+    list(GET pair 1 service)
+    add_test(NAME operators.example_config.${example}
+      COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_example_configs.sh ${example}
+              $<TARGET_FILE:${service}> ${PROJECT_SOURCE_DIR}/examples/${example}.conf
+              $<TARGET_FILE:p2b-keygen> $<TARGET_FILE:p2b-codebook> $<TARGET_FILE:p2b-vfl-pmg>
+              ${CMAKE_CURRENT_BINARY_DIR}/example-config-tests/${example})
+    set_tests_properties(operators.example_config.${example} PROPERTIES
+      PASS_REGULAR_EXPRESSION "ok: ${example} starts from")
+  endforeach()
+  if(P2B_MAN_FILES)
+    add_test(NAME operators.man_pages
+      COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_man_pages.sh ${P2B_MAN_FILES})
+    set_tests_properties(operators.man_pages PROPERTIES PASS_REGULAR_EXPRESSION "ok: man pages")
+  endif()
 endif()
