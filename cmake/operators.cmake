@@ -73,9 +73,10 @@ if(P2B_MAN_PAGES AND P2B_HELP2MAN)
 endif()
 
 # systemd units: one template per service, the shared hardening spliced in.
-# Two copies: the installed one runs ${bindir}/p2b-X; the build tree's runs
-# the built binary, so `systemd-analyze verify` checks an ExecStart= that
-# exists (cmake/package_tests.cmake).
+# Two copies: the build tree's runs the built binary, so `systemd-analyze
+# verify` checks an ExecStart= that exists (tests/test_units.sh); the
+# installed one runs PREFIX/bin/p2b-X, with PREFIX the one `cmake --install
+# --prefix` is given, hence written at install time.
 file(READ ${PROJECT_SOURCE_DIR}/packaging/systemd/common.conf.in P2B_UNIT_COMMON)
 string(STRIP "${P2B_UNIT_COMMON}" P2B_UNIT_COMMON)
 # Relative to the prefix (Debian's /lib/systemd/system is /usr/lib/... after
@@ -87,15 +88,29 @@ foreach(unit IN LISTS P2B_UNITS)
     continue()
   endif()
   set(template ${PROJECT_SOURCE_DIR}/packaging/systemd/${unit}.service.in)
-  set(P2B_UNIT_EXEC ${CMAKE_INSTALL_FULL_BINDIR}/${unit})
-  configure_file(${template} ${CMAKE_BINARY_DIR}/systemd/install/${unit}.service @ONLY)
   set(P2B_UNIT_EXEC "$<TARGET_FILE:${unit}>")
   configure_file(${template} ${CMAKE_BINARY_DIR}/systemd/build/${unit}.service.gen @ONLY)
   file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/systemd/build/${unit}.service
     INPUT ${CMAKE_BINARY_DIR}/systemd/build/${unit}.service.gen)
-  install(FILES ${CMAKE_BINARY_DIR}/systemd/install/${unit}.service
-    DESTINATION ${P2B_SYSTEMD_UNITDIR})
   list(APPEND P2B_BUILD_UNITS ${CMAKE_BINARY_DIR}/systemd/build/${unit}.service)
+  # The installed copy: ExecStart stays a placeholder until install time.
+  set(P2B_UNIT_EXEC "@P2B_UNIT_EXEC@")
+  set(staged ${CMAKE_BINARY_DIR}/systemd/install/${unit}.service.in)
+  configure_file(${template} ${staged} @ONLY)
+  install(CODE "
+    set(P2B_UNIT_EXEC \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/${unit}\")
+    configure_file(\"${staged}\" \"${CMAKE_BINARY_DIR}/systemd/install/${unit}.service\" @ONLY)
+    file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${P2B_SYSTEMD_UNITDIR}\" TYPE FILE
+         FILES \"${CMAKE_BINARY_DIR}/systemd/install/${unit}.service\")")
+endforeach()
+
+# `cmake --build B --target p2b-installable` builds exactly what
+# `cmake --install B` copies (scripts/getting-started-test.sh).
+add_custom_target(p2b-installable)
+foreach(t p2b p2b_shared ${P2B_SERVICES} ${P2B_OPERATOR_TOOLS} p2b-man-pages)
+  if(TARGET ${t})
+    add_dependencies(p2b-installable ${t})
+  endif()
 endforeach()
 
 # Example configs, for /etc/p2b/*.toml.

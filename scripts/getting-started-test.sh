@@ -18,10 +18,18 @@ fail() {
 }
 
 [ -f "$build/CMakeCache.txt" ] || cmake --preset host >/dev/null
-cmake --build "$build" -j "$jobs"
+# What cmake --install copies, and nothing else (cmake/operators.cmake).
+cmake --build "$build" -j "$jobs" --target p2b-installable
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+# The installed units name the installed binaries (written at install time).
+if command -v systemd-analyze >/dev/null; then
+  for unit in "$work/prefix"/lib/systemd/system/p2b-*.service; do
+    systemd-analyze verify --man=no "$unit" || fail "installed $(basename "$unit") does not verify"
+  done
+  echo "getting-started: installed units verify against $work/prefix/bin"
+fi
 
 # Everything between "```sh getting-started" and the next "```".
 awk '/^```sh getting-started$/ {on = 1; next} on && /^```$/ {exit} on {print}' "$page" \
