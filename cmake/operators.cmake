@@ -136,6 +136,17 @@ if(P2B_BUILD_TESTS)
               ${CMAKE_CURRENT_BINARY_DIR}/example-config-tests/${example})
     set_tests_properties(operators.example_config.${example} PROPERTIES
       PASS_REGULAR_EXPRESSION "ok: ${example} starts from")
+    # The same from the unit's ExecStart=, credentials and state directory.
+    if(${service} IN_LIST P2B_UNITS)
+      add_test(NAME operators.unit_exec.${example}
+        COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_example_configs.sh ${example}
+                $<TARGET_FILE:${service}> ${PROJECT_SOURCE_DIR}/examples/${example}.conf
+                $<TARGET_FILE:p2b-keygen> $<TARGET_FILE:p2b-codebook> $<TARGET_FILE:p2b-vfl-pmg>
+                ${CMAKE_CURRENT_BINARY_DIR}/unit-exec-tests/${example}
+                ${CMAKE_BINARY_DIR}/systemd/build/${service}.service)
+      set_tests_properties(operators.unit_exec.${example} PROPERTIES
+        PASS_REGULAR_EXPRESSION "ok: ${example} starts from ${service}.service")
+    endif()
   endforeach()
   if(P2B_MAN_FILES)
     add_test(NAME operators.man_pages
