@@ -1,7 +1,8 @@
 # The p2b services as an OCI image (docs/operations.md, "Container image").
 # Debian 12 only: every dependency is a Debian package installed with apt, no
-# other download. UNTESTED here: no container registry is reachable from the
-# project's CI, so debian:12 cannot be pulled (see docs/operations.md).
+# other download. Not built here: no container registry is reachable from the
+# project's CI, so debian:12 cannot be pulled. scripts/oci-build.sh makes the
+# same runtime image without a registry and tests it (docs/operations.md).
 #
 #   docker build -t p2b-services .
 #   docker run --rm -p 8710:8710 -v /etc/p2b:/etc/p2b:ro -v p2b-shuffler:/var/lib/p2b \
@@ -22,12 +23,12 @@ RUN cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
  && cmake --install /build --prefix /opt/p2b --strip
 
 # Stage 2: the runtime libraries the services link, and nothing to build with.
+# The list is shared with scripts/oci-build.sh, which tests it.
 FROM debian:12-slim
+COPY packaging/oci/runtime-packages.txt /tmp/
 RUN apt-get update \
- && apt-get install -y --no-install-recommends \
-      libsodium23 libsqlite3-0 libpq5 libcpp-httplib0.11 libbrotli1 libssl3 zlib1g \
-      ca-certificates \
- && rm -rf /var/lib/apt/lists/*
+ && xargs apt-get install -y --no-install-recommends </tmp/runtime-packages.txt \
+ && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages.txt
 COPY --from=build /opt/p2b /opt/p2b
 ENV PATH=/opt/p2b/bin:$PATH
 # Not root: a fixed unprivileged uid owns the state volume.
