@@ -62,6 +62,8 @@ done
 for f in "$libdir"/*; do
   case "${f##*/}" in
     libp2b.a | libp2b.so | libp2b.so.* | cmake | pkgconfig) ;;
+    # A tree with the services also installs their units (lib/systemd/system).
+    systemd) [ -e "$prefix/bin/p2b-shuffler" ] || die "lib/systemd without the services" ;;
     *) die "unexpected file in $libdir: ${f##*/}" ;;
   esac
 done

@@ -4,7 +4,10 @@
 # (nanopb is vendored in proto/nanopb/; the nanopb and protobuf-compiler
 # packages only serve scripts/regen-proto.sh and its freshness ctest;
 # libpq-dev is the PostgreSQL backend's client library and postgresql the
-# server the tests start as throwaway clusters, docs/testing.md.)
+# server the tests start as throwaway clusters, docs/testing.md; help2man
+# makes the man pages from each program's --help, systemd gives
+# systemd-analyze, which checks the units, and mmdebstrap and buildah build
+# the services' OCI image without a registry, docs/operations.md.)
 # Idempotent: a second run on a ready machine makes no network call.
 # P2B_SETUP_NO_CROSS=1 skips the ARM cross toolchains, bare-metal Cortex-M
 # included (the demo does not need them).
@@ -14,7 +17,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 host_pkgs=(
   build-essential cmake ninja-build pkg-config git dpkg-dev
   libeigen3-dev libsodium-dev nanopb protobuf-compiler libcpp-httplib-dev libsqlite3-dev libbrotli-dev
-  libcli11-dev nlohmann-json3-dev doxygen
+  libcli11-dev nlohmann-json3-dev doxygen help2man systemd mmdebstrap buildah
   googletest libgtest-dev libbenchmark-dev
   clang clang-format clang-tidy
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless

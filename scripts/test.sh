@@ -5,7 +5,10 @@
 #   3. the same suite under AddressSanitizer + UBSan;
 #   4. a double-precision build of the core + suite;
 #   5. the package: install, then a separate consumer project builds against
-#      it (find_package and pkg-config; scripts/consumer-test.sh);
+#      it (find_package and pkg-config; scripts/consumer-test.sh), and the
+#      getting-started page run against an installed prefix
+#      (scripts/getting-started-test.sh) and inside the services' OCI image
+#      (scripts/oci-build.sh);
 #   6. aarch64 and armhf cross builds, the whole suite under qemu-user;
 #   7. Cortex-M4: the test image under qemu-system-arm (scripts/cortex-m-test.sh)
 #      and the footprint budgets (scripts/footprint.sh --check);
@@ -57,6 +60,12 @@ host_suite double
 
 step "package: install + consumer project (find_package, pkg-config)"
 bash scripts/consumer-test.sh
+
+step "operators: docs/getting-started.md against an installed prefix"
+JOBS=$jobs bash scripts/getting-started-test.sh build-host
+
+step "operators: the services' OCI image from Debian's mirror (mmdebstrap + buildah)"
+JOBS=$jobs bash scripts/oci-build.sh build-host || [ $? = 77 ]
 
 if [ "${P2B_TEST_SKIP_CROSS:-0}" != 1 ]; then
   for arch in aarch64 armhf; do

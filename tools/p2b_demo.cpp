@@ -24,8 +24,8 @@
 
 #include "../ports/posix/sodium_port.hpp"
 #include "cli/tool_cli.hpp"
-#include "common/keyfiles.hpp"
 #include "demo/pg_databases.hpp"
+#include "device/device_io.hpp"
 #include "p2b/codebook_format.hpp"
 #include "proc/metrics.hpp"
 #include "proc/run_command.hpp"
@@ -127,15 +127,7 @@ void run_or_throw(const std::string& what, const std::vector<std::string>& argv)
   if (p2b::proc::run_command(argv, true) != 0) throw std::runtime_error(what + " failed");
 }
 
-std::vector<uint8_t> read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), {});
-}
-
-// The deployment's public keys, as a device embeds them.
-struct DeviceKeys {
-  uint8_t shuffler[P2B_KEY_BYTES], analyzer[P2B_KEY_BYTES], verify[P2B_KEY_BYTES];
-};
+using p2b::device::DeviceKeys;
 
 DeviceKeys load_or_make_keys(const fs::path& dir) {
   if (!fs::exists(dir / "shuffler.box.pk")) {
@@ -146,17 +138,7 @@ DeviceKeys load_or_make_keys(const fs::path& dir) {
     std::printf("keys: %s has no shuffler signing key, running p2b-keygen --force\n", dir.c_str());
     run_or_throw("p2b-keygen", {P2B_KEYGEN_BIN, "--out", dir.string(), "--force"});
   }
-  DeviceKeys k{};
-  std::string err;
-  if (!p2b::keyfiles::read_key_file((dir / "shuffler.box.pk").string(), k.shuffler,
-                                    sizeof k.shuffler, &err) ||
-      !p2b::keyfiles::read_key_file((dir / "analyzer.box.pk").string(), k.analyzer,
-                                    sizeof k.analyzer, &err) ||
-      !p2b::keyfiles::read_key_file((dir / "analyzer.sign.pk").string(), k.verify, sizeof k.verify,
-                                    &err)) {
-    throw std::runtime_error("keys: " + err);
-  }
-  return k;
+  return p2b::device::read_device_keys(dir);
 }
 
 // The codebook file, trained on the d=10, q=1 simplex grid when missing.
@@ -180,13 +162,9 @@ std::vector<float> load_or_make_codebook(const fs::path& file, uint32_t k, uint6
         .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(n));
     std::printf("codebook: trained k=%u (inertia %.1f), wrote %s\n", k, km.inertia, file.c_str());
   }
-  const std::vector<uint8_t> bytes = read_file(file);
-  std::vector<float> centroids(static_cast<std::size_t>(p2b::kMaxCodes) * kDim);
-  p2b_codebook_info info{};
-  check(p2b_codebook_parse(bytes.data(), bytes.size(), centroids.data(), centroids.size(), &info),
-        "codebook file");
-  if (info.dim != kDim) throw std::runtime_error("codebook has another dimension");
-  centroids.resize(static_cast<std::size_t>(info.k) * kDim);
+  uint32_t dim = 0;
+  std::vector<float> centroids = p2b::device::read_codebook(file, &dim);
+  if (dim != kDim) throw std::runtime_error("codebook has another dimension");
   return centroids;
 }
 
@@ -206,11 +184,14 @@ double scrape(httplib::Client& cli, const std::string& metric) {
 }
 
 // The signed model the analyzer serves, or an empty one before its first batch.
-Model fetch_model(httplib::Client& cli, const char* path) {
-  const auto res = cli.Get(path);
+Model fetch_model(const std::string& url, const char* path) {
   Model m;
-  if (res && res->status == 200) m.signed_bundle.assign(res->body.begin(), res->body.end());
+  m.signed_bundle = p2b::device::fetch_model(url, path);
   return m;
+}
+
+void envelopes_posted(std::size_t done, std::size_t total) {
+  progress("envelopes -> shuffler", static_cast<double>(done), static_cast<double>(total));
 }
 
 // Polls `done` every 200 ms for at most `seconds`; throws `what` past that.
@@ -418,13 +399,8 @@ int main(int argc, char** argv) {
                   kPgPartitions, (out / "shuffler-ingest.log").c_str());
     }
     httplib::Client to_ingest("127.0.0.1", o.on_postgresql() ? ingest.port() : shuffler.port());
-    for (std::size_t i = 0; i < sent; i += kEnvelopesPerPost) {
-      std::string body;
-      for (std::size_t j = i; j < std::min(sent, i + kEnvelopesPerPost); ++j) body += envelopes[j];
-      post_or_throw(to_ingest, "/v1/reports", body, 202);
-      progress("envelopes -> shuffler", static_cast<double>(std::min(sent, i + kEnvelopesPerPost)),
-               static_cast<double>(sent));
-    }
+    p2b::device::post_envelopes(o.on_postgresql() ? ingest.url() : shuffler.url(), envelopes,
+                                kEnvelopesPerPost, envelopes_posted);
     if (o.on_postgresql()) {
       shuffler.start(P2B_SHUFFLER_BIN, pg_shuffler_args("all", "1"),
                      (out / "shuffler-batcher.log").string());
@@ -465,9 +441,9 @@ int main(int argc, char** argv) {
           },
           30, "the publisher did not serve its newest model");
     }
-    httplib::Client to_model("127.0.0.1", o.on_postgresql() ? publisher.port() : analyzer.port());
-    const Model private_model = fetch_model(to_model, "/v1/model");
-    const Model raw_model = fetch_model(to_analyzer, "/v1/model?kind=raw");
+    const Model private_model =
+        fetch_model(o.on_postgresql() ? publisher.url() : analyzer.url(), "/v1/model");
+    const Model raw_model = fetch_model(analyzer.url(), "/v1/model?kind=raw");
 
     // Late users on fresh agents.
     const uint32_t late_users = std::max<uint32_t>(1, o.users * 3 / 7);
