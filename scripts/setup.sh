@@ -4,7 +4,8 @@
 # (nanopb is vendored in proto/nanopb/; the nanopb and protobuf-compiler
 # packages only serve scripts/regen-proto.sh and its freshness ctest;
 # libpq-dev is the PostgreSQL backend's client library and postgresql the
-# server the tests start as throwaway clusters, docs/testing.md.)
+# server the tests start as throwaway clusters, docs/testing.md. The python3-*
+# and pybind11 packages build and test the Python package, docs/python.md.)
 # Idempotent: a second run on a ready machine makes no network call.
 # P2B_SETUP_NO_CROSS=1 skips the ARM cross toolchains, bare-metal Cortex-M
 # included (the demo does not need them).
@@ -18,6 +19,8 @@ host_pkgs=(
   googletest libgtest-dev libbenchmark-dev
   clang clang-format clang-tidy
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
+  python3-dev python3-venv python3-setuptools python3-pybind11 pybind11-dev python3-pandas
+  python3-pytest
   postgresql libpq-dev
 )
 cross_pkgs=(

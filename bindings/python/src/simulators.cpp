@@ -145,6 +145,7 @@ int sim_main(const std::string& protocol, const std::vector<std::string>& args) 
   std::vector<std::string> owned{"p2b-sim", "--protocol", protocol};
   owned.insert(owned.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(owned.size() + 1);
   for (std::string& s : owned) argv.push_back(s.data());
   argv.push_back(nullptr);
   const py::gil_scoped_release unlocked;

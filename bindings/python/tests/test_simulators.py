@@ -1,5 +1,7 @@
 """Each protocol's simulator returns a table with its columns, the same under a seed."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -75,3 +77,28 @@ def test_compare_and_pandas():
 def test_bad_option_fails():
     with pytest.raises(RuntimeError, match="exit 2"):
         p2b.simulate_pfcb(dist="gamma")
+
+
+def results_md_row(mode, actions, users):
+    """The row of docs/results.md's first Fig. 4 table (linear map) for a point."""
+    doc = Path(__file__).resolve().parents[3] / "docs" / "results.md"
+    text = doc.read_text()
+    table = text[text.index("**Linear map**") : text.index("**Softmax map**")]
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells[:3] == [mode, str(actions), f"{users:,}"]:
+            return cells
+    raise AssertionError("no such row in docs/results.md")
+
+
+def test_fig4_point_matches_results_md():
+    # The point examples/python/fig4_point.py prints; seed 1 as in results.md.
+    row = p2b.simulate_p2b(users=10_000, actions=10, dims=10, codes=1024, modes="default",
+                           mapping="linear", crypto=False, seed=1).row(0)
+    cells = results_md_row("default", 10, 10_000)
+    for i, name in enumerate(("cold", "warm_nonprivate", "warm_private", "best_fixed_arm",
+                              "oracle"), start=3):
+        assert f"{row[name]:.5f}" == cells[i].rstrip("*"), name
+    assert f"{row['reports']:,}" == cells[10]
+    assert f"{row['kept']:,}" == cells[11]
+    assert str(row["codes_released"]) == cells[12]
