@@ -79,3 +79,16 @@ def test_edited_or_foreign_model_is_refused(make_agent, keys):
         agent.apply_model(p2b.sign_model(agent, keys, a, b, version=1, not_after_unix=10), now=20)
     assert agent.save(STATE_KEY) == before
     assert agent.model_version() == 0
+
+
+def test_budget_stops_reports(make_agent):
+    eps = p2b.epsilon_per_report(0.9)
+    agent = make_agent(window=1, participation=0.9, epsilon_budget=2.5 * eps)
+    sent = 0
+    for x in contexts(60, seed=4):
+        agent.reward(agent.decide(x)[1], 1.0)
+        while agent.poll_envelope() is not None:
+            sent += 1
+    f = agent.privacy()
+    assert sent == f["reports"] == 2  # a third report would overspend
+    assert f["exhausted"] and f["epsilon_spent"] == pytest.approx(2 * eps)
