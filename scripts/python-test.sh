@@ -23,6 +23,11 @@ if ! tidy_out=$(printf '%s\0' "${tidy_files[@]}" |
   exit 1
 fi
 echo "python-test: clang-tidy: ${#tidy_files[@]} files clean"
+# The host suite's p2b-keygen, when built: a test compares its files and
+# fingerprints with p2b.keygen's (skipped without it).
+if [ -z "${P2B_KEYGEN:-}" ] && [ -x build-host/tools/p2b-keygen ]; then
+  export P2B_KEYGEN=$PWD/build-host/tools/p2b-keygen
+fi
 # From the tests' directory, so `import p2b` is the installed package, not
 # the source tree's (which has no compiled module).
 cd bindings/python/tests

@@ -1,7 +1,9 @@
 """The codebook trainer and file format, and p2b-keygen's key files."""
 
 import os
+import re
 import stat
+import subprocess
 
 import numpy as np
 import pytest
@@ -56,3 +58,19 @@ def test_agent_fingerprints_match_keygen(make_agent, keys):
     fp = make_agent().fingerprints()
     assert fp["shuffler"].hex() == p2b.fingerprint_hex(keys["shuffler.box.pk"])
     assert fp["analyzer_verify"].hex() == keys.fingerprints()["analyzer.sign.pk"]
+
+
+@pytest.mark.skipif(not os.environ.get("P2B_KEYGEN"), reason="P2B_KEYGEN (a p2b-keygen) not set")
+def test_same_files_and_fingerprints_as_p2b_keygen(tmp_path):
+    # scripts/python-test.sh sets P2B_KEYGEN to the host build's p2b-keygen.
+    d = str(tmp_path / "cli")
+    out = subprocess.run([os.environ["P2B_KEYGEN"], "--out", d], check=True,
+                         capture_output=True, text=True).stdout
+    printed = dict(re.findall(r"^(\S+\.pk)  fingerprint ([0-9a-f]{32})$", out, re.M))
+    keys = p2b.load_keys(d)  # every file p2b-keygen wrote, at its exact size
+    assert printed and keys.fingerprints() == printed
+    ours = str(tmp_path / "py")
+    p2b.keygen(ours)
+    for name in p2b.keys.KEY_FILES:
+        a, b = os.stat(os.path.join(d, name)), os.stat(os.path.join(ours, name))
+        assert (stat.S_IMODE(a.st_mode), a.st_size) == (stat.S_IMODE(b.st_mode), b.st_size), name
