@@ -29,6 +29,7 @@ from ._p2b import (
     STATE_ENCRYPTION_OVERHEAD,
     STATE_KEY_BYTES,
     Agent,
+    SharedModel,
     encode_codebook,
     epsilon_per_report,
     fingerprint_hex,
@@ -80,7 +81,14 @@ from .errors import (
     ReplayedError,
     error_class,
 )
-from .keys import DeploymentKeys, keygen, load_keys, open_envelope, sign_model
+from .keys import (
+    DeploymentKeys,
+    keygen,
+    load_keys,
+    open_envelope,
+    sign_model,
+    sign_shared_model,
+)
 from .simulate import (
     simulate_compare,
     simulate_fclub,

@@ -77,6 +77,41 @@ class Agent:
     @property
     def config(self) -> Dict[str, Any]: ...
 
+class SharedModel:
+    def __init__(
+        self,
+        dim: int,
+        max_items: int,
+        *,
+        policy: str = "linucb",
+        alpha: Optional[float] = None,
+        ridge_lambda: Optional[float] = None,
+        ts_scale: Optional[float] = None,
+        tie_rel_tol: Optional[float] = None,
+        pending_capacity: Optional[int] = None,
+        precision: str = "f64",
+        seed: Optional[int] = None,
+        analyzer_verify_key: Optional[bytes] = None,
+        min_model_version: int = 0,
+    ) -> None: ...
+    def decide(self, items: npt.NDArray[np.float64]) -> Tuple[int, int]: ...
+    def reward(self, decision_id: int, reward: float) -> None: ...
+    def learn(self, context: npt.NDArray[np.float64], reward: float) -> None: ...
+    def scores(
+        self, items: npt.NDArray[np.float64]
+    ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def theta(self) -> npt.NDArray[np.float64]: ...
+    def apply_model(self, bundle: bytes, now: Optional[int] = None) -> None: ...
+    def model_version(self) -> int: ...
+    def save(self, key: bytes) -> bytes: ...
+    def restore(self, state: bytes, key: bytes) -> None: ...
+    @property
+    def footprint(self) -> int: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def max_items(self) -> int: ...
+
 def train_codebook(
     dim: int,
     codes: int,
@@ -110,6 +145,15 @@ def _sign_model(
     created_unix: Optional[int] = None,
     not_after_unix: int = 0,
     raw_baseline: bool = False,
+) -> bytes: ...
+def _sign_shared_model(
+    sign_sk: bytes,
+    gram: npt.NDArray[np.float64],
+    moment: npt.NDArray[np.float64],
+    version: int,
+    ridge_lambda: float,
+    created_unix: Optional[int] = None,
+    not_after_unix: int = 0,
 ) -> bytes: ...
 def _sim_codebook(
     dim: int, digits: int, codes: int, seed: int, threads: int, cache_dir: str

@@ -123,3 +123,26 @@ def sign_model(
         not_after_unix,
         raw_baseline,
     )
+
+
+def sign_shared_model(
+    keys: DeploymentKeys,
+    gram: np.ndarray,
+    moment: np.ndarray,
+    version: int,
+    *,
+    ridge_lambda: float = 1.0,
+    not_after_unix: int = 0,
+    created_unix: Optional[int] = None,
+) -> bytes:
+    """A SharedModel warm start signed with the analyzer's key (FCLUB's bundle).
+
+    gram is a cluster's S = sum x x^T, (d, d) float64, and moment its
+    u = sum r x, (d,) float64; the device's A becomes ridge_lambda I + S and
+    its b becomes u. A SharedModel made with analyzer_verify_key =
+    keys["analyzer.sign.pk"] accepts it.
+    """
+    return _p2b._sign_shared_model(
+        keys["analyzer.sign.sk"], gram, moment, version, ridge_lambda, created_unix,
+        not_after_unix,
+    )

@@ -156,6 +156,34 @@ py::bytes sign_model(const py::handle& sign_sk, const py::handle& codebook_fp, c
   return to_bytes(out.data(), out.size());
 }
 
+// FCLUB's warm start: a cluster's Gram matrix S (d, d) and moment u (d).
+py::bytes sign_shared_model(const py::handle& sign_sk, const py::handle& gram,
+                            const py::handle& moment, uint64_t version, double ridge_lambda,
+                            std::optional<uint64_t> created_unix, uint64_t not_after_unix) {
+  const auto sk = byte_vector(sign_sk, crypto_sign_SECRETKEYBYTES, "sign_sk");
+  const auto g = float64_array(gram, 2, "gram");
+  const auto u = float64_array(moment, 1, "moment");
+  const auto d = static_cast<uint32_t>(u.shape(0));
+  if (g.shape(0) != d || g.shape(1) != d) throw py::value_error("gram must be (d, d), moment (d,)");
+  std::vector<double> col(static_cast<std::size_t>(d) * d);
+  const auto ug = g.unchecked<2>();
+  for (uint32_t i = 0; i < d; ++i) {
+    for (uint32_t j = 0; j < d; ++j) col[static_cast<std::size_t>(j) * d + i] = ug(i, j);
+  }
+  server::ModelSpec spec;
+  spec.dim = d;
+  spec.ridge_lambda = ridge_lambda;
+  spec.version = version;
+  spec.created_unix = created_unix.value_or(static_cast<uint64_t>(std::time(nullptr)));
+  spec.not_after_unix = not_after_unix;
+  std::vector<uint8_t> out;
+  std::string err;
+  if (!server::build_shared_model_bundle(spec, col.data(), u.data(), sk.data(), &out, &err)) {
+    throw py::value_error(err);
+  }
+  return to_bytes(out.data(), out.size());
+}
+
 }  // namespace
 
 void register_keys(py::module_& m) {
@@ -173,6 +201,10 @@ void register_keys(py::module_& m) {
         py::arg("ridge_lambda"), py::arg("ts_scale"), py::arg("created_unix") = py::none(),
         py::arg("not_after_unix") = 0, py::arg("raw_baseline") = false,
         "A signed model bundle as the analyzer builds it (server/wire/model_bundle).");
+  m.def("_sign_shared_model", &sign_shared_model, py::arg("sign_sk"), py::arg("gram"),
+        py::arg("moment"), py::arg("version"), py::arg("ridge_lambda"),
+        py::arg("created_unix") = py::none(), py::arg("not_after_unix") = 0,
+        "A signed shared-model warm start (server/wire/model_bundle, FCLUB's).");
 }
 
 }  // namespace p2b::python
