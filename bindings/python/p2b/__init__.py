@@ -29,6 +29,7 @@ from ._p2b import (
     STATE_ENCRYPTION_OVERHEAD,
     STATE_KEY_BYTES,
     Agent,
+    CmabAgent,
     SharedModel,
     encode_codebook,
     epsilon_per_report,

@@ -112,6 +112,43 @@ class SharedModel:
     @property
     def max_items(self) -> int: ...
 
+class CmabAgent:
+    def __init__(
+        self,
+        cost: npt.NDArray[np.float64],
+        capacity: npt.NDArray[np.integer[Any]],
+        *,
+        rho: Optional[float] = None,
+        alpha: Optional[float] = None,
+        quality_margin: Optional[float] = None,
+        explore_rounds: Optional[int] = None,
+        ucb_scale: Optional[float] = None,
+        horizon: Optional[int] = None,
+        schedule: str = "paper",
+        window_start: Optional[int] = None,
+        window_stop: Optional[int] = None,
+        log_base: str = "2",
+        epsilon: Optional[float] = None,
+        delta: Optional[float] = None,
+        delta_target: Optional[float] = None,
+        public_max_capacity: Optional[int] = None,
+        omega1: Optional[float] = None,
+        omega2: Optional[float] = None,
+        agents: Optional[int] = None,
+        max_peers: Optional[int] = None,
+        seed: Optional[int] = None,
+    ) -> None: ...
+    def decide(self) -> npt.NDArray[np.uint32]: ...
+    def observe(self, good: npt.NDArray[np.integer[Any]]) -> None: ...
+    def poll_share(self) -> Optional[bytes]: ...
+    def apply_share(self, sender: int, share: bytes) -> Tuple[int, int]: ...
+    def privacy(self) -> Dict[str, Any]: ...
+    def estimates(self) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    @property
+    def footprint(self) -> int: ...
+    @property
+    def producers(self) -> int: ...
+
 def train_codebook(
     dim: int,
     codes: int,

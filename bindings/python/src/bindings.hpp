@@ -8,6 +8,7 @@ namespace p2b::python {
 void register_status_error(pybind11::module_& m);
 void register_agent(pybind11::module_& m);
 void register_shared_model(pybind11::module_& m);
+void register_cmab_agent(pybind11::module_& m);
 void register_codebook(pybind11::module_& m);
 void register_keys(pybind11::module_& m);
 void register_simulators(pybind11::module_& m);

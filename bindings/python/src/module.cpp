@@ -33,6 +33,7 @@ PYBIND11_MODULE(_p2b, m) {
   p2b::python::register_status_error(m);
   p2b::python::register_agent(m);
   p2b::python::register_shared_model(m);
+  p2b::python::register_cmab_agent(m);
   p2b::python::register_codebook(m);
   p2b::python::register_keys(m);
   p2b::python::register_simulators(m);
