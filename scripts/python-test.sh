@@ -23,6 +23,8 @@ if ! tidy_out=$(printf '%s\0' "${tidy_files[@]}" |
   exit 1
 fi
 echo "python-test: clang-tidy: ${#tidy_files[@]} files clean"
+# The installed package against its stubs and annotations (mypy --strict).
+"$venv/bin/python" -m mypy --config-file pyproject.toml -p p2b
 # The host suite's p2b-keygen, when built: a test compares its files and
 # fingerprints with p2b.keygen's (skipped without it).
 if [ -z "${P2B_KEYGEN:-}" ] && [ -x build-host/tools/p2b-keygen ]; then

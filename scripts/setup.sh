@@ -20,7 +20,7 @@ host_pkgs=(
   clang clang-format clang-tidy
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
   python3-dev python3-venv python3-setuptools python3-pybind11 pybind11-dev python3-pandas
-  python3-pytest
+  python3-pytest mypy
   postgresql libpq-dev
 )
 cross_pkgs=(

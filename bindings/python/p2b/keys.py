@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, TypedDict
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _p2b
 
@@ -31,6 +32,14 @@ KEY_FILES = (
 _SIZES = {name: 64 if name.endswith("sign.sk") else 32 for name in KEY_FILES}
 
 
+class AgentKeys(TypedDict):
+    """The public keys an Agent is made with (Agent(..., **keys.agent_keys()))."""
+
+    shuffler_public_key: bytes
+    analyzer_public_key: bytes
+    analyzer_verify_key: bytes
+
+
 @dataclass(frozen=True)
 class DeploymentKeys:
     """One deployment's keys, by p2b-keygen's file names (bytes each)."""
@@ -41,7 +50,7 @@ class DeploymentKeys:
         """The bytes of one key file, e.g. keys["analyzer.sign.pk"]."""
         return self.files[name]
 
-    def agent_keys(self) -> Dict[str, bytes]:
+    def agent_keys(self) -> AgentKeys:
         """The three public keys an Agent needs, as keyword arguments."""
         return {
             "shuffler_public_key": self.files["shuffler.box.pk"],
@@ -93,8 +102,8 @@ def open_envelope(envelope: bytes, keys: DeploymentKeys) -> Dict[str, Any]:
 def sign_model(
     agent: Any,
     keys: DeploymentKeys,
-    a: np.ndarray,
-    b: np.ndarray,
+    a: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
     version: int,
     *,
     not_after_unix: int = 0,
@@ -127,8 +136,8 @@ def sign_model(
 
 def sign_shared_model(
     keys: DeploymentKeys,
-    gram: np.ndarray,
-    moment: np.ndarray,
+    gram: npt.NDArray[np.float64],
+    moment: npt.NDArray[np.float64],
     version: int,
     *,
     ridge_lambda: float = 1.0,

@@ -19,6 +19,7 @@ import tempfile
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _p2b
 from .table import Table
@@ -61,7 +62,7 @@ def simulate_p2b(
     central_horizon: int = 1 << 20,
     seed: int = 1,
     threads: int = 2,
-    codebook: Optional[np.ndarray] = None,
+    codebook: Optional[npt.NDArray[np.float32]] = None,
     cache_dir: Optional[str] = None,
     as_pandas: bool = False,
 ) -> Result:
