@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python package (docs/python.md): pip-installs it from this tree into a
 # venv over Debian's Python (numpy, pandas and pytest from Debian, no
-# network), then runs its pytest suite. Build and venv live in build-python/,
+# network), lints its C++ (clang-tidy), type-checks it (mypy --strict), then
+# runs its pytest suite. Build and venv live in build-python/,
 # reused, so a second run only rebuilds changes. Fails when a test fails and
 # when no test ran (pytest exits 5).
 set -euo pipefail
