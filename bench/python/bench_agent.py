@@ -80,7 +80,8 @@ def main():
     x, rewards, p = make_data(o.dim, o.arms, o.rounds, o.seed)
     print(f"p2b {p2b.__version__}: d={o.dim} arms={o.arms} rounds={o.rounds} k={o.codes} "
           f"seed={o.seed}; LinUCB alpha=1, lambda=1; one decide+reward per round")
-    print(f"expected reward per round: random arm {p.mean():.4f}, oracle {p.max(axis=1).mean():.4f}")
+    print(f"expected reward per round: random arm {p.mean():.4f}, "
+          f"oracle {p.max(axis=1).mean():.4f}")
     secs, total = run_p2b(x, rewards, o.arms, o.codes, o.seed)
     ours = secs / o.rounds * 1e6
     print(f"p2b.Agent        {ours:9.1f} us/round  ({o.rounds / secs:9.0f} rounds/s)  "
