@@ -5,7 +5,7 @@
 l = 10) share through P2B; the late users then run cold, warm from a
 non-private model and warm from the private one. This is the row
 "default | 10 | 10,000" of docs/results.md section 1 (linear map), and the
-same seed gives the same numbers. Takes about 5 s on two cores, most of
+same seed gives the same numbers. Takes 2 s on two cores (Release), most of
 it training the codebook (whose summary p2b-sim's trainer prints first).
 docs/python.md explains each call.
 
