@@ -13,7 +13,7 @@ MABWiser is not a Debian package: put its source on PYTHONPATH (see
 docs/benchmarks.md, "Python"). Without it this script says so and times
 p2b alone.
 
-    /usr/bin/python3 bench/python/bench_agent.py [--dim 10] [--arms 10] [--rounds 2000]
+    PYTHONPATH=MABWISER_SRC .venv/bin/python bench/python/bench_agent.py [--dim 10] [--arms 10]
 """
 
 import argparse

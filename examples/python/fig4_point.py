@@ -9,7 +9,7 @@ same seed gives the same numbers. Takes 2 s on two cores (Release), most of
 it training the codebook (whose summary p2b-sim's trainer prints first).
 docs/python.md explains each call.
 
-    /usr/bin/python3 examples/python/fig4_point.py
+    .venv/bin/python examples/python/fig4_point.py   # the venv p2b is installed in
 """
 
 import p2b
