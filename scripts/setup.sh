@@ -7,7 +7,8 @@
 # server the tests start as throwaway clusters, docs/testing.md; help2man
 # makes the man pages from each program's --help, systemd gives
 # systemd-analyze, which checks the units, and mmdebstrap and buildah build
-# the services' OCI image without a registry, docs/operations.md.)
+# the services' OCI image without a registry, docs/operations.md. The python3-*
+# and pybind11 packages build and test the Python package, docs/python.md.)
 # Idempotent: a second run on a ready machine makes no network call.
 # P2B_SETUP_NO_CROSS=1 skips the ARM cross toolchains, bare-metal Cortex-M
 # included (the demo does not need them).
@@ -21,6 +22,8 @@ host_pkgs=(
   googletest libgtest-dev libbenchmark-dev
   clang clang-format clang-tidy
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
+  python3-dev python3-venv python3-setuptools python3-pybind11 pybind11-dev python3-pandas
+  python3-pytest mypy
   postgresql libpq-dev
 )
 cross_pkgs=(

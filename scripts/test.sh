@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test the project has: installs what it needs, then
 #   1. style: clang-format over all C/C++ sources, and the changelog fragments;
-#   2. host Debug build (assertions on) + the whole ctest suite, then clang-tidy;
+#   2. host Debug build (assertions on) + the whole ctest suite, the Python
+#      package's pytest suite (scripts/python-test.sh), then clang-tidy;
 #   3. the same suite under AddressSanitizer + UBSan;
 #   4. a double-precision build of the core + suite;
 #   5. the package: install, then a separate consumer project builds against
@@ -43,6 +44,9 @@ host_suite() {  # a preset of CMakePresets.json; builds in build-<preset>
 }
 
 host_suite host
+
+step "python package: pip install into a venv + pytest (scripts/python-test.sh)"
+bash scripts/python-test.sh
 
 step "lint (clang-tidy, warnings are errors)"
 mapfile -t tidy_files < <(git ls-files -- 'src/*.cpp' 'c_api/*.cpp' 'ports/posix/*.cpp' 'ports/sodium/*.cpp' \
