@@ -5,6 +5,7 @@
 
 #include "../ports/platform.hpp"
 #include "../src/random.hpp"  // epsilon_per_report
+#include "c_api_support.hpp"
 #include "p2b/agent.hpp"
 #include "p2b/blake2b.hpp"
 #include "p2b/codebook_format.hpp"
@@ -15,6 +16,8 @@ namespace {
 
 using p2b::Agent;
 using p2b::Status;
+using p2b::capi::out;
+using p2b::capi::resolve;
 
 static_assert(P2B_ARENA_ALIGN == p2b::kArenaAlign, "alignment macro out of sync");
 static_assert(P2B_MAX_DIM == p2b::kMaxDim, "limit macro out of sync");
@@ -34,10 +37,6 @@ static_assert(sizeof(p2b_codebook_info) == sizeof(p2b::CodebookInfo), "codebook 
 
 static_assert(P2B_STATE_KEY_BYTES == p2b::kAeadKeyBytes, "state key size out of sync");
 static_assert(P2B_KEY_LIST_BYTES == p2b::kKeyListBytes, "key list size out of sync");
-
-p2b_status out(Status s) {
-  return static_cast<p2b_status>(static_cast<int32_t>(s));
-}
 
 // The fields the arena's size depends on, and nothing else: a footprint
 // query must work before keys, codebook or a crypto port exist.
@@ -63,18 +62,10 @@ Status to_core(const p2b_config* c, p2b::Config* cfg) {
   cfg->neg_rate = c->neg_rate;
   cfg->epsilon_budget = c->epsilon_budget;
   cfg->centroids = c->centroids;
-  cfg->deterministic = c->rng_mode == P2B_RNG_SEEDED;
-  cfg->seed = c->seed;
-  if (c->random != nullptr) {
-    cfg->random.fill = c->random;
-    cfg->random.ctx = c->random_ctx;
-  } else if (!cfg->deterministic && !p2b::port::default_random(&cfg->random)) {
-    return Status::bad_config;  // no system CSPRNG on this port
-  }
+  const Status random = p2b::capi::random_to_core(*c, cfg);
+  if (random != Status::ok) return random;
   if (c->crypto != nullptr) {
-    const p2b_crypto& k = *c->crypto;
-    cfg->crypto =
-        p2b::CryptoPort{k.seal, k.hash, k.verify, k.aead_encrypt, k.aead_decrypt, k.random};
+    cfg->crypto = p2b::capi::crypto_to_core(*c->crypto);
   } else if (!p2b::port::default_crypto(&cfg->crypto)) {
     return Status::bad_config;  // no built-in crypto on this port
   }
@@ -84,15 +75,6 @@ Status to_core(const p2b_config* c, p2b::Config* cfg) {
   if (c->accept_baseline_models > 1) return Status::bad_config;
   cfg->accept_baseline_models = c->accept_baseline_models == 1;
   cfg->min_model_version = c->min_model_version;
-  return Status::ok;
-}
-
-// Resolves a handle, refusing memory that p2b_agent_init did not set up.
-template <typename H>
-Status resolve(H* handle, Agent** ag) {
-  const Status s = Agent::check(handle);
-  if (s != Status::ok) return s;
-  *ag = reinterpret_cast<Agent*>(const_cast<void*>(static_cast<const void*>(handle)));
   return Status::ok;
 }
 

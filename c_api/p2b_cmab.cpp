@@ -1,6 +1,6 @@
 // The C API of the P-FCB agent: checked translation onto p2b::CmabAgent, as
 // p2b_shared_model.cpp does for the shared model. It adds no state.
-#include "../ports/platform.hpp"
+#include "c_api_support.hpp"
 #include "p2b.h"
 #include "p2b/cmab.hpp"
 
@@ -8,6 +8,8 @@ namespace {
 
 using p2b::CmabAgent;
 using p2b::Status;
+using p2b::capi::out;
+using p2b::capi::resolve;
 
 static_assert(P2B_CMAB_MAX_PRODUCERS == p2b::kCmabMaxProducers, "limit macro out of sync");
 static_assert(P2B_CMAB_MAX_PEERS == p2b::kCmabMaxPeers, "limit macro out of sync");
@@ -15,10 +17,6 @@ static_assert(P2B_CMAB_MAX_CAPACITY == p2b::kCmabMaxCapacity, "limit macro out o
 static_assert(P2B_CMAB_SCHEDULE_EVERY_ROUND == static_cast<int>(p2b::CmabSchedule::every_round),
               "schedule out of sync");
 static_assert(P2B_CMAB_LOG_E == static_cast<int>(p2b::CmabLogBase::natural), "log out of sync");
-
-p2b_status out(Status s) {
-  return static_cast<p2b_status>(static_cast<int32_t>(s));
-}
 
 Status to_core(const p2b_cmab_config* c, p2b::CmabConfig* cfg) {
   if (c->schedule > P2B_CMAB_SCHEDULE_EVERY_ROUND || c->log_base > P2B_CMAB_LOG_E ||
@@ -46,22 +44,8 @@ Status to_core(const p2b_cmab_config* c, p2b::CmabConfig* cfg) {
   cfg->omega2 = c->omega2;
   cfg->agents = c->agents;
   cfg->max_peers = c->max_peers;
-  cfg->deterministic = c->rng_mode == P2B_RNG_SEEDED;
-  cfg->seed = c->seed;
-  if (c->random != nullptr) {
-    cfg->random.fill = c->random;
-    cfg->random.ctx = c->random_ctx;
-  } else if (!cfg->deterministic && !p2b::port::default_random(&cfg->random)) {
-    return Status::bad_config;  // no system CSPRNG on this port
-  }
-  return Status::ok;
-}
-
-template <typename H>
-Status resolve(H* handle, CmabAgent** a) {
-  const Status s = CmabAgent::check(handle);
-  if (s != Status::ok) return s;
-  *a = reinterpret_cast<CmabAgent*>(const_cast<void*>(static_cast<const void*>(handle)));
+  const Status random = p2b::capi::random_to_core(*c, cfg);
+  if (random != Status::ok) return random;
   return Status::ok;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "../ports/platform.hpp"
+#include "c_api_support.hpp"
 #include "p2b.h"
 #include "p2b/shared_model.hpp"
 
@@ -10,14 +11,12 @@ namespace {
 
 using p2b::SharedModel;
 using p2b::Status;
+using p2b::capi::out;
+using p2b::capi::resolve;
 
 static_assert(P2B_SHARED_MAX_DIM == p2b::kSharedMaxDim, "limit macro out of sync");
 static_assert(P2B_SHARED_MAX_ITEMS == p2b::kSharedMaxItems, "limit macro out of sync");
 static_assert(P2B_PRECISION_F64 == static_cast<int>(p2b::Precision::f64), "precision out of sync");
-
-p2b_status out(Status s) {
-  return static_cast<p2b_status>(static_cast<int32_t>(s));
-}
 
 Status to_core(const p2b_shared_config* c, p2b::SharedConfig* cfg) {
   if (c->policy > P2B_POLICY_LINTS || c->rng_mode > P2B_RNG_SEEDED ||
@@ -33,33 +32,17 @@ Status to_core(const p2b_shared_config* c, p2b::SharedConfig* cfg) {
   cfg->tie_rel_tol = c->tie_rel_tol;
   cfg->pending_capacity = c->pending_capacity;
   cfg->precision = static_cast<p2b::Precision>(c->precision);
-  cfg->deterministic = c->rng_mode == P2B_RNG_SEEDED;
-  cfg->seed = c->seed;
-  if (c->random != nullptr) {
-    cfg->random.fill = c->random;
-    cfg->random.ctx = c->random_ctx;
-  } else if (!cfg->deterministic && !p2b::port::default_random(&cfg->random)) {
-    return Status::bad_config;  // no system CSPRNG on this port
-  }
+  const Status random = p2b::capi::random_to_core(*c, cfg);
+  if (random != Status::ok) return random;
   // Crypto only for a model that checks warm starts: a model without a key
   // needs none, and P2B_PORT=none has no built-in one to find.
   if (c->crypto != nullptr) {
-    const p2b_crypto& k = *c->crypto;
-    cfg->crypto =
-        p2b::CryptoPort{k.seal, k.hash, k.verify, k.aead_encrypt, k.aead_decrypt, k.random};
+    cfg->crypto = p2b::capi::crypto_to_core(*c->crypto);
   } else if (c->analyzer_verify_key != nullptr && !p2b::port::default_crypto(&cfg->crypto)) {
     return Status::bad_config;  // no built-in crypto on this port
   }
   cfg->analyzer_verify_key = c->analyzer_verify_key;
   cfg->min_model_version = c->min_model_version;
-  return Status::ok;
-}
-
-template <typename H>
-Status resolve(H* handle, SharedModel** m) {
-  const Status s = SharedModel::check(handle);
-  if (s != Status::ok) return s;
-  *m = reinterpret_cast<SharedModel*>(const_cast<void*>(static_cast<const void*>(handle)));
   return Status::ok;
 }
 
