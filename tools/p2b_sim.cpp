@@ -31,6 +31,7 @@
 #include "sim/mapping_oracle.hpp"
 #include "sim/multilabel_env.hpp"
 #include "sim/progress.hpp"
+#include "sim/protocol_flag.hpp"
 #include "sim/results_table.hpp"
 #include "sim/sim_options.hpp"
 #include "sim/synthetic_env.hpp"
@@ -198,13 +199,14 @@ std::unique_ptr<p2b::sim::Environment> make_environment(const SimOptions& o, con
 
 int main(int argc, char** argv) {
   // Seed 003's vertical federation has its own options (docs/simulator.md).
-  if (p2b::vertical::wants_vertical(argc, argv)) return p2b::vertical::vertical_main(argc, argv);
+  if (p2b::sim::wants_protocol(argc, argv, "vertical"))
+    return p2b::vertical::vertical_main(argc, argv);
   // Seed 001's FCLUB likewise (docs/simulator.md#fclub).
-  if (p2b::fclub_sim::wants_fclub(argc, argv)) return p2b::fclub_sim::fclub_main(argc, argv);
+  if (p2b::sim::wants_protocol(argc, argv, "fclub")) return p2b::fclub_sim::fclub_main(argc, argv);
   // Seed 004's P-FCB (docs/simulator.md#p-fcb).
-  if (p2b::pfcb_sim::wants_pfcb(argc, argv)) return p2b::pfcb_sim::pfcb_main(argc, argv);
+  if (p2b::sim::wants_protocol(argc, argv, "pfcb")) return p2b::pfcb_sim::pfcb_main(argc, argv);
   // All the seed protocols side by side (docs/simulator.md#compare).
-  if (p2b::compare_sim::wants_compare(argc, argv)) {
+  if (p2b::sim::wants_protocol(argc, argv, "compare")) {
     return p2b::compare_sim::compare_main(argc, argv);
   }
   SimOptions o;

@@ -273,17 +273,6 @@ const char* privacy_adversary(const std::string& protocol) {
   return "-";
 }
 
-bool wants_compare(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--protocol=compare") == 0) return true;
-    if (std::strcmp(argv[i], "--protocol") == 0 && i + 1 < argc &&
-        std::strcmp(argv[i + 1], "compare") == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 int compare_main(int argc, char** argv) {
   Options o;
   if (const int st = parse_options(argc, argv, &o); st >= 0) return st;

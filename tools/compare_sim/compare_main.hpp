@@ -4,7 +4,6 @@
 
 namespace p2b::compare_sim {
 
-bool wants_compare(int argc, char** argv);
 int compare_main(int argc, char** argv);
 
 }  // namespace p2b::compare_sim

@@ -179,17 +179,6 @@ RunResult run_one(const Options& o, const std::string& name, const Point& p, uin
 
 }  // namespace
 
-bool wants_fclub(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--protocol=fclub") == 0) return true;
-    if (std::strcmp(argv[i], "--protocol") == 0 && i + 1 < argc &&
-        std::strcmp(argv[i + 1], "fclub") == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 int fclub_main(int argc, char** argv) {
   Options o;
   if (const int st = parse_options(argc, argv, &o); st >= 0) return st;

@@ -4,8 +4,6 @@
 
 namespace p2b::fclub_sim {
 
-// True when argv asks for --protocol fclub (then p2b-sim hands over).
-bool wants_fclub(int argc, char** argv);
 int fclub_main(int argc, char** argv);
 
 }  // namespace p2b::fclub_sim

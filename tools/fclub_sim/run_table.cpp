@@ -1,4 +1,5 @@
 #include "fclub_sim/run_table.hpp"
+#include "sim/moments.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -10,18 +11,7 @@ namespace p2b::fclub_sim {
 
 namespace {
 
-struct Moments {
-  double n = 0, sum = 0, sq = 0;
-  void add(double v) {
-    ++n;
-    sum += v;
-    sq += v * v;
-  }
-  double mean() const { return n > 0 ? sum / n : 0.0; }
-  double sd() const {
-    return n > 1 ? std::sqrt(std::max(0.0, (sq - sum * sum / n) / (n - 1))) : 0.0;
-  }
-};
+using sim::Moments;
 
 }  // namespace
 

@@ -60,17 +60,6 @@ std::string schedule_text(const Options& o, CmabSchedule s) {
 
 }  // namespace
 
-bool wants_pfcb(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--protocol=pfcb") == 0) return true;
-    if (std::strcmp(argv[i], "--protocol") == 0 && i + 1 < argc &&
-        std::strcmp(argv[i + 1], "pfcb") == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 int pfcb_main(int argc, char** argv) {
   Options o;
   if (const int st = parse_options(argc, argv, &o); st >= 0) return st;

@@ -5,8 +5,6 @@
 
 namespace p2b::pfcb_sim {
 
-// True when argv asks for --protocol pfcb (then p2b-sim hands over).
-bool wants_pfcb(int argc, char** argv);
 int pfcb_main(int argc, char** argv);
 
 }  // namespace p2b::pfcb_sim

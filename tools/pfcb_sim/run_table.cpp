@@ -11,23 +11,13 @@
 #include <tuple>
 
 #include "pfcb/wire/pfcb_wire.hpp"
+#include "sim/moments.hpp"
 
 namespace p2b::pfcb_sim {
 
 namespace {
 
-struct Moments {
-  double n = 0, sum = 0, sq = 0;
-  void add(double v) {
-    ++n;
-    sum += v;
-    sq += v * v;
-  }
-  double mean() const { return n > 0 ? sum / n : 0.0; }
-  double sd() const {
-    return n > 1 ? std::sqrt(std::max(0.0, (sq - sum * sum / n) / (n - 1))) : 0.0;
-  }
-};
+using sim::Moments;
 
 // nf and fcb carry epsilon 0 and infinity; both print as a word.
 std::string eps_text(double e) {

@@ -205,17 +205,6 @@ int run_cost(const Options& o) {
 
 }  // namespace
 
-bool wants_vertical(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--protocol=vertical") == 0) return true;
-    if (std::strcmp(argv[i], "--protocol") == 0 && i + 1 < argc &&
-        std::strcmp(argv[i + 1], "vertical") == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 int vertical_main(int argc, char** argv) {
   Options o;
   o.plot_script = P2B_PLOT_VERTICAL;

@@ -4,8 +4,6 @@
 
 namespace p2b::vertical {
 
-// True when argv asks for --protocol vertical (then p2b-sim hands over).
-bool wants_vertical(int argc, char** argv);
 int vertical_main(int argc, char** argv);
 
 }  // namespace p2b::vertical
