@@ -30,6 +30,7 @@
 #include "sim/file_digest.hpp"
 #include "sim/mapping_oracle.hpp"
 #include "sim/multilabel_env.hpp"
+#include "sim/plot_results.hpp"
 #include "sim/progress.hpp"
 #include "sim/protocol_flag.hpp"
 #include "sim/results_table.hpp"
@@ -348,12 +349,7 @@ int main(int argc, char** argv) {
         "results: %s/results.csv and results.json (%zu points) in %.1f s, peak RSS %.0f MB\n",
         o.out_dir.c_str(), rows.size(), secs, peak_rss_mb());
     print_speed(rows, secs, o.threads);
-    if (o.plot) {
-      if (p2b::proc::run_command({"/usr/bin/python3", o.plot_script, o.out_dir}) != 0) {
-        std::fprintf(stderr, "p2b-sim: plotting failed (results are written)\n");
-        return 1;
-      }
-    }
+    if (o.plot && !p2b::sim::plot_results(o.plot_script, o.out_dir)) return 1;
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "\np2b-sim: error: %s\n", e.what());

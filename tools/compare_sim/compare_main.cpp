@@ -24,6 +24,7 @@
 #include "proc/run_command.hpp"
 #include "sim/codebook_source.hpp"
 #include "sim/multilabel_env.hpp"
+#include "sim/plot_results.hpp"
 #include "sim/progress.hpp"
 #include "sim/sim_options.hpp"
 
@@ -405,12 +406,7 @@ int compare_main(int argc, char** argv) {
     std::printf("results: %s/summary.csv, runs.csv, results.json (%zu runs) in %.1f s\n",
                 o.out_dir.c_str(), rows.size(), secs);
     std::fflush(stdout);
-    if (o.plot) {
-      if (proc::run_command({"/usr/bin/python3", P2B_PLOT_COMPARE, o.out_dir}) != 0) {
-        std::fprintf(stderr, "p2b-sim: plotting failed (results are written)\n");
-        return 1;
-      }
-    }
+    if (o.plot && !sim::plot_results(P2B_PLOT_COMPARE, o.out_dir)) return 1;
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "\np2b-sim: error: %s\n", e.what());

@@ -24,6 +24,7 @@
 #include "fclub_sim/world.hpp"
 #include "parallel/parallel_for.hpp"
 #include "proc/run_command.hpp"
+#include "sim/plot_results.hpp"
 #include "sim/progress.hpp"
 
 namespace p2b::fclub_sim {
@@ -222,39 +223,23 @@ int fclub_main(int argc, char** argv) {
   }
   std::vector<RunResult> results(tasks.size());
   std::atomic<uint64_t> done{0};
-  std::atomic<bool> finished{false};
   const double total = static_cast<double>(o.rounds) * static_cast<double>(tasks.size());
-  std::thread bar([&] {
-    while (!o.quiet && !finished.load()) {
-      sim::progress("fclub runs", static_cast<double>(done.load()), total);
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
-  });
+  sim::ProgressThread bar("fclub runs", total, done, o.quiet);
   try {
     tools::parallel_for(tasks.size(), o.threads, [&](std::size_t i) {
       results[i] = run_one(o, tasks[i].name, tasks[i].point, tasks[i].seed, &done);
     });
   } catch (const std::exception& e) {
-    finished = true;
-    bar.join();
+    bar.stop();
     std::fprintf(stderr, "\np2b-sim: %s\n", e.what());
     return 1;
   }
-  finished = true;
-  bar.join();
+  bar.stop();
   if (!o.quiet) sim::progress("fclub runs", total, total);
   std::filesystem::create_directories(o.out_dir);
   write_runs(o, results);
   print_summary(o, results);
-  if (o.plot) {
-    const std::string script = P2B_PLOT_FCLUB;
-    const int rc = proc::run_command({"/usr/bin/python3", script, o.out_dir});
-    if (rc != 0) {
-      std::fprintf(stderr, "p2b-sim: plotting failed (%d); the CSVs are in %s\n", rc,
-                   o.out_dir.c_str());
-      return 1;
-    }
-  }
+  if (o.plot && !sim::plot_results(P2B_PLOT_FCLUB, o.out_dir)) return 1;
   return 0;
 }
 

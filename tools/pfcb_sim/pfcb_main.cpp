@@ -21,6 +21,7 @@
 #include "pfcb_sim/run_table.hpp"
 #include "pfcb_sim/world.hpp"
 #include "proc/run_command.hpp"
+#include "sim/plot_results.hpp"
 #include "sim/progress.hpp"
 
 namespace p2b::pfcb_sim {
@@ -103,29 +104,21 @@ int pfcb_main(int argc, char** argv) {
 
   std::vector<RunResult> results(tasks.size());
   std::atomic<uint64_t> done{0};
-  std::atomic<bool> finished{false};
   double total = 0.0;
   for (const Task& t : tasks) total += static_cast<double>(o.rounds) * t.agents;
   const auto wall_start = std::chrono::steady_clock::now();
-  std::thread bar([&] {
-    while (!o.quiet && !finished.load()) {
-      sim::progress("pfcb agent-rounds", static_cast<double>(done.load()), total);
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
-  });
+  sim::ProgressThread bar("pfcb agent-rounds", total, done, o.quiet);
   try {
     tools::parallel_for(tasks.size(), o.threads, [&](std::size_t i) {
       const World world(instance_spec(o, tasks[i]));
       results[i] = run_one(o, tasks[i], world, &done);
     });
   } catch (const std::exception& e) {
-    finished = true;
-    bar.join();
+    bar.stop();
     std::fprintf(stderr, "\np2b-sim: %s\n", e.what());
     return 1;
   }
-  finished = true;
-  bar.join();
+  bar.stop();
   if (!o.quiet) sim::progress("pfcb agent-rounds", total, total);
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -149,15 +142,7 @@ int pfcb_main(int argc, char** argv) {
                 v.first / v.second);
   }
   std::printf("speed: %.1f s wall on %u threads\n", wall, o.threads);
-  if (o.plot) {
-    const std::string script = P2B_PLOT_PFCB;
-    const int rc = proc::run_command({"/usr/bin/python3", script, o.out_dir});
-    if (rc != 0) {
-      std::fprintf(stderr, "p2b-sim: plotting failed (%d); the CSVs are in %s\n", rc,
-                   o.out_dir.c_str());
-      return 1;
-    }
-  }
+  if (o.plot && !sim::plot_results(P2B_PLOT_PFCB, o.out_dir)) return 1;
   return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "parallel/parallel_for.hpp"
 #include "proc/run_command.hpp"
+#include "sim/plot_results.hpp"
 #include "sim/progress.hpp"
 #include "vertical/cost.hpp"
 #include "vertical/options.hpp"
@@ -219,10 +220,7 @@ int vertical_main(int argc, char** argv) {
   }
   if (o.cost) {
     const int st = run_cost(o);
-    if (st == 0 && o.plot &&
-        proc::run_command({"/usr/bin/python3", o.plot_script, o.out_dir}) != 0) {
-      std::fprintf(stderr, "p2b-sim: plotting failed (results are written)\n");
-    }
+    if (st == 0 && o.plot && !sim::plot_results(o.plot_script, o.out_dir)) return 1;
     return st;
   }
   std::vector<Job> jobs;
@@ -303,9 +301,7 @@ int vertical_main(int argc, char** argv) {
     return 1;
   }
   std::printf("\nwrote %s/results.csv and curves.csv\n", o.out_dir.c_str());
-  if (o.plot && proc::run_command({"/usr/bin/python3", o.plot_script, o.out_dir}) != 0) {
-    std::fprintf(stderr, "p2b-sim: plotting failed (results are written)\n");
-  }
+  if (o.plot && !sim::plot_results(o.plot_script, o.out_dir)) return 1;
   return 0;
 }
 
