@@ -84,6 +84,17 @@ inline jint put(JNIEnv* env, jlongArray out, jlong v0, jlong v1, jsize n, p2b_st
   return put(env, out, v, n, s);
 }
 
+// The two arrays a Java Config crosses in (integer and floating fields):
+// both present and of the lengths both sides agree on. A wrong length earns
+// `wrong_length`: BAD_CONFIG when the arrays are read, BUFFER_TOO_SMALL when
+// they are filled.
+inline p2b_status config_arrays(JNIEnv* env, jarray u, jsize nu, jarray f, jsize nf,
+                                p2b_status wrong_length) {
+  if (u == nullptr || f == nullptr) return P2B_ERR_NULL_POINTER;
+  if (env->GetArrayLength(u) != nu || env->GetArrayLength(f) != nf) return wrong_length;
+  return P2B_OK;
+}
+
 // Copies a fixed-size byte array (a key) to `out`; `*ptr` is left null for a
 // null array, which the C API reports. A wrong length is P2B_ERR_BAD_CONFIG.
 inline p2b_status read_fixed_bytes(JNIEnv* env, jbyteArray in, uint8_t* out, jsize len,

@@ -19,6 +19,7 @@
 
 namespace {
 
+using p2b_jni::config_arrays;
 using p2b_jni::Pinned;
 using p2b_jni::put;
 using p2b_jni::ret;
@@ -55,10 +56,8 @@ struct JavaConfig {
 
 // Fills the scalar fields from the two arrays.
 p2b_status read_scalars(JNIEnv* env, jintArray u32, jdoubleArray f64, jlong seed, p2b_config* c) {
-  if (u32 == nullptr || f64 == nullptr) return P2B_ERR_NULL_POINTER;
-  if (env->GetArrayLength(u32) != kU32 || env->GetArrayLength(f64) != kF64) {
-    return P2B_ERR_BAD_CONFIG;
-  }
+  const p2b_status arrays = config_arrays(env, u32, kU32, f64, kF64, P2B_ERR_BAD_CONFIG);
+  if (arrays != P2B_OK) return arrays;
   jint u[kU32];
   jdouble f[kF64];
   env->GetIntArrayRegion(u32, 0, kU32, u);
@@ -133,10 +132,8 @@ extern "C" {
 
 JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeDefaults(JNIEnv* env, jclass /*cls*/,
                                                             jintArray u32, jdoubleArray f64) {
-  if (u32 == nullptr || f64 == nullptr) return ret(P2B_ERR_NULL_POINTER);
-  if (env->GetArrayLength(u32) != kU32 || env->GetArrayLength(f64) != kF64) {
-    return ret(P2B_ERR_BUFFER_TOO_SMALL);
-  }
+  const p2b_status arrays = config_arrays(env, u32, kU32, f64, kF64, P2B_ERR_BUFFER_TOO_SMALL);
+  if (arrays != P2B_OK) return ret(arrays);
   p2b_config c;
   const p2b_status defaults = p2b_config_default(&c);
   if (defaults != P2B_OK) return ret(defaults);

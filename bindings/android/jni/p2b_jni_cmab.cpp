@@ -12,6 +12,7 @@
 
 namespace {
 
+using p2b_jni::config_arrays;
 using p2b_jni::Pinned;
 using p2b_jni::put;
 using p2b_jni::ret;
@@ -63,10 +64,9 @@ bool fits_u32(jlong v) {
 
 p2b_status read_config(JNIEnv* env, jlongArray u, jdoubleArray f, jdoubleArray cost,
                        jintArray capacity, JavaConfig* out) {
-  if (u == nullptr || f == nullptr || cost == nullptr || capacity == nullptr) {
-    return P2B_ERR_NULL_POINTER;
-  }
-  if (env->GetArrayLength(u) != kU || env->GetArrayLength(f) != kF) return P2B_ERR_BAD_CONFIG;
+  if (cost == nullptr || capacity == nullptr) return P2B_ERR_NULL_POINTER;
+  const p2b_status arrays = config_arrays(env, u, kU, f, kF, P2B_ERR_BAD_CONFIG);
+  if (arrays != P2B_OK) return arrays;
   const jsize m = env->GetArrayLength(cost);
   if (m > static_cast<jsize>(P2B_CMAB_MAX_PRODUCERS) || env->GetArrayLength(capacity) != m) {
     return P2B_ERR_BAD_CONFIG;
@@ -121,10 +121,8 @@ extern "C" {
 
 JNIEXPORT jint JNICALL Java_org_p2b_P2BCmab_nativeDefaults(JNIEnv* env, jclass /*cls*/,
                                                            jlongArray u, jdoubleArray f) {
-  if (u == nullptr || f == nullptr) return ret(P2B_ERR_NULL_POINTER);
-  if (env->GetArrayLength(u) != kU || env->GetArrayLength(f) != kF) {
-    return ret(P2B_ERR_BUFFER_TOO_SMALL);
-  }
+  const p2b_status arrays = config_arrays(env, u, kU, f, kF, P2B_ERR_BUFFER_TOO_SMALL);
+  if (arrays != P2B_OK) return ret(arrays);
   p2b_cmab_config c;
   const p2b_status s = p2b_cmab_config_default(&c);
   if (s != P2B_OK) return ret(s);

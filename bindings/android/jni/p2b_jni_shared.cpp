@@ -13,6 +13,7 @@
 
 namespace {
 
+using p2b_jni::config_arrays;
 using p2b_jni::Pinned;
 using p2b_jni::put;
 using p2b_jni::ret;
@@ -32,8 +33,8 @@ struct JavaConfig {
 };
 
 p2b_status read_config(JNIEnv* env, jlongArray u, jdoubleArray f, jbyteArray key, JavaConfig* out) {
-  if (u == nullptr || f == nullptr) return P2B_ERR_NULL_POINTER;
-  if (env->GetArrayLength(u) != kU || env->GetArrayLength(f) != kF) return P2B_ERR_BAD_CONFIG;
+  const p2b_status arrays = config_arrays(env, u, kU, f, kF, P2B_ERR_BAD_CONFIG);
+  if (arrays != P2B_OK) return arrays;
   jlong uv[kU];
   jdouble fv[kF];
   env->GetLongArrayRegion(u, 0, kU, uv);
@@ -76,10 +77,8 @@ extern "C" {
 
 JNIEXPORT jint JNICALL Java_org_p2b_P2BSharedModel_nativeDefaults(JNIEnv* env, jclass /*cls*/,
                                                                   jlongArray u, jdoubleArray f) {
-  if (u == nullptr || f == nullptr) return ret(P2B_ERR_NULL_POINTER);
-  if (env->GetArrayLength(u) != kU || env->GetArrayLength(f) != kF) {
-    return ret(P2B_ERR_BUFFER_TOO_SMALL);
-  }
+  const p2b_status arrays = config_arrays(env, u, kU, f, kF, P2B_ERR_BUFFER_TOO_SMALL);
+  if (arrays != P2B_OK) return ret(arrays);
   p2b_shared_config c;
   const p2b_status s = p2b_shared_config_default(&c);
   if (s != P2B_OK) return ret(s);

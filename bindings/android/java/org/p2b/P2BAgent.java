@@ -12,7 +12,7 @@ import java.util.Arrays;
  * The object is safe to share between threads (every method is synchronized, as the C API asks
  * callers to serialise calls on one agent); {@link #close} wipes the agent's memory.
  */
-public final class P2BAgent implements AutoCloseable {
+public final class P2BAgent extends NativeArena {
   static {
     System.loadLibrary("p2b_jni");
   }
@@ -213,8 +213,6 @@ public final class P2BAgent implements AutoCloseable {
 
   private final int dim;
   private final int nActions;
-  private ByteBuffer arena; // holds the agent; the handle points into it
-  private long handle;
   private final long[] out = new long[2]; // native results, reused by every call
 
   /** Sets up an agent for {@code config}; the codebook and keys are copied. */
@@ -225,30 +223,26 @@ public final class P2BAgent implements AutoCloseable {
     double[] f = config.f64();
     check(nativeFootprint(u, f, config.seed, config.centroids, config.shufflerPublicKey,
         config.analyzerPublicKey, config.analyzerVerifyKey, out));
-    if (out[0] > Integer.MAX_VALUE) {
-      throw new P2BException(P2BStatus.ERR_BAD_CONFIG, statusText(P2BStatus.ERR_BAD_CONFIG));
-    }
-    ByteBuffer mem = ByteBuffer.allocateDirect((int) out[0]);
+    ByteBuffer mem = allocate(out[0]);
     check(nativeInit(mem, u, f, config.seed, config.centroids, config.shufflerPublicKey,
         config.analyzerPublicKey, config.analyzerVerifyKey, out));
-    arena = mem;
-    handle = out[0];
+    attach(mem, out[0]);
   }
 
   /** Chooses an action for {@code context} (dim non-negative finite values, any scale). */
   public synchronized Decision decide(float[] context) {
-    check(nativeDecide(agent(), context, out));
+    check(nativeDecide(handle(), context, out));
     return new Decision((int) out[0], out[1]);
   }
 
   /** Rewards an earlier decision with a value in [0, 1]. */
   public synchronized void reward(long decisionId, float reward) {
-    check(nativeReward(agent(), decisionId, reward));
+    check(nativeReward(handle(), decisionId, reward));
   }
 
   /** Learns from a logged (context, action, reward) without deciding; never reported. */
   public synchronized void learn(float[] context, int action, float reward) {
-    check(nativeLearn(agent(), context, action, reward));
+    check(nativeLearn(handle(), context, action, reward));
   }
 
   /**
@@ -257,27 +251,27 @@ public final class P2BAgent implements AutoCloseable {
    * model-version floor stay.
    */
   public synchronized void forget() {
-    check(nativeForget(agent()));
+    check(nativeForget(handle()));
   }
 
   /** Per-action estimates for {@code context}, without deciding. */
   public synchronized Scores scores(float[] context) {
     float[] mean = new float[nActions];
     float[] width = new float[nActions];
-    check(nativeScores(agent(), context, mean, width));
+    check(nativeScores(handle(), context, mean, width));
     return new Scores(mean, width);
   }
 
   /** The code the agent would report for {@code context}. */
   public synchronized int encode(float[] context) {
-    check(nativeEncode(agent(), context, out));
+    check(nativeEncode(handle(), context, out));
     return (int) out[0];
   }
 
   /** The centroid of {@code code}: dim floats. */
   public synchronized float[] centroid(int code) {
     float[] row = new float[dim];
-    check(nativeCentroid(agent(), code, row));
+    check(nativeCentroid(handle(), code, row));
     return row;
   }
 
@@ -287,7 +281,7 @@ public final class P2BAgent implements AutoCloseable {
    * {@link P2BStatus#NO_REPORT}, or {@link P2BStatus#BUDGET_EXHAUSTED} once reporting has ended.
    */
   public synchronized int pollEnvelope(byte[] envelope) {
-    return check(nativePollReport(agent(), envelope));
+    return check(nativePollReport(handle(), envelope));
   }
 
   /**
@@ -297,7 +291,7 @@ public final class P2BAgent implements AutoCloseable {
    */
   public synchronized Tuple pollTuple() {
     long[] t = new long[3];
-    if (check(nativePollTuple(agent(), t)) != P2BStatus.OK) return null;
+    if (check(nativePollTuple(handle(), t)) != P2BStatus.OK) return null;
     return new Tuple((int) t[0], (int) t[1], Float.intBitsToFloat((int) t[2]));
   }
 
@@ -305,7 +299,7 @@ public final class P2BAgent implements AutoCloseable {
   public synchronized Fingerprints fingerprints() {
     int n = P2B.fingerprintBytes();
     byte[] all = new byte[4 * n];
-    check(nativeFingerprints(agent(), all));
+    check(nativeFingerprints(handle(), all));
     return new Fingerprints(all, n);
   }
 
@@ -313,7 +307,7 @@ public final class P2BAgent implements AutoCloseable {
   public synchronized Privacy privacy() {
     double[] f = new double[3];
     long[] v = new long[4];
-    check(nativePrivacy(agent(), f, v));
+    check(nativePrivacy(handle(), f, v));
     return new Privacy(f, v);
   }
 
@@ -323,14 +317,14 @@ public final class P2BAgent implements AutoCloseable {
    * {@code form} is {@link #STATS_GRAM} or {@link #STATS_CHOLESKY}.
    */
   public synchronized void importStats(double[] a, double[] b, int form) {
-    check(nativeImport(agent(), a, b, nActions, dim, form));
+    check(nativeImport(handle(), a, b, nActions, dim, form));
   }
 
   /** Every arm's A_a (as {@link #STATS_GRAM}) and b_a, laid out as for {@link #importStats}. */
   public synchronized Stats exportStats() {
     double[] a = new double[nActions * dim * dim];
     double[] b = new double[nActions * dim];
-    check(nativeExport(agent(), a, b, nActions, dim));
+    check(nativeExport(handle(), a, b, nActions, dim));
     return new Stats(a, b);
   }
 
@@ -339,12 +333,12 @@ public final class P2BAgent implements AutoCloseable {
    * sealed to its current key. {@code nowUnix} 0 skips the not-after check.
    */
   public synchronized void applyKeyList(byte[] list, long nowUnix) {
-    check(nativeApplyKeyList(agent(), list, nowUnix));
+    check(nativeApplyKeyList(handle(), list, nowUnix));
   }
 
   /** Version of the last key list applied; 0 if none (the configured shuffler key is current). */
   public synchronized long keyListVersion() {
-    check(nativeKeyListVersion(agent(), out));
+    check(nativeKeyListVersion(handle(), out));
     return out[0];
   }
 
@@ -353,7 +347,7 @@ public final class P2BAgent implements AutoCloseable {
    * applied key list (drop it unsent; the budget is not refunded).
    */
   public synchronized boolean envelopeKeyAccepted(byte[] envelope) {
-    int status = nativeEnvelopeKeyAccepted(agent(), envelope);
+    int status = nativeEnvelopeKeyAccepted(handle(), envelope);
     if (status == P2BStatus.ERR_KEY_RETIRED) return false;
     check(status);
     return true;
@@ -371,7 +365,7 @@ public final class P2BAgent implements AutoCloseable {
    * refused ({@link P2BStatus#ERR_MODEL_KIND}).
    */
   public synchronized void applyModel(byte[] bundle) {
-    check(nativeApplyModel(agent(), bundle));
+    check(nativeApplyModel(handle(), bundle));
   }
 
   /**
@@ -379,30 +373,30 @@ public final class P2BAgent implements AutoCloseable {
    * (seconds since the epoch) with {@link P2BStatus#ERR_MODEL_EXPIRED}.
    */
   public synchronized void applyModelAt(byte[] bundle, long nowUnix) {
-    check(nativeApplyModelAt(agent(), bundle, nowUnix));
+    check(nativeApplyModelAt(handle(), bundle, nowUnix));
   }
 
   /** Version of the last private model applied; 0 if none. */
   public synchronized long modelVersion() {
-    check(nativeModelVersion(agent(), out));
+    check(nativeModelVersion(handle(), out));
     return out[0];
   }
 
   /** Version of the last model of {@code kind} ({@link #MODEL_PRIVATE} or raw) applied; 0: none. */
   public synchronized long modelVersion(int kind) {
-    check(nativeModelVersionOf(agent(), kind, out));
+    check(nativeModelVersionOf(handle(), kind, out));
     return out[0];
   }
 
   /** Bytes {@link #save} returns: fixed for a given configuration. */
   public synchronized int saveSize() {
-    check(nativeSaveSizes(agent(), out));
+    check(nativeSaveSizes(handle(), out));
     return (int) out[0];
   }
 
   /** Bytes {@link #saveEncrypted} returns: saveSize() + P2B.stateEncryptionOverhead(). */
   public synchronized int saveEncryptedSize() {
-    check(nativeSaveSizes(agent(), out));
+    check(nativeSaveSizes(handle(), out));
     return (int) out[1];
   }
 
@@ -425,7 +419,7 @@ public final class P2BAgent implements AutoCloseable {
   }
 
   private byte[] save(byte[] stateKey, boolean encrypted) {
-    long h = agent();
+    long h = handle();
     check(nativeSaveSizes(h, out));
     byte[] state = new byte[(int) out[encrypted ? 1 : 0]];
     check(nativeSave(h, stateKey, encrypted, state, out));
@@ -437,7 +431,7 @@ public final class P2BAgent implements AutoCloseable {
    * P2BStatus#ERR_CORRUPT_STATE}. On any error the agent is unchanged.
    */
   public synchronized void restore(byte[] stateKey, byte[] state) {
-    check(nativeRestore(agent(), stateKey, false, state));
+    check(nativeRestore(handle(), stateKey, false, state));
   }
 
   /**
@@ -446,26 +440,12 @@ public final class P2BAgent implements AutoCloseable {
    * copy). On any error the agent is unchanged.
    */
   public synchronized void restoreEncrypted(byte[] stateKey, byte[] state) {
-    check(nativeRestore(agent(), stateKey, true, state == null ? null : state.clone()));
-  }
-
-  /** Wipes and releases the agent; further calls throw IllegalStateException. Idempotent. */
-  @Override
-  public synchronized void close() {
-    if (handle == 0) return;
-    P2B.wipe(arena);
-    handle = 0;
-    arena = null;
+    check(nativeRestore(handle(), stateKey, true, state == null ? null : state.clone()));
   }
 
   /** p2b_status_str's text for {@code status}; the same as {@link P2B#statusText}. */
   public static String statusText(int status) {
     return P2B.statusText(status);
-  }
-
-  private long agent() {
-    if (handle == 0) throw new IllegalStateException("P2BAgent is closed");
-    return handle;
   }
 
   private static int check(int status) {

@@ -9,7 +9,7 @@ import java.util.Arrays;
  * #decide}, then {@link #observe}; after a release round {@link #pollShare} hands out one share to
  * relay, and {@link #applyShare} learns from a peer's. Same memory discipline as {@link P2BAgent}.
  */
-public final class P2BCmab implements AutoCloseable {
+public final class P2BCmab extends NativeArena {
   static {
     System.loadLibrary("p2b_jni");
   }
@@ -145,8 +145,6 @@ public final class P2BCmab implements AutoCloseable {
   }
 
   private final int producers;
-  private ByteBuffer arena;
-  private long handle;
   private final long[] out = new long[2];
 
   /** Sets up an agent; costs and capacities are copied. */
@@ -155,13 +153,9 @@ public final class P2BCmab implements AutoCloseable {
     long[] u = config.u();
     double[] f = config.f();
     P2B.check(nativeFootprint(u, f, config.cost, config.capacity, out));
-    if (out[0] > Integer.MAX_VALUE) {
-      throw new P2BException(P2BStatus.ERR_BAD_CONFIG, P2B.statusText(P2BStatus.ERR_BAD_CONFIG));
-    }
-    ByteBuffer mem = ByteBuffer.allocateDirect((int) out[0]);
+    ByteBuffer mem = allocate(out[0]);
     P2B.check(nativeInit(mem, u, f, config.cost, config.capacity, out));
-    arena = mem;
-    handle = out[0];
+    attach(mem, out[0]);
   }
 
   /** p2b_cmab_share_size: bytes of one share for m producers (0 when m is out of range). */
@@ -172,19 +166,19 @@ public final class P2BCmab implements AutoCloseable {
   /** The units to procure from each producer this round; call {@link #observe} next. */
   public synchronized int[] decide() {
     int[] units = new int[producers];
-    P2B.check(nativeDecide(agent(), units));
+    P2B.check(nativeDecide(handle(), units));
     return units;
   }
 
   /** Ends the round with the good units among those procured (each at most the units decided). */
   public synchronized void observe(int[] good) {
-    P2B.check(nativeObserve(agent(), good));
+    P2B.check(nativeObserve(handle(), good));
   }
 
   /** The share drawn at the last release round, once; null when none waits. */
   public synchronized byte[] pollShare() {
     byte[] share = new byte[shareSize(producers)];
-    if (P2B.check(nativePollShare(agent(), share, out)) != P2BStatus.OK) return null;
+    if (P2B.check(nativePollShare(handle(), share, out)) != P2BStatus.OK) return null;
     return out[0] == share.length ? share : Arrays.copyOf(share, (int) out[0]);
   }
 
@@ -193,43 +187,29 @@ public final class P2BCmab implements AutoCloseable {
    * below maxPeers. A share not newer than the last from that sender gives ERR_REPLAYED.
    */
   public synchronized Applied applyShare(int sender, byte[] share) {
-    P2B.check(nativeApplyShare(agent(), sender, share, out));
+    P2B.check(nativeApplyShare(handle(), sender, share, out));
     return new Applied((int) out[0], (int) out[1]);
   }
 
   /** What the agent has spent so far. */
   public synchronized Privacy privacySpent() {
     double[] f = new double[8];
-    P2B.check(nativePrivacySpent(agent(), f, out));
+    P2B.check(nativePrivacySpent(handle(), f, out));
     return new Privacy(out[0], f);
   }
 
   /** Units seen (own plus accepted) per producer. */
   public synchronized double[] unitsSeen() {
     double[] seen = new double[producers];
-    P2B.check(nativeEstimates(agent(), seen, null));
+    P2B.check(nativeEstimates(handle(), seen, null));
     return seen;
   }
 
   /** Estimated quality per producer (0 for one never seen). */
   public synchronized double[] quality() {
     double[] q = new double[producers];
-    P2B.check(nativeEstimates(agent(), null, q));
+    P2B.check(nativeEstimates(handle(), null, q));
     return q;
-  }
-
-  /** Wipes and releases the agent; further calls throw IllegalStateException. Idempotent. */
-  @Override
-  public synchronized void close() {
-    if (handle == 0) return;
-    P2B.wipe(arena);
-    handle = 0;
-    arena = null;
-  }
-
-  private long agent() {
-    if (handle == 0) throw new IllegalStateException("P2BCmab is closed");
-    return handle;
   }
 
   // Keep these indices in step with p2b_jni_cmab.cpp.

@@ -10,7 +10,7 @@ import java.util.Arrays;
  * {@link P2BAgent}: one direct buffer, errors as {@link P2BException}, synchronized methods, and
  * {@link #close} wipes the model.
  */
-public final class P2BSharedModel implements AutoCloseable {
+public final class P2BSharedModel extends NativeArena {
   static {
     System.loadLibrary("p2b_jni");
   }
@@ -103,8 +103,6 @@ public final class P2BSharedModel implements AutoCloseable {
   }
 
   private final int dim;
-  private ByteBuffer arena;
-  private long handle;
   private final long[] out = new long[2];
 
   /** Sets up a model (A = lambda I, theta = 0); the key is copied. */
@@ -113,29 +111,25 @@ public final class P2BSharedModel implements AutoCloseable {
     long[] u = config.u();
     double[] f = config.f();
     P2B.check(nativeFootprint(u, f, config.analyzerVerifyKey, out));
-    if (out[0] > Integer.MAX_VALUE) {
-      throw new P2BException(P2BStatus.ERR_BAD_CONFIG, P2B.statusText(P2BStatus.ERR_BAD_CONFIG));
-    }
-    ByteBuffer mem = ByteBuffer.allocateDirect((int) out[0]);
+    ByteBuffer mem = allocate(out[0]);
     P2B.check(nativeInit(mem, u, f, config.analyzerVerifyKey, out));
-    arena = mem;
-    handle = out[0];
+    attach(mem, out[0]);
   }
 
   /** Scores the items (row-major, n x dim values, n in 1..maxItems) and picks one. */
   public synchronized Decision decide(double[] items) {
-    P2B.check(nativeDecide(model(), items, dim, out));
+    P2B.check(nativeDecide(handle(), items, dim, out));
     return new Decision((int) out[0], out[1]);
   }
 
   /** Learns the reward of a decision (finite, |reward| <= 1e6). */
   public synchronized void reward(long decisionId, double reward) {
-    P2B.check(nativeReward(model(), decisionId, reward));
+    P2B.check(nativeReward(handle(), decisionId, reward));
   }
 
   /** Learns a logged (context, reward) that no decision produced. */
   public synchronized void learn(double[] context, double reward) {
-    P2B.check(nativeLearn(model(), context, reward));
+    P2B.check(nativeLearn(handle(), context, reward));
   }
 
   /** The LinUCB parts of each item's score, without deciding. */
@@ -144,20 +138,20 @@ public final class P2BSharedModel implements AutoCloseable {
     double[] mean = new double[n];
     double[] width = new double[n];
     double[] total = new double[n];
-    P2B.check(nativeScores(model(), items, dim, mean, width, total));
+    P2B.check(nativeScores(handle(), items, dim, mean, width, total));
     return new Scores(mean, width, total);
   }
 
   /** theta = A^-1 b: dim values. */
   public synchronized double[] theta() {
     double[] theta = new double[dim];
-    P2B.check(nativeTheta(model(), theta));
+    P2B.check(nativeTheta(handle(), theta));
     return theta;
   }
 
   /** Verifies and applies a signed warm start, without a time (its not-after is not checked). */
   public synchronized void applyModel(byte[] bundle) {
-    P2B.check(nativeApplyModel(model(), bundle, -1));
+    P2B.check(nativeApplyModel(handle(), bundle, -1));
   }
 
   /** {@link #applyModel}, also refusing a bundle past its not-after time; nowUnix >= 0. */
@@ -165,24 +159,24 @@ public final class P2BSharedModel implements AutoCloseable {
     if (nowUnix < 0) {
       throw new P2BException(P2BStatus.ERR_BAD_CONFIG, P2B.statusText(P2BStatus.ERR_BAD_CONFIG));
     }
-    P2B.check(nativeApplyModel(model(), bundle, nowUnix));
+    P2B.check(nativeApplyModel(handle(), bundle, nowUnix));
   }
 
   /** Version of the warm start applied last; 0 if none. */
   public synchronized long modelVersion() {
-    P2B.check(nativeVersionAndSize(model(), out));
+    P2B.check(nativeVersionAndSize(handle(), out));
     return out[0];
   }
 
   /** Bytes {@link #save} returns. */
   public synchronized int saveSize() {
-    P2B.check(nativeVersionAndSize(model(), out));
+    P2B.check(nativeVersionAndSize(handle(), out));
     return (int) out[1];
   }
 
   /** The state (statistics, pending decisions, random stream) MACed under the state key. */
   public synchronized byte[] save(byte[] stateKey) {
-    long h = model();
+    long h = handle();
     P2B.check(nativeVersionAndSize(h, out));
     byte[] state = new byte[(int) out[1]];
     P2B.check(nativeSave(h, stateKey, state, out));
@@ -191,21 +185,7 @@ public final class P2BSharedModel implements AutoCloseable {
 
   /** Restores a saved state into a model of the same configuration; all or nothing. */
   public synchronized void restore(byte[] stateKey, byte[] state) {
-    P2B.check(nativeRestore(model(), stateKey, state));
-  }
-
-  /** Wipes and releases the model; further calls throw IllegalStateException. Idempotent. */
-  @Override
-  public synchronized void close() {
-    if (handle == 0) return;
-    P2B.wipe(arena);
-    handle = 0;
-    arena = null;
-  }
-
-  private long model() {
-    if (handle == 0) throw new IllegalStateException("P2BSharedModel is closed");
-    return handle;
+    P2B.check(nativeRestore(handle(), stateKey, state));
   }
 
   // Keep these indices in step with p2b_jni_shared.cpp.
