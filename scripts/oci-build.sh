@@ -46,7 +46,9 @@ fi
 work=$(mktemp -d)
 ctr=
 cleanup() {
-  [ -n "$ctr" ] && buildah --storage-driver vfs rm "$ctr" >/dev/null 2>&1
+  # Under set -e a failing last command here would become the exit status:
+  # the container may be gone already (rmi --force takes it along).
+  if [ -n "$ctr" ]; then buildah --storage-driver vfs rm "$ctr" >/dev/null 2>&1 || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -99,5 +101,7 @@ version=$(buildah --storage-driver vfs run "$ctr" -- p2b-shuffler --version)
 [ "$version" = "p2b-shuffler ${image##*:}" ] || fail "the image's p2b-shuffler --version: $version"
 uid=$(buildah --storage-driver vfs run "$ctr" -- id -u)
 [ "$uid" = 65532 ] || fail "the image runs as uid $uid, not 65532"
+buildah --storage-driver vfs rm "$ctr" >/dev/null
+ctr=
 buildah --storage-driver vfs rmi --force "$image" >/dev/null 2>&1 || true
 echo "oci-build: $image -> out/p2b-services-oci.tar ($(du -h out/p2b-services-oci.tar | cut -f1))"
