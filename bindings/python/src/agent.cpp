@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "arena.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "p2b.h"
@@ -22,10 +23,6 @@ namespace py = pybind11;
 
 namespace p2b::python {
 namespace {
-
-struct FreeArena {
-  void operator()(void* p) const { std::free(p); }
-};
 
 uint32_t policy_code(const std::string& name) {
   if (name == "linucb") return P2B_POLICY_LINUCB;
@@ -74,11 +71,8 @@ class Agent {
     cfg.accept_baseline_models = accept_baseline_models ? 1 : 0;
     cfg.min_model_version = min_model_version;
     check(p2b_agent_footprint(&cfg, &footprint_), "p2b_agent_footprint");
-    const std::size_t align = p2b_arena_align();
-    const std::size_t rounded = (footprint_ + align - 1) / align * align;
-    arena_.reset(std::aligned_alloc(align, rounded));
-    if (!arena_) throw std::bad_alloc();
-    check(p2b_agent_init(arena_.get(), rounded, &cfg, &agent_), "p2b_agent_init");
+    void* mem = arena_.allocate(footprint_);
+    check(p2b_agent_init(mem, arena_.size(), &cfg, &agent_), "p2b_agent_init");
     config_ =
         py::dict(py::arg("dim") = cfg.dim, py::arg("n_actions") = cfg.n_actions,
                  py::arg("n_codes") = cfg.n_codes, py::arg("policy") = policy,
@@ -294,7 +288,7 @@ class Agent {
   py::dict config() const { return config_; }
 
  private:
-  std::unique_ptr<void, FreeArena> arena_;
+  Arena arena_;
   p2b_agent* agent_ = nullptr;
   std::size_t footprint_ = 0;
   uint32_t dim_ = 0, n_actions_ = 0;

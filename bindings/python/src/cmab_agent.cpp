@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "arena.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "p2b.h"
@@ -20,10 +21,6 @@ namespace py = pybind11;
 
 namespace p2b::python {
 namespace {
-
-struct FreeArena {
-  void operator()(void* p) const { std::free(p); }
-};
 
 uint32_t schedule_code(const std::string& s) {
   if (s == "paper") return P2B_CMAB_SCHEDULE_PAPER;
@@ -102,11 +99,8 @@ class CmabAgent {
     }
     std::size_t bytes = 0;
     check(p2b_cmab_footprint(&cfg, &bytes), "p2b_cmab_footprint");
-    const std::size_t align = p2b_arena_align();
-    const std::size_t rounded = (bytes + align - 1) / align * align;
-    arena_.reset(std::aligned_alloc(align, rounded));
-    if (!arena_) throw std::bad_alloc();
-    check(p2b_cmab_init(arena_.get(), rounded, &cfg, &agent_), "p2b_cmab_init");
+    void* mem = arena_.allocate(bytes);
+    check(p2b_cmab_init(mem, arena_.size(), &cfg, &agent_), "p2b_cmab_init");
     footprint_ = bytes;
     m_ = cfg.producers;
   }
@@ -161,7 +155,7 @@ class CmabAgent {
   uint32_t producers() const { return m_; }
 
  private:
-  std::unique_ptr<void, FreeArena> arena_;
+  Arena arena_;
   p2b_cmab* agent_ = nullptr;
   std::size_t footprint_ = 0;
   uint32_t m_ = 0;

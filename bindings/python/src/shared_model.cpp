@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "arena.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "p2b.h"
@@ -20,10 +21,6 @@ namespace py = pybind11;
 
 namespace p2b::python {
 namespace {
-
-struct FreeArena {
-  void operator()(void* p) const { std::free(p); }
-};
 
 class SharedModel {
  public:
@@ -64,11 +61,8 @@ class SharedModel {
     cfg.min_model_version = min_model_version;
     std::size_t bytes = 0;
     check(p2b_shared_model_footprint(&cfg, &bytes), "p2b_shared_model_footprint");
-    const std::size_t align = p2b_arena_align();
-    const std::size_t rounded = (bytes + align - 1) / align * align;
-    arena_.reset(std::aligned_alloc(align, rounded));
-    if (!arena_) throw std::bad_alloc();
-    check(p2b_shared_model_init(arena_.get(), rounded, &cfg, &model_), "p2b_shared_model_init");
+    void* mem = arena_.allocate(bytes);
+    check(p2b_shared_model_init(mem, arena_.size(), &cfg, &model_), "p2b_shared_model_init");
     footprint_ = bytes;
     dim_ = dim;
     max_items_ = max_items;
@@ -150,7 +144,7 @@ class SharedModel {
   uint32_t max_items() const { return max_items_; }
 
  private:
-  std::unique_ptr<void, FreeArena> arena_;
+  Arena arena_;
   p2b_shared_model* model_ = nullptr;
   std::size_t footprint_ = 0;
   uint32_t dim_ = 0, max_items_ = 0;
