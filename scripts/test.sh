@@ -15,13 +15,18 @@
 #      and the footprint budgets (scripts/footprint.sh --check);
 #   8. every libFuzzer target for 30 s under ASan + UBSan (scripts/fuzz.sh).
 # Set P2B_TEST_SKIP_CROSS=1 to skip steps 6-7 on a machine without the cross
-# packages. Build dirs are reused, so a second run only rebuilds changes.
+# packages. Build dirs are reused, so a second run only rebuilds changes;
+# except build-asan and build-double (4-6 GB together, needed by no later
+# step), which are removed once their suite passes so that the run's disk
+# peak stays near 4 GB. P2B_TEST_KEEP_BUILDS=1 keeps them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-2}
 t_start=$(date +%s)
 
-step() { printf '\n==== %s\n' "$*"; }
+# Each step says how much disk is left: a full disk shows up as some tool's
+# odd error far from its cause.
+step() { printf '\n==== %s (%s free)\n' "$*" "$(df -h --output=avail . | tail -1 | tr -d ' ')"; }
 
 step "setup"
 if [ "${P2B_TEST_SKIP_CROSS:-0}" = 1 ]; then
@@ -59,8 +64,17 @@ if ! tidy_out=$(printf '%s\0' "${tidy_files[@]}" |
   exit 1
 fi
 echo "lint: ${#tidy_files[@]} files clean"
+# A suite's build dir that no later step reads, removed once it passed.
+prune_build() {
+  if [ "${P2B_TEST_KEEP_BUILDS:-0}" != 1 ]; then
+    echo "removing build-$1 ($(du -sh "build-$1" | cut -f1)); P2B_TEST_KEEP_BUILDS=1 keeps it"
+    rm -rf "build-$1"
+  fi
+}
 host_suite asan
+prune_build asan
 host_suite double
+prune_build double
 
 step "package: install + consumer project (find_package, pkg-config)"
 bash scripts/consumer-test.sh
