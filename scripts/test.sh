@@ -15,10 +15,10 @@
 #      and the footprint budgets (scripts/footprint.sh --check);
 #   8. every libFuzzer target for 30 s under ASan + UBSan (scripts/fuzz.sh).
 # Set P2B_TEST_SKIP_CROSS=1 to skip steps 6-7 on a machine without the cross
-# packages. Build dirs are reused, so a second run only rebuilds changes;
-# except build-asan and build-double (4-6 GB together, needed by no later
-# step), which are removed once their suite passes so that the run's disk
-# peak stays near 4 GB. P2B_TEST_KEEP_BUILDS=1 keeps them.
+# packages. Build dirs are reused, so a second run only rebuilds changes,
+# except build-asan and build-double: no later step reads them, so they are
+# removed once their suite passes to keep the run's disk use low (a run once
+# filled the disk). P2B_TEST_KEEP_BUILDS=1 keeps them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-2}
