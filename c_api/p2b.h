@@ -1513,6 +1513,12 @@ typedef struct p2b_cmab_privacy {
   double sequential_epsilon; /**< one element charged every release (exact) */
   double vector_epsilon;     /**< one round's whole procurement vector (exact) */
   double delta_target;       /**< the delta of the three exact figures */
+  /** mu (Gaussian DP) of the worst single release: element_epsilon's source */
+  double element_mu;
+  /** root sum of squares of every release's mu: sequential_epsilon's source */
+  double sequential_mu;
+  /** element_mu * sqrt(m): vector_epsilon's source */
+  double vector_mu;
 } p2b_cmab_privacy;
 
 /**
@@ -1635,6 +1641,55 @@ P2B_NODISCARD P2B_API p2b_status p2b_cmab_apply_share(p2b_cmab* agent, uint32_t 
  */
 P2B_NODISCARD P2B_API p2b_status p2b_cmab_privacy_spent(const p2b_cmab* agent,
                                                         p2b_cmab_privacy* out);
+
+/**
+ * \brief Size of the agent's saved state: 296 + 56 m + 4 P bytes for m
+ * producers and P = max_peers (docs/formats.md), whatever it has learned.
+ * \param agent The agent.
+ * \param bytes Receives the size.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_cmab_init().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_cmab_save_size(const p2b_cmab* agent, size_t* bytes);
+
+/**
+ * \brief Writes everything the agent learned and spent (counts, unreleased
+ * increments, releases, the waiting share, each sender's last release, the
+ * random stream) under a keyed BLAKE2b MAC of the app's
+ * #P2B_STATE_KEY_BYTES-byte state key. Restoring it after a restart keeps
+ * the accountant's figures and the replay checks: a fresh agent would
+ * spend the budget again. The bytes are not encrypted; they hold the
+ * procurement history, so store them as the app stores its secrets.
+ * \param agent The agent.
+ * \param key The app's #P2B_STATE_KEY_BYTES-byte state key.
+ * \param buf Receives the state.
+ * \param cap Its capacity.
+ * \param written Receives the number of bytes written.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_cmab_init().
+ * \retval P2B_ERR_BUFFER_TOO_SMALL `cap` is below p2b_cmab_save_size().
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_cmab_save(const p2b_cmab* agent, const uint8_t* key, void* buf,
+                                               size_t cap, size_t* written);
+
+/**
+ * \brief Restores a saved state into an agent set up with the saved one's
+ * configuration (costs and capacities included); all or nothing.
+ * \param agent The agent.
+ * \param key The state key it was saved under.
+ * \param buf The saved state.
+ * \param len Its length.
+ * \retval P2B_OK
+ * \retval P2B_ERR_NULL_POINTER A pointer is NULL.
+ * \retval P2B_ERR_NOT_INITIALIZED `agent` was not set up by p2b_cmab_init().
+ * \retval P2B_ERR_CORRUPT_STATE Another key, any edit, or impossible values.
+ * \retval P2B_ERR_UNSUPPORTED_VERSION A format this library does not read.
+ * \retval P2B_ERR_STATE_MISMATCH A state of another configuration.
+ */
+P2B_NODISCARD P2B_API p2b_status p2b_cmab_restore(p2b_cmab* agent, const uint8_t* key,
+                                                  const void* buf, size_t len);
 
 /**
  * \brief The agent's estimates: units seen (own plus accepted) and quality.

@@ -151,7 +151,29 @@ p2b_status p2b_cmab_privacy_spent(const p2b_cmab* agent, p2b_cmab_privacy* spent
   spent->sequential_epsilon = p.sequential_epsilon;
   spent->vector_epsilon = p.vector_epsilon;
   spent->delta_target = p.delta_target;
+  spent->element_mu = p.element_mu;
+  spent->sequential_mu = p.sequential_mu;
+  spent->vector_mu = p.vector_mu;
   return P2B_OK;
+}
+
+p2b_status p2b_cmab_save_size(const p2b_cmab* agent, size_t* bytes) {
+  CmabAgent* a = nullptr;
+  const Status s = resolve(agent, &a);
+  return out(s != Status::ok ? s : a->saved_size(bytes));
+}
+
+p2b_status p2b_cmab_save(const p2b_cmab* agent, const uint8_t* key, void* buf, size_t cap,
+                         size_t* written) {
+  CmabAgent* a = nullptr;
+  const Status s = resolve(agent, &a);
+  return out(s != Status::ok ? s : a->save(key, buf, cap, written));
+}
+
+p2b_status p2b_cmab_restore(p2b_cmab* agent, const uint8_t* key, const void* buf, size_t len) {
+  CmabAgent* a = nullptr;
+  const Status s = resolve(agent, &a);
+  return out(s != Status::ok ? s : a->restore(key, buf, len));
 }
 
 p2b_status p2b_cmab_estimates(const p2b_cmab* agent, double* units_seen, double* quality,

@@ -121,6 +121,16 @@ Rng::State Rng::state() const {
   return st;
 }
 
+bool Rng::restorable(const State& st) {
+  if (st.has_spare > 1 || st.deterministic > 1) return false;
+  if (st.has_spare == 1) {
+    double spare = 0.0;
+    std::memcpy(&spare, &st.spare_bits, sizeof spare);
+    if (!std::isfinite(spare)) return false;
+  }
+  return st.deterministic == 0 || (st.s[0] | st.s[1] | st.s[2] | st.s[3]) != 0;
+}
+
 void Rng::set_state(const State& st) {
   std::memcpy(s_, st.s, sizeof s_);
   std::memcpy(&spare_, &st.spare_bits, sizeof spare_);

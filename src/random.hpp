@@ -36,6 +36,11 @@ class Rng {
   };
   State state() const;
   void set_state(const State& st);  // keeps the current random source
+  // Whether a saved state is one a generator can be in. A seeded state of all
+  // zeros is xoshiro's fixed point: it would return 0 forever and the
+  // Gaussian draw's rejection loop would never end. A cached Gaussian must be
+  // finite.
+  static bool restorable(const State& st);
 
  private:
   uint64_t s_[4] = {0, 0, 0, 0};

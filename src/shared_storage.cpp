@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "le_bytes.hpp"
 #include "ridge_arm.hpp"
 #include "shared_state.hpp"
 #include "state_mac.hpp"
@@ -28,54 +29,6 @@ std::size_t body_bytes(const SharedConfig& c, uint32_t format) {
   const std::size_t fixed = kFixedBytesV1 + (format == kFormatNoModelVersion ? 0 : 8);
   return fixed + 8 * (d * (d + 1) / 2) + 8 * d + c.pending_capacity * (16 + 8 * d);
 }
-
-class Writer {
- public:
-  explicit Writer(uint8_t* out) : p_(out) {}
-  void bytes(const uint8_t* v, std::size_t n) {
-    std::memcpy(p_, v, n);
-    p_ += n;
-  }
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i) *p_++ = static_cast<uint8_t>(v >> (8 * i));
-  }
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) *p_++ = static_cast<uint8_t>(v >> (8 * i));
-  }
-  void f64(double v) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof bits);
-    u64(bits);
-  }
-
- private:
-  uint8_t* p_;
-};
-
-// Reads a body whose length was checked against the config before.
-class Reader {
- public:
-  explicit Reader(const uint8_t* in) : p_(in) {}
-  uint32_t u32() {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(*p_++) << (8 * i);
-    return v;
-  }
-  uint64_t u64() {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(*p_++) << (8 * i);
-    return v;
-  }
-  double f64() {
-    const uint64_t bits = u64();
-    double v = 0.0;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-  }
-
- private:
-  const uint8_t* p_;
-};
 
 template <typename T>
 T get(const SharedState& s, std::size_t offset, std::size_t i) {
@@ -121,7 +74,7 @@ bool vector_ok(const SharedConfig& c, double v) {
 void write_body(const SharedState& s, uint8_t* out) {
   const SharedConfig& c = s.cfg;
   const std::size_t d = c.dim;
-  Writer w(out);
+  LeWriter w(out);
   w.bytes(kMagic, sizeof kMagic);
   w.u32(kFormat);
   w.u32(static_cast<uint32_t>(c.precision));
@@ -170,7 +123,7 @@ struct Counters {
   uint64_t model_version = 0;
 };
 
-Status check_header(Reader& in, const SharedState& s, Rng::State* rng, Counters* n) {
+Status check_header(LeReader& in, const SharedState& s, Rng::State* rng, Counters* n) {
   const SharedConfig& c = s.cfg;
   const uint32_t format = in.u32();
   if (format != kFormat && format != kFormatNoModelVersion) return Status::unsupported_version;
@@ -189,11 +142,11 @@ Status check_header(Reader& in, const SharedState& s, Rng::State* rng, Counters*
   if (!same_shape || !same_settings || rng->deterministic != (c.deterministic ? 1U : 0U)) {
     return Status::state_mismatch;
   }
-  return rng->has_spare <= 1 && n->next_id >= 1 ? Status::ok : Status::corrupt_state;
+  return Rng::restorable(*rng) && n->next_id >= 1 ? Status::ok : Status::corrupt_state;
 }
 
 // Reads the statistics and the ring; writes them only when `apply`.
-bool read_tables(Reader& in, SharedState& s, uint64_t next_id, bool apply) {
+bool read_tables(LeReader& in, SharedState& s, uint64_t next_id, bool apply) {
   const SharedConfig& c = s.cfg;
   const std::size_t d = c.dim;
   for (std::size_t j = 0; j < d; ++j) {
@@ -229,7 +182,7 @@ bool read_tables(Reader& in, SharedState& s, uint64_t next_id, bool apply) {
 }
 
 Status decode(const uint8_t* body, SharedState& s, bool apply) {
-  Reader in(body + sizeof kMagic);
+  LeReader in(body + sizeof kMagic);
   Rng::State rng{};
   Counters n;
   const Status st = check_header(in, s, &rng, &n);
@@ -273,7 +226,7 @@ Status SharedModel::restore(const uint8_t* key, const void* buf, std::size_t len
     return Status::corrupt_state;
   }
   // The length follows the format; the MAC below covers the format too.
-  const std::size_t body = body_bytes(s.cfg, Reader(in + sizeof kMagic).u32());
+  const std::size_t body = body_bytes(s.cfg, LeReader(in + sizeof kMagic).u32());
   if (len != body + kStateMacBytes) {
     // Another shape's state has another length; tell that from a bad MAC.
     uint8_t mac[kStateMacBytes];

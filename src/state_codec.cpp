@@ -145,6 +145,15 @@ Status check_shuffler_keys(const p2b_v1_StateHeader& h, const AgentState& s) {
   return Status::ok;
 }
 
+Rng::State rng_state_of(const p2b_v1_StateHeader& h) {
+  Rng::State rs{};
+  std::memcpy(rs.s, h.rng_state, sizeof rs.s);
+  rs.spare_bits = h.rng_spare_bits;
+  rs.has_spare = h.rng_has_spare;
+  rs.deterministic = h.rng_deterministic;
+  return rs;
+}
+
 Status read_header(pb_istream_t* is, const AgentState& s, p2b_v1_StateHeader* h) {
   if (!pb_decode_delimited(is, p2b_v1_StateHeader_fields, h)) return Status::corrupt_state;
   if (h->format != kStateFormat && h->format != kOldestReadableStateFormat) {
@@ -154,17 +163,13 @@ Status read_header(pb_istream_t* is, const AgentState& s, p2b_v1_StateHeader* h)
     return Status::state_mismatch;
   }
   const bool ok = h->next_id >= 1 && s.reporter.progress_consistent(progress_of(*h)) &&
-                  h->rng_has_spare <= 1 && h->rng_deterministic == s.rng.state().deterministic;
+                  Rng::restorable(rng_state_of(*h)) &&
+                  h->rng_deterministic == s.rng.state().deterministic;
   return ok ? check_shuffler_keys(*h, s) : Status::corrupt_state;
 }
 
 void apply_header(const p2b_v1_StateHeader& h, AgentState& s) {
-  Rng::State rs{};
-  std::memcpy(rs.s, h.rng_state, sizeof rs.s);
-  rs.spare_bits = h.rng_spare_bits;
-  rs.has_spare = h.rng_has_spare;
-  rs.deterministic = h.rng_deterministic;
-  s.rng.set_state(rs);
+  s.rng.set_state(rng_state_of(h));
   s.pending.restore_next_id(h.next_id);
   s.reporter.restore(progress_of(h));
   s.model_version = h.model_version;

@@ -165,6 +165,28 @@ static void check_shared_model(void) {
   free(mem2);
 }
 
+/* A restart of agent `a` into the arena of `b`: the saved size is the
+ * documented one, a short buffer and another key are refused, and the
+ * restored agent has spent what `a` had. */
+static void check_cmab_restart(const p2b_cmab* a, p2b_cmab* b, const p2b_cmab_privacy* spent) {
+  uint8_t key[P2B_STATE_KEY_BYTES];
+  uint8_t state[1024];
+  size_t size = 0, written = 0;
+  p2b_cmab_privacy after;
+  memset(key, 7, sizeof key);
+  CHECK(p2b_cmab_save_size(a, &size) == P2B_OK && size == 296 + 56 * 3 + 4 * 2);
+  CHECK(p2b_cmab_save(a, key, state, size - 1, &written) == P2B_ERR_BUFFER_TOO_SMALL);
+  CHECK(p2b_cmab_save(a, key, state, sizeof state, &written) == P2B_OK && written == size);
+  CHECK(p2b_cmab_privacy_spent(b, &after) == P2B_OK && after.releases == 0);
+  key[0] ^= 1;
+  CHECK(p2b_cmab_restore(b, key, state, written) == P2B_ERR_CORRUPT_STATE);
+  key[0] ^= 1;
+  CHECK(p2b_cmab_restore(b, key, state, written) == P2B_OK);
+  CHECK(p2b_cmab_privacy_spent(b, &after) == P2B_OK);
+  CHECK(after.releases == spent->releases && after.paper_epsilon == spent->paper_epsilon);
+  CHECK(p2b_cmab_restore(NULL, key, state, written) == P2B_ERR_NULL_POINTER);
+}
+
 /* Two P-FCB agents from C: they explore, decide by the oracle, release at
  * the window's start, and one learns from the other's share; a replay and a
  * short buffer are refused. */
@@ -218,7 +240,10 @@ static void check_cmab(void) {
   CHECK(p2b_cmab_privacy_spent(a, &spent) == P2B_OK);
   CHECK(spent.releases == 1 && spent.paper_epsilon > 0.0 && spent.element_epsilon > 0.0);
   CHECK(spent.basic_epsilon == 2.0 * spent.paper_epsilon);
+  CHECK(spent.element_mu > 0.0 && spent.sequential_mu == spent.element_mu);
+  CHECK(fabs(spent.vector_mu - spent.element_mu * sqrt(3.0)) < 1e-12 * spent.vector_mu);
   CHECK(strcmp(p2b_status_str(P2B_ERR_REPLAYED), "unknown status") != 0);
+  check_cmab_restart(a, b, &spent);
   free(mem_a);
   free(mem_b);
 }

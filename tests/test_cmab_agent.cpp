@@ -12,66 +12,19 @@
 #include <set>
 #include <vector>
 
+#include "cmab_fixture.hpp"
 #include "p2b.h"
 #include "p2b/cmab.hpp"
 
 namespace {
 
+using cmab_fixture::Agent;
+using cmab_fixture::config;
+using cmab_fixture::make;
+using cmab_fixture::play_round;
+using cmab_fixture::poll;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-struct Agent {
-  std::vector<double> cost;
-  std::vector<uint32_t> capacity;
-  std::vector<unsigned char> arena;
-  size_t size = 0;
-  p2b_cmab* a = nullptr;
-
-  // The arena's bytes: a call that fails must leave them as they were.
-  std::vector<unsigned char> bytes() const {
-    const auto* p = reinterpret_cast<const unsigned char*>(a);
-    return {p, p + size};
-  }
-};
-
-p2b_cmab_config config(uint32_t m) {
-  p2b_cmab_config c;
-  EXPECT_EQ(p2b_cmab_config_default(&c), P2B_OK);
-  c.producers = m;
-  c.rng_mode = P2B_RNG_SEEDED;
-  c.seed = 5;
-  c.max_peers = 4;
-  c.agents = 4;
-  return c;
-}
-
-Agent make(p2b_cmab_config c, uint32_t capacity = 10) {
-  Agent out;
-  out.cost.assign(c.producers, 0.3);
-  out.capacity.assign(c.producers, capacity);
-  c.cost = out.cost.data();
-  c.capacity = out.capacity.data();
-  EXPECT_EQ(p2b_cmab_footprint(&c, &out.size), P2B_OK);
-  out.arena.assign(out.size + P2B_ARENA_ALIGN, 0);
-  auto addr = reinterpret_cast<uintptr_t>(out.arena.data());
-  void* mem = out.arena.data() + (P2B_ARENA_ALIGN - addr % P2B_ARENA_ALIGN) % P2B_ARENA_ALIGN;
-  EXPECT_EQ(p2b_cmab_init(mem, out.size, &c, &out.a), P2B_OK);
-  return out;
-}
-
-// One round in which every procured unit is good.
-void play_round(Agent& g, uint32_t m) {
-  std::vector<uint32_t> units(m);
-  ASSERT_EQ(p2b_cmab_decide(g.a, units.data(), m), P2B_OK);
-  ASSERT_EQ(p2b_cmab_observe(g.a, units.data(), m), P2B_OK);
-}
-
-std::vector<uint8_t> poll(Agent& g, p2b_status* st) {
-  std::vector<uint8_t> buf(p2b_cmab_share_size(P2B_CMAB_MAX_PRODUCERS));
-  size_t n = 0;
-  *st = p2b_cmab_poll_share(g.a, buf.data(), buf.size(), &n);
-  buf.resize(*st == P2B_OK ? n : 0);
-  return buf;
-}
 
 // Explore forever: decisions never reach the oracle, so these tests see the
 // schedule alone.

@@ -2,6 +2,9 @@
 // follow N(theta_a, v^2 A_a^-1).
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <limits>
+
 #include <Eigen/Dense>
 
 #include "p2b/agent.hpp"
@@ -148,3 +151,32 @@ TEST(LinTS, RandomSourceFailingMidDecisionLeavesAgentUnchanged) {
 }
 
 }  // namespace
+
+// A saved generator state that restore must refuse: the seeded all-zero
+// state is xoshiro's fixed point (every draw 0, so the Gaussian's rejection
+// loop never ends: fuzz_cmab_state found it as a timeout), and a cached
+// Gaussian that is not finite. A real generator's state passes.
+TEST(LinTS, GeneratorStatesThatCannotOccurAreNotRestorable) {
+  p2b::Rng rng;
+  rng.init_seeded(3);
+  double g = 0.0;
+  ASSERT_EQ(rng.gaussian(&g), p2b::Status::ok);  // leaves a spare cached
+  const p2b::Rng::State real = rng.state();
+  ASSERT_EQ(real.has_spare, 1U);
+  EXPECT_TRUE(p2b::Rng::restorable(real));
+
+  p2b::Rng::State zero = real;
+  zero.s[0] = zero.s[1] = zero.s[2] = zero.s[3] = 0;
+  EXPECT_FALSE(p2b::Rng::restorable(zero));
+  zero.deterministic = 0;  // a CSPRNG-backed generator never reads s
+  EXPECT_TRUE(p2b::Rng::restorable(zero));
+
+  p2b::Rng::State spare = real;
+  const double inf = std::numeric_limits<double>::infinity();
+  std::memcpy(&spare.spare_bits, &inf, sizeof inf);
+  EXPECT_FALSE(p2b::Rng::restorable(spare));
+  spare.has_spare = 0;  // an unused spare's bits do not matter
+  EXPECT_TRUE(p2b::Rng::restorable(spare));
+  spare.has_spare = 2;
+  EXPECT_FALSE(p2b::Rng::restorable(spare));
+}

@@ -207,6 +207,15 @@ class CmabAgent {
   Status apply_share_bytes(uint32_t sender, const uint8_t* in, std::size_t len,
                            CmabApplyResult* result);
 
+  // Saved state (docs/formats.md, "P-FCB agent state"): everything the agent
+  // learned and spent, under a keyed MAC of the app's 32-byte state key; the
+  // size is a function of m and max_peers alone. Restore takes a state of
+  // the same configuration only (state_mismatch otherwise), refuses any
+  // other key or edit (corrupt_state), and is all or nothing.
+  Status saved_size(std::size_t* bytes) const;
+  Status save(const uint8_t* key, void* buf, std::size_t cap, std::size_t* written) const;
+  Status restore(const uint8_t* key, const void* buf, std::size_t len);
+
   Status privacy(CmabPrivacy* out) const;
   // The agent's estimates: W_i (units seen, own plus accepted) and q^_i.
   Status estimates(double* units_seen, double* quality, std::size_t m) const;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "../model_support.hpp"
+#include "cmab_state_fixture.hpp"
 #include "fclub_fixture.hpp"
 #include "fuzz_fixture.hpp"
 #include "p2b/cmab.hpp"
@@ -732,6 +733,25 @@ void cmab_share_seeds() {
   write_seed("fuzz_cmab_share", "other-m", 1, share(5, 1, 40, 20));
 }
 
+// Saved P-FCB agent states of fuzz_cmab_state's configuration: fresh, after
+// releases with a share waiting, and mid-round (a decision awaiting its
+// observation); with the MAC (mode 0) and as bodies (mode 1).
+void cmab_state_seeds() {
+  p2b_fuzz::CmabStateFixture fixture;
+  auto seed = [](const std::string& name, const Bytes& state) {
+    write_seed("fuzz_cmab_state", "saved-" + name, 0, state);
+    write_seed("fuzz_cmab_state", "body-" + name, 1, state.data(),
+               state.size() - 32);  // the MAC
+  };
+  p2b_cmab* a = fixture.fresh();
+  seed("fresh", p2b_fuzz::CmabStateFixture::saved(a));
+  p2b_fuzz::CmabStateFixture::play(a, 12);
+  seed("released", p2b_fuzz::CmabStateFixture::saved(a));
+  uint32_t units[p2b_fuzz::kCmabProducers];
+  require(p2b_cmab_decide(a, units, p2b_fuzz::kCmabProducers) == P2B_OK, "cmab decide");
+  seed("mid-round", p2b_fuzz::CmabStateFixture::saved(a));
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
@@ -754,6 +774,7 @@ int main(int argc, char** argv) {
   fclub_seeds();  // last: the seeds before it draw the fixed randomness as they did
   fclub_request_seeds();
   cmab_share_seeds();
+  cmab_state_seeds();
   pfcb_seeds();  // last again: it draws the fixed randomness (nonces)
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;

@@ -138,6 +138,32 @@ jint with_state_key(JNIEnv* env, jbyteArray state_key, Call call) {
   return ret(s);
 }
 
+// The body of every nativeSave: the key read, the buffer pinned for writing,
+// then `save(key, buf, cap, &written)`; out[0] gets the bytes written.
+template <typename Save>
+jint save_state(JNIEnv* env, jbyteArray state_key, jbyteArray state, jlongArray out, Save save) {
+  if (out == nullptr) return ret(P2B_ERR_NULL_POINTER);
+  size_t written = 0;
+  const jint s = with_state_key(env, state_key, [&](const uint8_t* key) {
+    const Pinned buf(env, state, true);
+    if (buf.failed()) return P2B_ERR_NULL_POINTER;
+    return save(key, buf.data(), buf.size(), &written);
+  });
+  return put(env, out, static_cast<jlong>(written), 0, 1, static_cast<p2b_status>(s));
+}
+
+// The body of every nativeRestore; `writable` for the encrypted restore,
+// which decrypts in place.
+template <typename Restore>
+jint restore_state(JNIEnv* env, jbyteArray state_key, jbyteArray state, bool writable,
+                   Restore restore) {
+  return with_state_key(env, state_key, [&](const uint8_t* key) {
+    const Pinned buf(env, state, writable);
+    if (buf.failed()) return P2B_ERR_NULL_POINTER;
+    return restore(key, buf.data(), buf.size());
+  });
+}
+
 // Bytes a direct buffer needs to hold a `footprint`-byte arena once aligned.
 inline jlong buffer_bytes(size_t footprint) {
   return static_cast<jlong>(footprint + p2b_arena_align() - 1);

@@ -22,8 +22,9 @@ namespace {
 using p2b_jni::config_arrays;
 using p2b_jni::Pinned;
 using p2b_jni::put;
+using p2b_jni::restore_state;
 using p2b_jni::ret;
-using p2b_jni::with_state_key;
+using p2b_jni::save_state;
 
 // Index layout of the config arrays; mirrors the U_* and F_* constants in
 // P2BAgent.java.
@@ -454,30 +455,24 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeSaveSizes(JNIEnv* env, jclass
 JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeSave(JNIEnv* env, jclass /*cls*/, jlong handle,
                                                         jbyteArray state_key, jboolean encrypted,
                                                         jbyteArray state, jlongArray out) {
-  if (out == nullptr) return ret(P2B_ERR_NULL_POINTER);
-  size_t written = 0;
-  const jint s = with_state_key(env, state_key, [&](const uint8_t* key) {
-    const Pinned buf(env, state, true);
-    if (buf.failed()) return P2B_ERR_NULL_POINTER;
-    return encrypted != JNI_FALSE
-               ? p2b_agent_save_encrypted(agent_of(handle), key, buf.data(), buf.size(), &written)
-               : p2b_agent_save(agent_of(handle), key, buf.data(), buf.size(), &written);
-  });
-  return put(env, out, static_cast<jlong>(written), 0, 1, static_cast<p2b_status>(s));
+  return save_state(
+      env, state_key, state, out, [&](const uint8_t* key, void* buf, size_t cap, size_t* written) {
+        return encrypted != JNI_FALSE
+                   ? p2b_agent_save_encrypted(agent_of(handle), key, buf, cap, written)
+                   : p2b_agent_save(agent_of(handle), key, buf, cap, written);
+      });
 }
 
-// The encrypted form is decrypted in place: the Java side passes a copy.
 JNIEXPORT jint JNICALL Java_org_p2b_P2BAgent_nativeRestore(JNIEnv* env, jclass /*cls*/,
                                                            jlong handle, jbyteArray state_key,
                                                            jboolean encrypted, jbyteArray state) {
-  return with_state_key(env, state_key, [&](const uint8_t* key) {
-    const Pinned buf(env, state, encrypted != JNI_FALSE);
-    if (buf.failed()) return P2B_ERR_NULL_POINTER;
-    return encrypted != JNI_FALSE
-               ? p2b_agent_restore_encrypted(agent_of(handle), key,
-                                             static_cast<uint8_t*>(buf.data()), buf.size())
-               : p2b_agent_restore(agent_of(handle), key, buf.data(), buf.size());
-  });
+  return restore_state(env, state_key, state, encrypted != JNI_FALSE,
+                       [&](const uint8_t* key, void* buf, size_t len) {
+                         return encrypted != JNI_FALSE
+                                    ? p2b_agent_restore_encrypted(agent_of(handle), key,
+                                                                  static_cast<uint8_t*>(buf), len)
+                                    : p2b_agent_restore(agent_of(handle), key, buf, len);
+                       });
 }
 
 }  // extern "C"

@@ -15,7 +15,9 @@ namespace {
 using p2b_jni::config_arrays;
 using p2b_jni::Pinned;
 using p2b_jni::put;
+using p2b_jni::restore_state;
 using p2b_jni::ret;
+using p2b_jni::save_state;
 
 // Index layout of the config arrays; mirrors U_* and F_* in P2BCmab.java.
 enum UField {
@@ -44,8 +46,8 @@ enum FField {
   kOmega2,
   kF
 };
-// The eight figures of p2b_cmab_privacy after `releases`, in P2BCmab.Privacy's order.
-constexpr jsize kPrivacyFigures = 8;
+// The eleven figures of p2b_cmab_privacy after `releases`, in P2BCmab.Privacy's order.
+constexpr jsize kPrivacyFigures = 11;
 
 p2b_cmab* agent_of(jlong handle) {
   return p2b_jni::handle_to<p2b_cmab>(handle);
@@ -225,7 +227,7 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BCmab_nativeApplyShare(JNIEnv* env, jclass
 }
 
 // f: paper eps, paper delta, basic eps, basic delta, element, sequential,
-// vector eps, delta target; out[0]: releases.
+// vector eps, delta target, element, sequential, vector mu; out[0]: releases.
 JNIEXPORT jint JNICALL Java_org_p2b_P2BCmab_nativePrivacySpent(JNIEnv* env, jclass /*cls*/,
                                                                jlong handle, jdoubleArray f,
                                                                jlongArray out) {
@@ -235,7 +237,8 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BCmab_nativePrivacySpent(JNIEnv* env, jcla
   if (s != P2B_OK) return ret(s);
   const jdouble v[kPrivacyFigures] = {p.paper_epsilon,  p.paper_delta,     p.basic_epsilon,
                                       p.basic_delta,    p.element_epsilon, p.sequential_epsilon,
-                                      p.vector_epsilon, p.delta_target};
+                                      p.vector_epsilon, p.delta_target,    p.element_mu,
+                                      p.sequential_mu,  p.vector_mu};
   env->SetDoubleArrayRegion(f, 0, kPrivacyFigures, v);
   return put(env, out, static_cast<jlong>(p.releases), 0, 1, s);
 }
@@ -254,6 +257,31 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BCmab_nativeEstimates(JNIEnv* env, jclass 
                                           : (seen.size() < q.size() ? seen.size() : q.size());
   return ret(p2b_cmab_estimates(agent_of(handle), static_cast<double*>(seen.data()),
                                 static_cast<double*>(q.data()), m));
+}
+
+// out[0]: the saved state's size.
+JNIEXPORT jint JNICALL Java_org_p2b_P2BCmab_nativeSaveSize(JNIEnv* env, jclass /*cls*/,
+                                                           jlong handle, jlongArray out) {
+  size_t bytes = 0;
+  const p2b_status s = p2b_cmab_save_size(agent_of(handle), &bytes);
+  return put(env, out, static_cast<jlong>(bytes), 0, 1, s);
+}
+
+JNIEXPORT jint JNICALL Java_org_p2b_P2BCmab_nativeSave(JNIEnv* env, jclass /*cls*/, jlong handle,
+                                                       jbyteArray state_key, jbyteArray state,
+                                                       jlongArray out) {
+  return save_state(env, state_key, state, out,
+                    [&](const uint8_t* key, void* buf, size_t cap, size_t* written) {
+                      return p2b_cmab_save(agent_of(handle), key, buf, cap, written);
+                    });
+}
+
+JNIEXPORT jint JNICALL Java_org_p2b_P2BCmab_nativeRestore(JNIEnv* env, jclass /*cls*/, jlong handle,
+                                                          jbyteArray state_key, jbyteArray state) {
+  return restore_state(env, state_key, state, false,
+                       [&](const uint8_t* key, const void* buf, size_t len) {
+                         return p2b_cmab_restore(agent_of(handle), key, buf, len);
+                       });
 }
 
 }  // extern "C"

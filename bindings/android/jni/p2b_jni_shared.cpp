@@ -16,8 +16,9 @@ namespace {
 using p2b_jni::config_arrays;
 using p2b_jni::Pinned;
 using p2b_jni::put;
+using p2b_jni::restore_state;
 using p2b_jni::ret;
-using p2b_jni::with_state_key;
+using p2b_jni::save_state;
 
 // Index layout of the config arrays; mirrors U_* and F_* in P2BSharedModel.java.
 enum UField { kDim, kMaxItems, kPolicy, kPending, kPrecision, kRngMode, kSeed, kMinVersion, kU };
@@ -214,24 +215,19 @@ JNIEXPORT jint JNICALL Java_org_p2b_P2BSharedModel_nativeVersionAndSize(JNIEnv* 
 JNIEXPORT jint JNICALL Java_org_p2b_P2BSharedModel_nativeSave(JNIEnv* env, jclass /*cls*/,
                                                               jlong handle, jbyteArray state_key,
                                                               jbyteArray state, jlongArray out) {
-  if (out == nullptr) return ret(P2B_ERR_NULL_POINTER);
-  size_t written = 0;
-  const jint s = with_state_key(env, state_key, [&](const uint8_t* key) {
-    const Pinned buf(env, state, true);
-    if (buf.failed()) return P2B_ERR_NULL_POINTER;
-    return p2b_shared_model_save(model_of(handle), key, buf.data(), buf.size(), &written);
-  });
-  return put(env, out, static_cast<jlong>(written), 0, 1, static_cast<p2b_status>(s));
+  return save_state(env, state_key, state, out,
+                    [&](const uint8_t* key, void* buf, size_t cap, size_t* written) {
+                      return p2b_shared_model_save(model_of(handle), key, buf, cap, written);
+                    });
 }
 
 JNIEXPORT jint JNICALL Java_org_p2b_P2BSharedModel_nativeRestore(JNIEnv* env, jclass /*cls*/,
                                                                  jlong handle, jbyteArray state_key,
                                                                  jbyteArray state) {
-  return with_state_key(env, state_key, [&](const uint8_t* key) {
-    const Pinned buf(env, state, false);
-    if (buf.failed()) return P2B_ERR_NULL_POINTER;
-    return p2b_shared_model_restore(model_of(handle), key, buf.data(), buf.size());
-  });
+  return restore_state(env, state_key, state, false,
+                       [&](const uint8_t* key, const void* buf, size_t len) {
+                         return p2b_shared_model_restore(model_of(handle), key, buf, len);
+                       });
 }
 
 }  // extern "C"

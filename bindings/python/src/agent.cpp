@@ -17,6 +17,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "p2b.h"
+#include "saved_state.hpp"
 #include "status_error.hpp"
 
 namespace py = pybind11;
@@ -250,36 +251,21 @@ class Agent {
   }
 
   py::bytes save(const py::handle& key) const {
-    const auto k = byte_vector(key, P2B_STATE_KEY_BYTES, "key");
-    std::size_t n = 0;
-    check(p2b_agent_save_size(agent_, &n), "p2b_agent_save_size");
-    std::vector<uint8_t> buf(n);
-    check(p2b_agent_save(agent_, k.data(), buf.data(), buf.size(), &n), "p2b_agent_save");
-    return to_bytes(buf.data(), n);
+    return save_state(agent_, key, p2b_agent_save_size, p2b_agent_save,
+                      {"p2b_agent_save_size", "p2b_agent_save"});
   }
 
   void restore(const py::handle& data, const py::handle& key) {
-    const auto k = byte_vector(key, P2B_STATE_KEY_BYTES, "key");
-    const auto d = byte_vector(data, 0, "state");
-    check(p2b_agent_restore(agent_, k.data(), d.data(), d.size()), "p2b_agent_restore");
+    restore_state(agent_, data, key, p2b_agent_restore, "p2b_agent_restore");
   }
 
   py::bytes save_encrypted(const py::handle& key) const {
-    const auto k = byte_vector(key, P2B_STATE_KEY_BYTES, "key");
-    std::size_t n = 0;
-    check(p2b_agent_save_encrypted_size(agent_, &n), "p2b_agent_save_encrypted_size");
-    std::vector<uint8_t> buf(n);
-    check(p2b_agent_save_encrypted(agent_, k.data(), buf.data(), buf.size(), &n),
-          "p2b_agent_save_encrypted");
-    return to_bytes(buf.data(), n);
+    return save_state(agent_, key, p2b_agent_save_encrypted_size, p2b_agent_save_encrypted,
+                      {"p2b_agent_save_encrypted_size", "p2b_agent_save_encrypted"});
   }
 
-  // The C call decrypts in place, so it gets a private copy.
   void restore_encrypted(const py::handle& data, const py::handle& key) {
-    const auto k = byte_vector(key, P2B_STATE_KEY_BYTES, "key");
-    auto d = byte_vector(data, 0, "state");
-    check(p2b_agent_restore_encrypted(agent_, k.data(), d.data(), d.size()),
-          "p2b_agent_restore_encrypted");
+    restore_state(agent_, data, key, p2b_agent_restore_encrypted, "p2b_agent_restore_encrypted");
   }
 
   std::size_t footprint() const { return footprint_; }

@@ -15,6 +15,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "p2b.h"
+#include "saved_state.hpp"
 #include "status_error.hpp"
 
 namespace py = pybind11;
@@ -141,7 +142,18 @@ class CmabAgent {
         py::arg("paper_delta") = p.paper_delta, py::arg("basic_epsilon") = p.basic_epsilon,
         py::arg("basic_delta") = p.basic_delta, py::arg("element_epsilon") = p.element_epsilon,
         py::arg("sequential_epsilon") = p.sequential_epsilon,
-        py::arg("vector_epsilon") = p.vector_epsilon, py::arg("delta_target") = p.delta_target);
+        py::arg("vector_epsilon") = p.vector_epsilon, py::arg("delta_target") = p.delta_target,
+        py::arg("element_mu") = p.element_mu, py::arg("sequential_mu") = p.sequential_mu,
+        py::arg("vector_mu") = p.vector_mu);
+  }
+
+  py::bytes save(const py::handle& key) const {
+    return save_state(agent_, key, p2b_cmab_save_size, p2b_cmab_save,
+                      {"p2b_cmab_save_size", "p2b_cmab_save"});
+  }
+
+  void restore(const py::handle& data, const py::handle& key) {
+    restore_state(agent_, data, key, p2b_cmab_restore, "p2b_cmab_restore");
   }
 
   py::tuple estimates() const {
@@ -199,6 +211,11 @@ statuses raise p2b.P2BError subclasses.)doc")
            "Learns from a peer's share: returns (producers accepted, producers rejected).")
       .def("privacy", &CmabAgent::privacy,
            "Releases so far and the epsilon/delta figures they cost (p2b_cmab_privacy).")
+      .def("save", &CmabAgent::save, py::arg("key"),
+           "The agent's state (counts, ledger, replay counters, random stream), MACed under "
+           "a 32-byte key (p2b_cmab_save).")
+      .def("restore", &CmabAgent::restore, py::arg("state"), py::arg("key"),
+           "Restores a state saved under the same key and configuration; all or nothing.")
       .def("estimates", &CmabAgent::estimates,
            "(units seen, estimated quality) per producer, float64 arrays.")
       .def_property_readonly("footprint", &CmabAgent::footprint, "Bytes of the arena.")

@@ -15,6 +15,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "p2b.h"
+#include "saved_state.hpp"
 #include "status_error.hpp"
 
 namespace py = pybind11;
@@ -123,20 +124,12 @@ class SharedModel {
   }
 
   py::bytes save(const py::handle& key) const {
-    const auto k = byte_vector(key, P2B_STATE_KEY_BYTES, "key");
-    std::size_t n = 0;
-    check(p2b_shared_model_save_size(model_, &n), "p2b_shared_model_save_size");
-    std::vector<uint8_t> buf(n);
-    check(p2b_shared_model_save(model_, k.data(), buf.data(), buf.size(), &n),
-          "p2b_shared_model_save");
-    return to_bytes(buf.data(), n);
+    return save_state(model_, key, p2b_shared_model_save_size, p2b_shared_model_save,
+                      {"p2b_shared_model_save_size", "p2b_shared_model_save"});
   }
 
   void restore(const py::handle& data, const py::handle& key) {
-    const auto k = byte_vector(key, P2B_STATE_KEY_BYTES, "key");
-    const auto d = byte_vector(data, 0, "state");
-    check(p2b_shared_model_restore(model_, k.data(), d.data(), d.size()),
-          "p2b_shared_model_restore");
+    restore_state(model_, data, key, p2b_shared_model_restore, "p2b_shared_model_restore");
   }
 
   std::size_t footprint() const { return footprint_; }

@@ -73,3 +73,47 @@ def test_bad_config():
         p2b.CmabAgent(COST, CAPACITY[:3])
     with pytest.raises(p2b.BadConfigError):
         p2b.CmabAgent(COST, np.zeros(4, dtype=np.int64))  # capacity 0
+
+
+def test_a_restart_keeps_the_ledger_and_the_replay_counters():
+    key = bytes(range(32))
+    a, b = make(6), make(7)
+    play(a, 12, np.random.default_rng(3))
+    share = a.poll_share()
+    assert share is not None
+    b.apply_share(1, share)
+    spent = b.privacy()
+    state = b.save(key)
+    assert len(state) == 296 + 56 * len(COST) + 4 * 2
+
+    restarted = make(7)
+    assert restarted.privacy()["releases"] == 0
+    restarted.restore(state, key)
+    assert restarted.privacy() == spent
+    assert spent["vector_mu"] == pytest.approx(spent["element_mu"] * 2.0)
+    with pytest.raises(p2b.ReplayedError):
+        restarted.apply_share(1, share)
+    # The two go on identically.
+    rng_b, rng_r = np.random.default_rng(9), np.random.default_rng(9)
+    np.testing.assert_array_equal(play(b, 15, rng_b)[0], play(restarted, 15, rng_r)[0])
+    assert restarted.save(key) == b.save(key)
+
+
+def test_a_restore_refuses_other_keys_edits_and_configurations():
+    key = bytes(32)
+    agent = make(8)
+    play(agent, 5, np.random.default_rng(4))
+    state = agent.save(key)
+    fresh = make(8)
+    before = fresh.save(key)
+    with pytest.raises(p2b.CorruptStateError):
+        fresh.restore(state, bytes([1]) * 32)
+    edited = bytearray(state)
+    edited[200] ^= 1
+    with pytest.raises(p2b.CorruptStateError):
+        fresh.restore(bytes(edited), key)
+    with pytest.raises(p2b.StateMismatchError):
+        make(8, alpha=0.5).restore(state, key)
+    with pytest.raises(ValueError):
+        fresh.restore(state, b"short key")
+    assert fresh.save(key) == before

@@ -119,6 +119,10 @@ public final class P2BCmab extends NativeArena {
     public final double sequentialEpsilon;
     public final double vectorEpsilon;
     public final double deltaTarget;
+    /** The mu (Gaussian DP) behind elementEpsilon, sequentialEpsilon and vectorEpsilon. */
+    public final double elementMu;
+    public final double sequentialMu;
+    public final double vectorMu;
 
     Privacy(long releases, double[] f) {
       this.releases = releases;
@@ -130,6 +134,9 @@ public final class P2BCmab extends NativeArena {
       sequentialEpsilon = f[5];
       vectorEpsilon = f[6];
       deltaTarget = f[7];
+      elementMu = f[8];
+      sequentialMu = f[9];
+      vectorMu = f[10];
     }
   }
 
@@ -193,9 +200,33 @@ public final class P2BCmab extends NativeArena {
 
   /** What the agent has spent so far. */
   public synchronized Privacy privacySpent() {
-    double[] f = new double[8];
+    double[] f = new double[11];
     P2B.check(nativePrivacySpent(handle(), f, out));
     return new Privacy(out[0], f);
+  }
+
+  /** Bytes {@link #save} returns: a function of the configuration alone. */
+  public synchronized int saveSize() {
+    P2B.check(nativeSaveSize(handle(), out));
+    return (int) out[0];
+  }
+
+  /**
+   * Everything the agent learned and spent (counts, the privacy ledger, each sender's last
+   * release, the random stream), MACed under the 32-byte state key. Not encrypted: it holds the
+   * procurement history, so store it as the app stores secrets.
+   */
+  public synchronized byte[] save(byte[] stateKey) {
+    long h = handle();
+    P2B.check(nativeSaveSize(h, out));
+    byte[] state = new byte[(int) out[0]];
+    P2B.check(nativeSave(h, stateKey, state, out));
+    return out[0] == state.length ? state : Arrays.copyOf(state, (int) out[0]);
+  }
+
+  /** Restores a saved state into an agent of the same configuration; all or nothing. */
+  public synchronized void restore(byte[] stateKey, byte[] state) {
+    P2B.check(nativeRestore(handle(), stateKey, state));
   }
 
   /** Units seen (own plus accepted) per producer. */
@@ -257,4 +288,10 @@ public final class P2BCmab extends NativeArena {
   private static native int nativePrivacySpent(long agent, double[] f, long[] out);
 
   private static native int nativeEstimates(long agent, double[] unitsSeen, double[] quality);
+
+  private static native int nativeSaveSize(long agent, long[] out);
+
+  private static native int nativeSave(long agent, byte[] stateKey, byte[] state, long[] out);
+
+  private static native int nativeRestore(long agent, byte[] stateKey, byte[] state);
 }

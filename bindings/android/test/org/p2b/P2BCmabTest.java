@@ -104,6 +104,33 @@ final class P2BCmabTest {
       expectStatus(P2BStatus.ERR_NULL_POINTER, "applyShare(null)", () -> b.applyShare(1, null));
       check(Arrays.equals(after, b.unitsSeen()), "refused shares change nothing");
 
+      // A restart: b's state in a fresh agent keeps the ledger and the replay counters.
+      byte[] key = new byte[32];
+      Arrays.fill(key, (byte) 9);
+      byte[] state = b.save(key);
+      check(state.length == b.saveSize() && state.length == 296 + 56 * 3 + 4 * 2,
+          "saved size 296 + 56 m + 4 P: " + state.length);
+      check(spent.elementMu > 0 && spent.sequentialMu >= spent.elementMu
+              && Math.abs(spent.vectorMu - spent.elementMu * Math.sqrt(3)) < 1e-12,
+          "the mu figures");
+      try (P2BCmab restarted = new P2BCmab(open)) {
+        byte[] wrong = key.clone();
+        wrong[0] ^= 1;
+        expectStatus(P2BStatus.ERR_CORRUPT_STATE, "restore(wrong key)",
+            () -> restarted.restore(wrong, state));
+        expectStatus(P2BStatus.ERR_NULL_POINTER, "restore(null state)",
+            () -> restarted.restore(key, null));
+        restarted.restore(key, state);
+        check(Arrays.equals(restarted.unitsSeen(), b.unitsSeen()), "the counts travel");
+        expectStatus(P2BStatus.ERR_REPLAYED, "applyShare(replay after a restart)",
+            () -> restarted.applyShare(0, shares.get(shares.size() - 1)));
+        check(Arrays.equals(restarted.save(key), state), "save -> restore -> save is stable");
+      }
+      try (P2BCmab other = new P2BCmab(config(1))) {
+        expectStatus(P2BStatus.ERR_STATE_MISMATCH, "restore(another configuration)",
+            () -> other.restore(key, state));
+      }
+
       // observe: too many good units or the wrong m are refused.
       int[] units = a.decide();
       int[] tooMany = units.clone();
