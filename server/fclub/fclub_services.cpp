@@ -1,6 +1,7 @@
 #include "fclub/fclub_services.hpp"
 
 #include "fclub/local_requests.hpp"
+#include "fclub/phase_done.hpp"
 
 #include <sodium.h>
 #include <sys/stat.h>
@@ -241,9 +242,17 @@ Reply GlobalService::upload(const std::string& body) {
   return json_reply({{"accepted", true}});
 }
 
-Reply GlobalService::phase_done(uint32_t server, uint32_t phase, uint32_t count) {
+Reply GlobalService::phase_done(uint32_t server, uint32_t phase, uint32_t count,
+                                const std::string& signature) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (locals_.count(server) == 0) return error_reply(400, "unknown_server");
+  const auto local = locals_.find(server);
+  if (local == locals_.end()) return error_reply(400, "unknown_server");
+  // Before any state is read: an unsigned caller learns nothing about phases.
+  if (!verify_phase_done(local->second.sign_pk, expect_.deployment_fp, {server, phase, count},
+                         signature)) {
+    ++stats_.refused_by_reason["phase_done_bad_signature"];
+    return error_reply(400, "bad_signature");
+  }
   auto it = starts_.find(phase);
   if (phase != phase_ || it == starts_.end() || it->second.merged) {
     return error_reply(400, "not_this_phase");
@@ -548,9 +557,10 @@ void LocalService::flush(const GlobalLink& link) {
     std::string reply;
     int status = 0;
     if (o.phase_done) {
-      status = link.post("/v1/fclub/phase-done?server=" + std::to_string(id_) + "&phase=" +
-                             std::to_string(o.phase) + "&clusters=" + std::to_string(o.count),
-                         "", &reply);
+      status = link.post(
+          "/v1/fclub/phase-done?server=" + std::to_string(id_) +
+              "&phase=" + std::to_string(o.phase) + "&clusters=" + std::to_string(o.count),
+          sign_phase_done(keys_.sign_sk, expect_.deployment_fp, {id_, o.phase, o.count}), &reply);
     } else {
       status = link.post("/v1/fclub/upload", std::string(o.wire.begin(), o.wire.end()), &reply);
     }

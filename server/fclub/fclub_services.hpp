@@ -93,10 +93,11 @@ class GlobalService {
   GlobalService(const FclubConfig& cfg, const ServiceKeys& keys,
                 std::map<uint32_t, PeerKeys> locals, common::Logger* log);
 
-  Reply upload(const std::string& body);                              // POST /v1/fclub/upload
-  Reply phase_done(uint32_t server, uint32_t phase, uint32_t count);  // POST /v1/fclub/phase-done
-  Reply downloads(uint32_t server, uint64_t after);                   // GET /v1/fclub/downloads
-  Reply advance();                                                    // POST /v1/fclub/advance
+  Reply upload(const std::string& body);  // POST /v1/fclub/upload
+  // POST /v1/fclub/phase-done: `signature` must be the local's (phase_done.hpp).
+  Reply phase_done(uint32_t server, uint32_t phase, uint32_t count, const std::string& signature);
+  Reply downloads(uint32_t server, uint64_t after);  // GET /v1/fclub/downloads
+  Reply advance();                                   // POST /v1/fclub/advance
   // GET /v1/fclub/cluster-model: the signed P2BM warm start (one arm, A =
   // ridge I + S_g, b = u_g) of the global cluster that (server, local
   // cluster) belongs to, for its devices' SharedModel (docs/fclub-device.md).

@@ -2,6 +2,7 @@
 // Routes:
 //   POST /v1/fclub/upload       one sealed P2BU message from a local server
 //   POST /v1/fclub/phase-done   ?server=S&phase=P&clusters=N: S sent its N phase-start uploads
+//                               (body: S's Ed25519 signature of that, fclub/phase_done.hpp)
 //   GET  /v1/fclub/downloads    ?server=S&after=V: the sealed P2BD messages for S of version > V
 //   GET  /v1/fclub/phase        {"phase":P}, the phase clock
 //   POST /v1/fclub/advance      next phase (only when --listen is loopback, or from loopback)
@@ -183,8 +184,12 @@ int run(const Options& opt, common::Logger& log) {
       answer(res, {400, R"({"error":"bad_request"})", "application/json", "bad_request"});
       return;
     }
-    answer(res, service.phase_done(static_cast<uint32_t>(s), static_cast<uint32_t>(p),
-                                   static_cast<uint32_t>(n)));
+    const fclub::Reply r = service.phase_done(static_cast<uint32_t>(s), static_cast<uint32_t>(p),
+                                              static_cast<uint32_t>(n), req.body);
+    if (!r.code.empty()) {
+      log.warn("phase_done_refused", {{"error", r.code}, {"server", s}, {"phase", p}});
+    }
+    answer(res, r);
   });
   server.Get("/v1/fclub/downloads", [&](const httplib::Request& req, httplib::Response& res) {
     uint64_t s = 0, after = 0;
