@@ -8,12 +8,12 @@
 // that restores again.
 #include <vector>
 
-#include "cmab_state_fixture.hpp"
+#include "cmab_fixture.hpp"
 #include "state_mac.hpp"
 
 namespace {
 
-using p2b_fuzz::CmabStateFixture;
+using p2b_fuzz::CmabFixture;
 using p2b_fuzz::kCmabProducers;
 using p2b_fuzz::require;
 
@@ -22,7 +22,7 @@ void exercise(p2b_cmab* a) {
   uint32_t none[kCmabProducers] = {};
   const p2b_status pending = p2b_cmab_observe(a, none, kCmabProducers);
   require(pending == P2B_OK || pending == P2B_ERR_UNKNOWN_DECISION, "observe on a restored state");
-  CmabStateFixture::play(a, 6);
+  CmabFixture::play(a, 6);
   std::vector<uint8_t> share(p2b_cmab_share_size(kCmabProducers));
   size_t n = 0;
   const p2b_status st = p2b_cmab_poll_share(a, share.data(), share.size(), &n);
@@ -35,12 +35,12 @@ void exercise(p2b_cmab* a) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static CmabStateFixture fixture;
-  static CmabStateFixture spare;
+  static CmabFixture fixture(p2b_fuzz::tune_for_state);
+  static CmabFixture spare(p2b_fuzz::tune_for_state);
   p2b_fuzz::Input in{};
   if (!p2b_fuzz::split_mode(data, size, 2, &in)) return 0;
   p2b_cmab* a = fixture.fresh();
-  CmabStateFixture::play(a, 4);
+  CmabFixture::play(a, 4);
   const std::vector<unsigned char> before = fixture.bytes();
   // Exact-size buffers, so ASan sees any read past them.
   std::vector<uint8_t> buf(in.data, in.data + in.size);
@@ -55,12 +55,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     require(fixture.bytes() == before, "a refused state changed the agent");
     return 0;
   }
-  const std::vector<uint8_t> once = CmabStateFixture::saved(a);
+  const std::vector<uint8_t> once = CmabFixture::saved(a);
   require(p2b_cmab_restore(a, p2b_fuzz::keys().state_key, once.data(), once.size()) == P2B_OK,
           "the agent refuses its own saved state");
-  require(CmabStateFixture::saved(a) == once, "save -> restore -> save changed the state");
+  require(CmabFixture::saved(a) == once, "save -> restore -> save changed the state");
   exercise(a);
-  const std::vector<uint8_t> after = CmabStateFixture::saved(a);
+  const std::vector<uint8_t> after = CmabFixture::saved(a);
   require(p2b_cmab_restore(spare.fresh(), p2b_fuzz::keys().state_key, after.data(), after.size()) ==
               P2B_OK,
           "playing on from a restored state gives one restore refuses");

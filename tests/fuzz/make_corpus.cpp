@@ -15,7 +15,7 @@
 #include <string>
 
 #include "../model_support.hpp"
-#include "cmab_state_fixture.hpp"
+#include "cmab_fixture.hpp"
 #include "fclub_fixture.hpp"
 #include "fuzz_fixture.hpp"
 #include "p2b/cmab.hpp"
@@ -737,19 +737,19 @@ void cmab_share_seeds() {
 // releases with a share waiting, and mid-round (a decision awaiting its
 // observation); with the MAC (mode 0) and as bodies (mode 1).
 void cmab_state_seeds() {
-  p2b_fuzz::CmabStateFixture fixture;
+  p2b_fuzz::CmabFixture fixture(p2b_fuzz::tune_for_state);
   auto seed = [](const std::string& name, const Bytes& state) {
     write_seed("fuzz_cmab_state", "saved-" + name, 0, state);
     write_seed("fuzz_cmab_state", "body-" + name, 1, state.data(),
                state.size() - 32);  // the MAC
   };
   p2b_cmab* a = fixture.fresh();
-  seed("fresh", p2b_fuzz::CmabStateFixture::saved(a));
-  p2b_fuzz::CmabStateFixture::play(a, 12);
-  seed("released", p2b_fuzz::CmabStateFixture::saved(a));
+  seed("fresh", p2b_fuzz::CmabFixture::saved(a));
+  p2b_fuzz::CmabFixture::play(a, 12);
+  seed("released", p2b_fuzz::CmabFixture::saved(a));
   uint32_t units[p2b_fuzz::kCmabProducers];
   require(p2b_cmab_decide(a, units, p2b_fuzz::kCmabProducers) == P2B_OK, "cmab decide");
-  seed("mid-round", p2b_fuzz::CmabStateFixture::saved(a));
+  seed("mid-round", p2b_fuzz::CmabFixture::saved(a));
 }
 
 int main(int argc, char** argv) {

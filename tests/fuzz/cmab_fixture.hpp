@@ -1,7 +1,8 @@
-// The P-FCB agent whose saved state fuzz_cmab_state restores, shared with
-// make_corpus so that the seeds are states of exactly this configuration:
-// m = 4 producers, 2 peers, seeded, releasing from round 3 on the aligned
-// schedule.
+// The P-FCB agent the cmab fuzz targets drive, shared with make_corpus so
+// that the seeds fit exactly these agents: m = 4 producers with fixed costs
+// and capacities, 2 peers, 3 agents, seeded; each target tunes the rest of
+// the configuration (fuzz_cmab_state releases from round 3 on the aligned
+// schedule; fuzz_cmab_share widens the acceptance band).
 #pragma once
 
 #include <cstdint>
@@ -14,19 +15,18 @@ namespace p2b_fuzz {
 constexpr uint32_t kCmabProducers = 4;
 constexpr char kCmabStateMacLabel[] = "p2b cmab state MAC key v1";
 
-class CmabStateFixture {
+class CmabFixture {
  public:
-  CmabStateFixture() {
+  using Tune = void (*)(p2b_cmab_config*);
+  explicit CmabFixture(Tune tune) {
     require(p2b_cmab_config_default(&cfg_) == P2B_OK, "config");
     cfg_.producers = kCmabProducers;
     cfg_.cost = cost_;
     cfg_.capacity = capacity_;
     cfg_.rng_mode = P2B_RNG_SEEDED;
-    cfg_.explore_rounds = 3;
-    cfg_.window_start = 3;
-    cfg_.schedule = P2B_CMAB_SCHEDULE_ALIGNED;
     cfg_.max_peers = 2;
     cfg_.agents = 3;
+    tune(&cfg_);
     require(p2b_cmab_footprint(&cfg_, &need_) == P2B_OK, "footprint");
     arena_.resize(need_ + P2B_ARENA_ALIGN);
     const auto addr = reinterpret_cast<uintptr_t>(arena_.data());
@@ -67,5 +67,13 @@ class CmabStateFixture {
   std::vector<unsigned char> arena_;
   unsigned char* mem_ = nullptr;
 };
+
+// fuzz_cmab_state's agent: explores 3 rounds and releases from round 3 on,
+// so a few rounds give a state with releases and a share waiting.
+inline void tune_for_state(p2b_cmab_config* c) {
+  c->explore_rounds = 3;
+  c->window_start = 3;
+  c->schedule = P2B_CMAB_SCHEDULE_ALIGNED;
+}
 
 }  // namespace p2b_fuzz
