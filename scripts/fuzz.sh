@@ -21,7 +21,7 @@ all_targets=(fuzz_outer_open fuzz_inner_open fuzz_model_bundle fuzz_codebook fuz
   fuzz_arff fuzz_weights_file fuzz_batch fuzz_batch_ack fuzz_key_list fuzz_mask_bundle
   fuzz_masked_message fuzz_masked_request fuzz_shared_state fuzz_shared_model_bundle
   fuzz_vfl_files fuzz_fclub_upload fuzz_fclub_download fuzz_fclub_requests fuzz_cmab_share
-  fuzz_cmab_state fuzz_pfcb_relay_requests fuzz_pfcb_posting)
+  fuzz_cmab_state fuzz_pfcb_relay_requests fuzz_pfcb_posting fuzz_pfcb_checkpoint)
 
 # Largest input worth trying per target: a little above its biggest valid
 # input, so length checks are crossed both ways without wasting executions.
@@ -50,6 +50,7 @@ max_len() {
     fuzz_cmab_state) echo 1024 ;;     # mode byte + m=4, P=2 state (528 bytes with its MAC)
     fuzz_pfcb_relay_requests) echo 384 ;;  # mode byte + m=4 posting (229 bytes) or a query
     fuzz_pfcb_posting) echo 384 ;;  # mode byte + m=4 posting (229 bytes)
+    fuzz_pfcb_checkpoint) echo 2048 ;;  # mode byte + a 528-byte state and two postings (~1.1 KB)
     *) echo "unknown fuzz target: $1" >&2; return 1 ;;
   esac
 }

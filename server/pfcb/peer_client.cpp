@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "pfcb/peer_checkpoint.hpp"
 #include "pfcb/relay_requests.hpp"
 #include "pfcb/relay_service.hpp"
 
@@ -49,12 +50,66 @@ PeerClient::PeerClient(CmabAgent* agent, const PeerConfig& cfg, RelayLink link, 
 PeerClient::~PeerClient() {
   sodium_memzero(cfg_.sign_sk.data(), cfg_.sign_sk.size());
   sodium_memzero(cfg_.consortium_key.data(), cfg_.consortium_key.size());
+  sodium_memzero(cfg_.state_key.data(), cfg_.state_key.size());
+}
+
+bool PeerClient::checkpoint() {
+  if (cfg_.checkpoint_path.empty() || agent_ == nullptr) return true;
+  Checkpoint c;
+  c.cursor = cursor_;
+  std::size_t n = 0;
+  if (agent_->saved_size(&n) != Status::ok) return false;
+  c.agent_state.resize(n);
+  std::string err;
+  bool ok = agent_->save(cfg_.state_key.data(), c.agent_state.data(), n, &n) == Status::ok;
+  if (ok) {
+    outbox_.for_each([&c](uint32_t release, const std::vector<uint8_t>& bytes) {
+      c.postings.push_back(PendingPosting{release, bytes});
+    });
+    ok = write_checkpoint(cfg_.checkpoint_path, c, cfg_.state_key.data(), &err);
+  }
+  sodium_memzero(c.agent_state.data(), c.agent_state.size());
+  dirty_ = !ok;
+  if (ok) {
+    ++stats_.checkpoints;
+  } else {
+    ++stats_.checkpoint_failures;
+    if (log_ != nullptr) log_->error("checkpoint_failed", {{"error", err}});
+  }
+  return ok;
+}
+
+bool PeerClient::resume(bool* restored, std::string* err) {
+  *restored = false;
+  if (cfg_.checkpoint_path.empty() || agent_ == nullptr) return true;
+  Checkpoint c;
+  bool exists = false;
+  if (!read_checkpoint(cfg_.checkpoint_path, cfg_.state_key.data(), &c, &exists, err)) {
+    return false;
+  }
+  if (!exists) return true;
+  const Status st =
+      agent_->restore(cfg_.state_key.data(), c.agent_state.data(), c.agent_state.size());
+  sodium_memzero(c.agent_state.data(), c.agent_state.size());
+  if (st != Status::ok) {
+    *err = cfg_.checkpoint_path + ": the agent refuses its state (" + status_str(st) + ")";
+    return false;
+  }
+  outbox_.clear();
+  for (PendingPosting& p : c.postings) outbox_.push(std::move(p.bytes), p.release);
+  cursor_ = c.cursor;
+  dirty_ = false;
+  *restored = true;
+  return true;
 }
 
 bool PeerClient::after_observe() {
   if (!ok() || agent_ == nullptr) return false;
   CmabShare share;
-  if (agent_->poll_share(&share) != Status::ok) return false;
+  if (agent_->poll_share(&share) != Status::ok) {
+    checkpoint();  // the round's counts
+    return false;
+  }
   std::vector<uint8_t> posting;
   std::string err;
   if (!seal_posting(share, cfg_.sign_sk.data(), cfg_.consortium_key.data(), &posting, &err)) {
@@ -64,11 +119,16 @@ bool PeerClient::after_observe() {
   }
   outbox_.push(std::move(posting), share.release);
   ++stats_.shares_sealed;
+  checkpoint();
   return true;
 }
 
 std::size_t PeerClient::flush() {
-  return ok() ? outbox_.flush(link_, log_) : 0;
+  if (!ok() || (dirty_ && !checkpoint())) return 0;
+  const std::size_t left = outbox_.flush(link_, log_);
+  // A delivery not yet on disk is sent again after a crash: a 409 then.
+  if (left > 0) checkpoint();
+  return left;
 }
 
 void PeerClient::refuse(const std::string& reason) {
@@ -82,6 +142,7 @@ std::size_t PeerClient::fetch(std::size_t max_batches) {
   const std::size_t wire = posting_wire_size(cfg_.producers);
   const std::size_t record = kRecordSeqBytes + wire;
   std::size_t applied = 0;
+  const uint64_t cursor_before = cursor_;
   for (std::size_t batch = 0; batch < max_batches; ++batch) {
     std::string reply, cursor_text;
     const std::string path = "/v1/pfcb/postings?after=" + std::to_string(cursor_) +
@@ -93,7 +154,7 @@ std::size_t PeerClient::fetch(std::size_t max_batches) {
     if (status != 200 || wire == 0 || reply.size() % record != 0 ||
         !parse_cursor(cursor_text, &next)) {
       ++stats_.fetch_failures;
-      return applied;
+      break;  // what earlier batches applied is still checkpointed below
     }
     const auto* bytes = reinterpret_cast<const uint8_t*>(reply.data());
     const std::size_t n = reply.size() / record;
@@ -134,6 +195,7 @@ std::size_t PeerClient::fetch(std::size_t max_batches) {
     if (next > cursor_) cursor_ = next;
     if (n < cfg_.fetch_limit) break;  // caught up
   }
+  if (cursor_ != cursor_before) checkpoint();
   return applied;
 }
 

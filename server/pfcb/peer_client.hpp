@@ -7,7 +7,13 @@
 //    earlier try was stored but its answer lost); while the relay is away
 //    (no answer, 5xx) everything waits for the next flush;
 //  - fetch() reads the others' postings after its cursor, opens each and
-//    applies it with CmabAgent::apply_share, then moves the cursor on.
+//    applies it with CmabAgent::apply_share, then moves the cursor on;
+//  - with a checkpoint path, every change (after_observe, a flush that
+//    delivered, a fetch that moved the cursor) is written to disk before the
+//    call returns (peer_checkpoint.hpp), and no posting is sent before the
+//    checkpoint holding it is on disk. resume() restarts from it: nothing the
+//    relay acknowledged is sent as new, nothing waiting is lost, and the
+//    agent's ledger and replay counters survive.
 //
 // Nothing here waits for another agent: a silent agent only means fewer
 // postings to fetch. Not thread-safe: one agent, one thread.
@@ -38,6 +44,8 @@ struct PeerStats {
   uint64_t shares_stale = 0;        // apply_share: replayed (an older release of that sender)
   uint64_t producers_accepted = 0;  // summed CmabApplyResult
   uint64_t producers_rejected = 0;
+  uint64_t checkpoints = 0;
+  uint64_t checkpoint_failures = 0;
   std::map<std::string, uint64_t> refused_by_reason;
 };
 
@@ -47,6 +55,9 @@ struct PeerConfig {
   std::array<uint8_t, kSignKeyBytes> sign_sk{};
   std::array<uint8_t, kConsortiumKeyBytes> consortium_key{};
   uint32_t fetch_limit = 256;  // postings per GET
+  // The restart point; empty: none, and a crash loses what the client held.
+  std::string checkpoint_path;
+  std::array<uint8_t, 32> state_key{};  // encrypts and authenticates it
 };
 
 class PeerClient {
@@ -64,11 +75,20 @@ class PeerClient {
   uint32_t own_index() const { return own_index_; }
   const uint8_t* own_fp() const { return own_fp_; }
 
-  // After CmabAgent::observe(): seals a waiting share into the outbox.
-  // True if one was queued.
+  // Loads the checkpoint, if the path holds one, into this client and its
+  // agent (which must have the saved configuration): all or nothing. Call it
+  // once, before anything else. `*restored` says whether there was one.
+  bool resume(bool* restored, std::string* err);
+
+  // After CmabAgent::observe(): seals a waiting share into the outbox, then
+  // checkpoints. True if a share was queued. Call it right after observe():
+  // a crash between the two loses that round (the agent restarts before it).
   bool after_observe();
-  // Posts the outbox (see Outbox::flush).
+  // Posts the outbox (see Outbox::flush), after retrying a checkpoint that
+  // failed: nothing leaves that is not on disk.
   std::size_t flush();
+  // Whether the last checkpoint was written (true without a path).
+  bool checkpointed() const { return !dirty_; }
   // Fetches up to `max_batches` batches of others' postings and applies
   // them. Returns how many shares were applied.
   std::size_t fetch(std::size_t max_batches = 16);
@@ -80,6 +100,7 @@ class PeerClient {
 
  private:
   void refuse(const std::string& reason);
+  bool checkpoint();
 
   CmabAgent* agent_;
   PeerConfig cfg_;
@@ -90,6 +111,7 @@ class PeerClient {
   uint8_t own_fp_[kFpBytes] = {};
   Outbox outbox_;
   uint64_t cursor_ = 0;
+  bool dirty_ = false;  // a change not yet checkpointed
   PeerStats stats_;
 };
 

@@ -45,6 +45,13 @@ class Outbox {
   // Called with each posting's release when it leaves with a 200 or a 409.
   std::function<void(uint32_t release, int status)> on_delivered;
 
+  // What waits, oldest first, as (release, bytes): what a checkpoint keeps.
+  template <typename Visit>
+  void for_each(Visit visit) const {
+    for (const Item& item : queue_) visit(item.release, item.bytes);
+  }
+  void clear() { queue_.clear(); }
+
  private:
   struct Item {
     std::vector<uint8_t> bytes;

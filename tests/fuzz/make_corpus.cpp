@@ -23,6 +23,7 @@
 #include "p2b/key_list.hpp"
 #include "p2b_pfcb.pb.h"
 #include "pb_encode.h"
+#include "pfcb/peer_checkpoint.hpp"
 #include "pfcb/relay_requests.hpp"
 #include "pfcb/wire/pfcb_wire.hpp"
 #include "pfcb_fixture.hpp"
@@ -752,6 +753,28 @@ void cmab_state_seeds() {
   seed("mid-round", p2b_fuzz::CmabFixture::saved(a));
 }
 
+// P-FCB peer checkpoints as a restarted agent reads them: the saved state
+// of fuzz_cmab_state's agent after releases, the fetch cursor, and two
+// postings waiting (their bytes stand in for sealed P2BX: the checkpoint
+// does not open them). As a sealed file (mode 0) and as a body (mode 1);
+// one with nothing waiting.
+void pfcb_checkpoint_seeds() {
+  p2b_fuzz::CmabFixture fixture(p2b_fuzz::tune_for_state);
+  p2b_cmab* a = fixture.fresh();
+  p2b_fuzz::CmabFixture::play(a, 12);
+  p2b::pfcb::Checkpoint c;
+  c.cursor = 41;
+  c.agent_state = p2b_fuzz::CmabFixture::saved(a);
+  c.postings.push_back({2, Bytes(229, 0x21)});
+  c.postings.push_back({3, Bytes(229, 0x31)});
+  Bytes sealed;
+  require(p2b::pfcb::seal_checkpoint(c, p2b_fuzz::keys().state_key, &sealed), "checkpoint seal");
+  write_seed("fuzz_pfcb_checkpoint", "sealed-two-waiting", 0, sealed);
+  write_seed("fuzz_pfcb_checkpoint", "body-two-waiting", 1, p2b::pfcb::encode_checkpoint_body(c));
+  c.postings.clear();
+  write_seed("fuzz_pfcb_checkpoint", "body-none-waiting", 1, p2b::pfcb::encode_checkpoint_body(c));
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
@@ -775,7 +798,8 @@ int main(int argc, char** argv) {
   fclub_request_seeds();
   cmab_share_seeds();
   cmab_state_seeds();
-  pfcb_seeds();  // last again: it draws the fixed randomness (nonces)
+  pfcb_seeds();             // last again: it draws the fixed randomness (nonces)
+  pfcb_checkpoint_seeds();  // after it: its nonce draws the fixed randomness too
   std::printf("make_corpus: seeds written under %s\n", g_out.c_str());
   return 0;
 }

@@ -81,7 +81,10 @@ std::vector<double> unit(std::mt19937_64& rng) {
 class FclubServices : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(P2B_TEST_TMP) / "fclub";
+    // One directory per test: ctest runs them in parallel.
+    dir_ =
+        fs::path(P2B_TEST_TMP) /
+        ("fclub-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     // The operator's way: p2b-keygen --fclub / --fclub-local.
     for (const char* name : {"global", "local0", "local1"}) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <random>
@@ -84,7 +85,7 @@ class PfcbAgents : public ::testing::Test {
   // schedule on the window [20, 200].
   void make_agents(uint64_t horizon, bool every_round) {
     for (uint32_t i = 0; i < kAgents; ++i) {
-      p2b::CmabConfig cfg;
+      p2b::CmabConfig& cfg = configs_[i];
       cfg.producers = kM;
       cfg.cost = kCost;
       cfg.capacity = kCapacity;
@@ -101,22 +102,51 @@ class PfcbAgents : public ::testing::Test {
       cfg.max_peers = kAgents;
       cfg.deterministic = true;
       cfg.seed = 100 + i;
-      std::size_t bytes = 0;
-      ASSERT_EQ(p2b::CmabAgent::footprint(cfg, &bytes), p2b::Status::ok);
-      Member& m = members_[i];
-      m.arena.assign(bytes, 0);
-      ASSERT_EQ(p2b::CmabAgent::init(m.arena.data(), bytes, cfg, &m.agent), p2b::Status::ok);
-      pfcb::PeerConfig pc;
-      pc.producers = kM;
-      pc.members.assign(pks_.begin(), pks_.end());
-      pc.sign_sk = sks_[i];
-      pc.consortium_key = key_;
-      pc.fetch_limit = 16;
-      m.client = std::make_unique<pfcb::PeerClient>(
-          m.agent, pc, pfcb::http_relay_link("127.0.0.1", relay_.port()));
-      ASSERT_TRUE(m.client->ok());
-      ASSERT_EQ(m.client->own_index(), i);
+      start_member(i);
     }
+  }
+
+  // Agent i's process, started (or restarted after a crash: a fresh arena
+  // and client, then resume() from its checkpoint when it keeps one).
+  void start_member(uint32_t i) {
+    const p2b::CmabConfig& cfg = configs_[i];
+    std::size_t bytes = 0;
+    ASSERT_EQ(p2b::CmabAgent::footprint(cfg, &bytes), p2b::Status::ok);
+    Member& m = members_[i];
+    m.client.reset();
+    m.arena.assign(bytes, 0);
+    ASSERT_EQ(p2b::CmabAgent::init(m.arena.data(), bytes, cfg, &m.agent), p2b::Status::ok);
+    pfcb::PeerConfig pc;
+    pc.producers = kM;
+    pc.members.assign(pks_.begin(), pks_.end());
+    pc.sign_sk = sks_[i];
+    pc.consortium_key = key_;
+    pc.fetch_limit = 16;
+    if (checkpoints_) {
+      pc.checkpoint_path = (dir_ / ("agent" + std::to_string(i) + ".ckpt")).string();
+      pc.state_key.fill(static_cast<uint8_t>(0x40 + i));
+    }
+    pfcb::RelayLink link = pfcb::http_relay_link("127.0.0.1", relay_.port());
+    if (answer_loss_ > 0.0) link = lossy(std::move(link));
+    m.client = std::make_unique<pfcb::PeerClient>(m.agent, pc, std::move(link));
+    ASSERT_TRUE(m.client->ok());
+    ASSERT_EQ(m.client->own_index(), i);
+    if (checkpoints_) {
+      bool restored = false;
+      std::string err;
+      ASSERT_TRUE(m.client->resume(&restored, &err)) << err;
+    }
+  }
+
+  // The relay acts on every post, but its answer is lost with probability
+  // answer_loss_: the client must send again and take the 409.
+  pfcb::RelayLink lossy(pfcb::RelayLink link) {
+    auto post = link.post;
+    link.post = [this, post](const std::string& path, const std::string& body, std::string* reply) {
+      const int status = post(path, body, reply);
+      return std::bernoulli_distribution(answer_loss_)(faults_) ? -1 : status;
+    };
+    return link;
   }
 
   void round(std::mt19937_64& rng) {
@@ -159,6 +189,10 @@ class PfcbAgents : public ::testing::Test {
   }
 
   fs::path dir_;
+  bool checkpoints_ = false;
+  double answer_loss_ = 0.0;
+  std::mt19937_64 faults_{29};
+  std::array<p2b::CmabConfig, kAgents> configs_{};
   std::array<uint8_t, 32> key_{};
   std::array<std::array<uint8_t, 32>, kAgents> pks_{};
   std::array<std::array<uint8_t, 64>, kAgents> sks_{};
@@ -220,6 +254,78 @@ TEST_F(PfcbAgents, PaperScheduleDeliversEveryReleaseAndAStoppedAgentStallsNoOne)
     EXPECT_EQ(s.shares_applied, others) << a;
     EXPECT_EQ(s.postings_refused, 0U) << a;
   }
+}
+
+// The same exactness through crashes: every agent keeps a checkpoint, a
+// fifth of the relay's answers are lost (the relay stored the posting, the
+// client must send it again), and at random points an agent's process dies:
+// its arena and client are gone, and a new process resumes from the
+// checkpoint. Still every agent's W is the sum of all procurement, so no
+// share was lost, applied twice or altered; the relay stored each release
+// exactly once (its own refusal of a second copy is what a 409 says); and the
+// restarted agents' ledgers are whole.
+TEST_F(PfcbAgents, EverySharePassesTheNetworkExactlyThroughCrashesAndLostAnswers) {
+  constexpr uint64_t kRounds = 200;
+  checkpoints_ = true;
+  answer_loss_ = 0.2;
+  make_agents(kRounds, true);
+  std::mt19937_64 rng(19);
+  std::bernoulli_distribution crash(0.05);
+  uint64_t crashes = 0;
+  for (uint64_t t = 0; t < kRounds; ++t) {
+    for (uint32_t a = 0; a < kAgents; ++a) {
+      Member& m = members_[a];
+      uint32_t units[kM] = {};
+      uint32_t good[kM] = {};
+      ASSERT_EQ(m.agent->decide(units, kM), p2b::Status::ok);
+      for (uint32_t i = 0; i < kM; ++i) {
+        std::binomial_distribution<uint32_t> draw(units[i], kQuality[i]);
+        good[i] = draw(rng);
+        m.procured[i] += units[i];
+      }
+      ASSERT_EQ(m.agent->observe(good, kM), p2b::Status::ok);
+      ASSERT_TRUE(m.client->after_observe());
+      ASSERT_TRUE(m.client->checkpointed());
+      // A crash may come after any of the three calls.
+      if (crash(faults_)) {
+        start_member(a);
+        ++crashes;
+      }
+      m.client->flush();
+      if (crash(faults_)) {
+        start_member(a);
+        ++crashes;
+      }
+      m.client->fetch();
+      if (crash(faults_)) {
+        start_member(a);
+        ++crashes;
+      }
+    }
+  }
+  settle();
+  EXPECT_GT(crashes, 20U);
+  std::array<double, kM> total{};
+  for (const Member& m : members_) {
+    for (uint32_t i = 0; i < kM; ++i) total[i] += m.procured[i];
+  }
+  for (uint32_t a = 0; a < kAgents; ++a) {
+    const Member& m = members_[a];
+    EXPECT_EQ(m.client->outbox().size(), 0U) << a;
+    const std::array<double, kM> w = units_seen(m);
+    for (uint32_t i = 0; i < kM; ++i) {
+      EXPECT_EQ(w[i], total[i]) << "agent " << a << " producer " << i;
+    }
+    p2b::CmabPrivacy spent;
+    ASSERT_EQ(m.agent->privacy(&spent), p2b::Status::ok);
+    EXPECT_EQ(spent.releases, kRounds) << "agent " << a << ": the ledger survived its restarts";
+  }
+  httplib::Client c("127.0.0.1", relay_.port());
+  const auto r = c.Get("/v1/pfcb/stats");
+  ASSERT_TRUE(r && r->status == 200);
+  const nlohmann::json s = nlohmann::json::parse(r->body);
+  EXPECT_EQ(s["postings_accepted"], kAgents * kRounds);
+  std::cout << "crashes " << crashes << ", relay: " << s.dump() << "\n";
 }
 
 }  // namespace
