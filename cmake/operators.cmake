@@ -8,6 +8,7 @@ include(GNUInstallDirs)
 set(P2B_SERVICES p2b-shuffler p2b-analyzer p2b-vfl-pmg p2b-vfl-party p2b-vfl-ap
   p2b-fclub-local p2b-fclub-global p2b-relay)
 set(P2B_OPERATOR_TOOLS p2b-keygen p2b-keylist p2b-codebook p2b-sim p2b-device)
+set(P2B_SUBCOMMAND_TOOLS p2b-device)
 # The long-running services that get a unit (the others: docs/operations.md).
 # (p2b-vfl-pmg is a one-shot program: no unit.)
 set(P2B_UNITS p2b-shuffler p2b-analyzer p2b-relay p2b-fclub-global p2b-fclub-local
@@ -56,12 +57,18 @@ if(P2B_MAN_PAGES AND P2B_HELP2MAN)
       set(section 1)
     endif()
     set(page ${CMAKE_BINARY_DIR}/man/man${section}/${prog}.${section})
+    # A program with subcommands documents them all under --help-all.
+    set(help_option --help)
+    if(prog IN_LIST P2B_SUBCOMMAND_TOOLS)
+      set(help_option --help-all)
+    endif()
     # --no-discard-stderr: a program that printed help on stderr would give
     # an empty page; ours print on stdout, and an empty page fails below.
     add_custom_command(OUTPUT ${page}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man/man${section}
       COMMAND ${P2B_HELP2MAN} --no-info --no-discard-stderr --section=${section}
               --source=p2b --manual=p2b "--name=${P2B_MAN_NAME_${prog}}" --output=${page}
+              --help-option=${help_option}
               $<TARGET_FILE:${prog}>
       DEPENDS ${prog}
       COMMENT "help2man ${prog}.${section}"

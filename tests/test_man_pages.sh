@@ -7,7 +7,8 @@
 # Each PAGE (manN/PROG.N) must be a page for PROG in section N, with our
 # NAME line (not help2man's placeholder) and an OPTIONS section that holds
 # --help, --version and (services, section 8) --config: what a page made
-# from a program whose --help went to stderr or failed would lack.
+# from a program whose --help went to stderr or failed would lack; and for
+# p2b-device, its subcommands' flags (its page comes from --help-all).
 set -euo pipefail
 
 fail() {
@@ -29,8 +30,11 @@ for page in "$@"; do
   grep -q '^\.SH OPTIONS' "$page" || fail "$file: no OPTIONS section"
   opts=(help version)
   [ "$section" = 8 ] && opts+=(config)  # every service reads a config file
+  # Subcommands' flags, which a page made from the top-level --help lacks.
+  [ "$prog" = p2b-device ] && opts+=(shuffler users analyzer wait-seconds)
   for opt in "${opts[@]}"; do
-    grep -q "\\\\-\\\\-$opt" "$page" || fail "$file: --$opt not documented"
+    # roff writes every hyphen as \-, inside the name too.
+    grep -qF "\\-\\-${opt//-/\\-}" "$page" || fail "$file: --$opt not documented"
   done
   echo "ok: $file ($name_line)"
 done

@@ -141,6 +141,9 @@ int run(int argc, char** argv) {
       "envelopes to the shuffler, `model` fetches, verifies and applies the analyzer's model.",
       "p2b-device");
   p2b::tools::add_common_flags(app);
+  // What the man page is made from (help2man reads --help-all for this
+  // program): without it the subcommands' flags would be missing there.
+  app.set_help_all_flag("--help-all", "print the help of both subcommands and exit");
   app.require_subcommand(1);
   CLI::App* rep = app.add_subcommand("report", "devices decide, reward and post their reports");
   add_device_flags(rep, &o);
