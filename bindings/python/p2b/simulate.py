@@ -64,6 +64,9 @@ def simulate_p2b(
     threads: int = 2,
     codebook: Optional[npt.NDArray[np.float32]] = None,
     cache_dir: Optional[str] = None,
+    env: str = "synthetic",
+    data: Optional[str] = None,
+    labels: str = "auto",
     as_pandas: bool = False,
 ) -> Result:
     """The P2B paper's experiment (p2b-sim's default protocol), one row per point.
@@ -82,7 +85,18 @@ def simulate_p2b(
     centroids to use instead of training (one d only). cache_dir keeps the
     trained codebooks (p2b-sim's out/codebooks) between calls. The same seed
     gives the same table.
+
+    env="multilabel" runs the paper's section 5.2 experiment instead, as
+    p2b-sim --env multilabel does: data is a multi-label ARFF file whose rows
+    become the users' contexts (reduced to each d) and whose labels are the
+    actions (labels: "auto", "first:N", "last:N" or "prefix:NAME", see
+    docs/data.md); the actions argument is then ignored, the row's actions
+    column is the label count, and majority_label is the reward of always
+    choosing the most frequent label. A file that is not such a data set
+    raises ValueError.
     """
+    if env == "multilabel" and data is None:
+        raise ValueError("env='multilabel' needs data= (a multi-label ARFF file)")
     dims_l = [int(d) for d in _seq(dims)]
     if codebook is not None and len(dims_l) != 1:
         raise ValueError("codebook= fixes d: give one value in dims")
@@ -98,7 +112,8 @@ def simulate_p2b(
                 if codebook is not None
                 else _p2b._sim_codebook(dim, digits, codes, seed, threads, cache_dir)
             )
-            for a in _seq(actions):
+            # A multi-label set fixes the actions (its labels): one pass.
+            for a in _seq(actions) if env == "synthetic" else [0]:
                 for u in _seq(users):
                     for t in _seq(interactions):
                         for mode in _seq(modes):
@@ -106,15 +121,15 @@ def simulate_p2b(
                                 cb, int(a), int(u), int(t), mode, mapping, contexts, beta,
                                 noise_sd, seed, threads, digits, participation, threshold,
                                 neg_rate, alpha, early_fraction, crypto, central_epsilon,
-                                central_delta, central_horizon,
+                                central_delta, central_horizon, env, data or "", labels,
                             )
                             row: Dict[str, Any] = {
-                                "env": "synthetic",
+                                "env": env,
                                 "mode": mode,
                                 "mapping": r.pop("mapping"),
-                                "contexts": contexts,
+                                "contexts": contexts if env == "synthetic" else "",
                                 "users": int(u),
-                                "actions": int(a),
+                                "actions": int(r.pop("actions")),
                                 "dim": dim,
                                 "codes": int(cb.shape[0]),
                                 "digits": digits,

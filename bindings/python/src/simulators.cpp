@@ -19,6 +19,7 @@
 #include "pfcb_sim/pfcb_main.hpp"
 #include "sim/codebook_source.hpp"
 #include "sim/environment.hpp"
+#include "sim/multilabel_env.hpp"
 #include "sim/experiment.hpp"
 #include "sim/sim_options.hpp"
 #include "sim/synthetic_env.hpp"
@@ -59,7 +60,15 @@ py::dict sim_point(const py::handle& centroids, uint32_t actions, uint64_t users
                    const std::string& contexts, double beta, double noise_sd, uint64_t seed,
                    unsigned threads, uint32_t digits, double participation, uint32_t threshold,
                    double neg_rate, double alpha, double early_fraction, bool crypto,
-                   double central_epsilon, double central_delta, uint64_t central_horizon) {
+                   double central_epsilon, double central_delta, uint64_t central_horizon,
+                   const std::string& env_kind, const std::string& data_path,
+                   const std::string& labels) {
+  if (env_kind != "synthetic" && env_kind != "multilabel") {
+    throw py::value_error("env: expected 'synthetic' or 'multilabel'");
+  }
+  if (env_kind == "multilabel" && data_path.empty()) {
+    throw py::value_error("env='multilabel' needs data= (a multi-label ARFF file)");
+  }
   const auto cb = float32_array(centroids, 2, "centroids");
   sim::EnvParams ep;
   ep.dim = static_cast<uint32_t>(cb.shape(1));
@@ -100,12 +109,38 @@ py::dict sim_point(const py::handle& centroids, uint32_t actions, uint64_t users
   const std::vector<float> c(cb.data(), cb.data() + cb.size());
   const auto k = static_cast<uint32_t>(cb.shape(0));
   sim::PointResult r;
+  uint32_t n_actions = actions;
+  std::string data_error;
   {
     const py::gil_scoped_release unlocked;
-    const sim::SyntheticEnvironment env{sim::SyntheticEnv(ep)};
-    r = sim::run_point(spec, env, c, k);
+    try {
+      std::unique_ptr<sim::Environment> env;
+      if (env_kind == "multilabel") {
+        // The data set's rows are the contexts and its labels the actions,
+        // reduced to the codebook's d as p2b-sim --env multilabel does.
+        sim::SimOptions o_ml;
+        o_ml.env = env_kind;
+        o_ml.data = data_path;
+        o_ml.labels = labels;
+        o_ml.seed = seed;
+        const data::MultiLabelSet set = sim::load_multilabel_set(o_ml, ep.dim);
+        const auto population = static_cast<uint64_t>(static_cast<double>(users) / early_fraction);
+        env = sim::make_multilabel_environment(o_ml, interactions, set, population);
+      } else {
+        env = std::make_unique<sim::SyntheticEnvironment>(sim::SyntheticEnv(ep));
+      }
+      n_actions = env->n_actions();
+      r = sim::run_point(spec, *env, c, k);
+    } catch (const data::DataError& e) {
+      data_error = e.what();
+    } catch (const data::ArffError& e) {
+      data_error = e.what();
+    }
   }
+  if (!data_error.empty()) throw py::value_error(data_error);
   py::dict d;
+  d["actions"] = n_actions;
+  if (env_kind == "multilabel") d["majority_label"] = r.majority_arm;
   d["mapping"] = sim::mapping_name(ep.mapping);
   d["population"] = r.population;
   d["late_users"] = r.late_users;
@@ -165,7 +200,8 @@ void register_simulators(py::module_& m) {
         py::arg("beta"), py::arg("noise_sd"), py::arg("seed"), py::arg("threads"),
         py::arg("digits"), py::arg("participation"), py::arg("threshold"), py::arg("neg_rate"),
         py::arg("alpha"), py::arg("early_fraction"), py::arg("crypto"), py::arg("central_epsilon"),
-        py::arg("central_delta"), py::arg("central_horizon"),
+        py::arg("central_delta"), py::arg("central_horizon"), py::arg("env"), py::arg("data"),
+        py::arg("labels"),
         "One point of p2b-sim's P2B experiment (tools/sim/experiment.hpp run_point).");
   m.def("_sim_main", &sim_main, py::arg("protocol"), py::arg("args"),
         "Runs p2b-sim --protocol PROTOCOL ARGS... in process; returns its exit code.");

@@ -39,6 +39,45 @@ def test_p2b():
     assert not np.array_equal(t["cold"], p2b.simulate_p2b(**{**kw, "seed": 4})["cold"])
 
 
+def write_multilabel_arff(path, rows=300, seed=0):
+    """A small multi-label data set: 5 features, 3 labels that depend on them."""
+    rng = np.random.default_rng(seed)
+    x = rng.random((rows, 5))
+    y = np.stack([x[:, 0] > 0.5, x[:, 1] + x[:, 2] > 1.1, x[:, 4] < 0.2], axis=1).astype(int)
+    with open(path, "w") as f:
+        f.write("@relation toy\n")
+        for i in range(5):
+            f.write(f"@attribute f{i} numeric\n")
+        for j in range(3):
+            f.write(f"@attribute label{j} {{0,1}}\n")
+        f.write("@data\n")
+        for xi, yi in zip(x, y):
+            f.write(",".join(f"{v:.4f}" for v in xi) + "," + ",".join(map(str, yi)) + "\n")
+
+
+def test_p2b_multilabel(tmp_path):
+    data = tmp_path / "toy.arff"
+    write_multilabel_arff(data)
+    kw = dict(env="multilabel", data=str(data), users=60, dims=4, codes=8, interactions=3,
+              modes=["paper", "default"], seed=5, threads=1, actions=[7, 9])
+    t = p2b.simulate_p2b(**kw)
+    assert t.n_rows == 2  # the actions list is ignored: the labels are the actions
+    assert list(t["env"]) == ["multilabel", "multilabel"]
+    assert (t["actions"] == 3).all()
+    # The majority label is a fixed arm: never above the best fixed arm in hindsight.
+    assert ((t["majority_label"] > 0) & (t["majority_label"] <= t["best_fixed_arm"])).all()
+    assert (t["oracle"] >= t["cold"]).all()
+    assert_same(t, p2b.simulate_p2b(**kw))
+    with pytest.raises(ValueError):
+        p2b.simulate_p2b(env="multilabel")  # no data
+    bad = tmp_path / "bad.arff"
+    bad.write_text("@relation nothing\n@data\n")
+    with pytest.raises(ValueError):
+        p2b.simulate_p2b(**{**kw, "data": str(bad)})
+    with pytest.raises(ValueError):
+        p2b.simulate_p2b(**{**kw, "env": "tabular"})
+
+
 def test_vertical():
     t = p2b.simulate_vertical(seed=2)
     for col in ("series", "columns", "regret", "bytes_per_party"):
