@@ -149,18 +149,23 @@ class PfcbAgents : public ::testing::Test {
     return link;
   }
 
+  // One procurement round of agent m: decide, draw the good units, observe.
+  static void procure(Member& m, std::mt19937_64& rng) {
+    uint32_t units[kM] = {};
+    uint32_t good[kM] = {};
+    ASSERT_EQ(m.agent->decide(units, kM), p2b::Status::ok);
+    for (uint32_t i = 0; i < kM; ++i) {
+      std::binomial_distribution<uint32_t> draw(units[i], kQuality[i]);
+      good[i] = draw(rng);
+      m.procured[i] += units[i];
+    }
+    ASSERT_EQ(m.agent->observe(good, kM), p2b::Status::ok);
+  }
+
   void round(std::mt19937_64& rng) {
     for (Member& m : members_) {
       if (m.stopped) continue;
-      uint32_t units[kM] = {};
-      uint32_t good[kM] = {};
-      ASSERT_EQ(m.agent->decide(units, kM), p2b::Status::ok);
-      for (uint32_t i = 0; i < kM; ++i) {
-        std::binomial_distribution<uint32_t> draw(units[i], kQuality[i]);
-        good[i] = draw(rng);
-        m.procured[i] += units[i];
-      }
-      ASSERT_EQ(m.agent->observe(good, kM), p2b::Status::ok);
+      procure(m, rng);
       m.client->after_observe();
       m.client->flush();
       m.client->fetch();
@@ -275,15 +280,7 @@ TEST_F(PfcbAgents, EverySharePassesTheNetworkExactlyThroughCrashesAndLostAnswers
   for (uint64_t t = 0; t < kRounds; ++t) {
     for (uint32_t a = 0; a < kAgents; ++a) {
       Member& m = members_[a];
-      uint32_t units[kM] = {};
-      uint32_t good[kM] = {};
-      ASSERT_EQ(m.agent->decide(units, kM), p2b::Status::ok);
-      for (uint32_t i = 0; i < kM; ++i) {
-        std::binomial_distribution<uint32_t> draw(units[i], kQuality[i]);
-        good[i] = draw(rng);
-        m.procured[i] += units[i];
-      }
-      ASSERT_EQ(m.agent->observe(good, kM), p2b::Status::ok);
+      procure(m, rng);
       ASSERT_TRUE(m.client->after_observe());
       ASSERT_TRUE(m.client->checkpointed());
       // A crash may come after any of the three calls.
