@@ -1,7 +1,8 @@
 // The P-FCB agent through the C API (p2b_cmab_*): one round (decide, the
 // oracle on m UCBs, observe) past exploration, a release round (2m Gaussian
 // draws with the seeded generator and with the system CSPRNG, and the
-// share's encoding), and applying a peer's share (decode and m checks).
+// share's encoding), applying a peer's share (decode and m checks), and
+// saving and restoring the agent's state.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -159,7 +160,42 @@ void BM_CmabApplyShare(benchmark::State& state) {
 
 }  // namespace
 
+// Saving the state a restart needs (MAC included) and restoring it (MAC,
+// then every value checked twice: validate, then apply), after 1,000 rounds.
+void BM_CmabSave(benchmark::State& state) {
+  const auto m = static_cast<uint32_t>(state.range(0));
+  BenchAgent a(m, P2B_RNG_SEEDED, ~0ULL);
+  for (int t = 0; a.ok() && t < 1000; ++t) {
+    if (!a.round()) a = BenchAgent(0, 0, 0);
+  }
+  size_t n = 0;
+  if (!a.ok() || p2b_cmab_save_size(a.agent(), &n) != P2B_OK) {
+    state.SkipWithError("agent set-up failed");
+    return;
+  }
+  const uint8_t key[P2B_STATE_KEY_BYTES] = {7};
+  std::vector<uint8_t> saved(n);
+  const bool restore = state.range(1) != 0;
+  size_t written = 0;
+  if (p2b_cmab_save(a.agent(), key, saved.data(), n, &written) != P2B_OK) {
+    state.SkipWithError("save failed");
+    return;
+  }
+  for (auto _ : state) {
+    const p2b_status st = restore ? p2b_cmab_restore(a.agent(), key, saved.data(), n)
+                                  : p2b_cmab_save(a.agent(), key, saved.data(), n, &written);
+    if (st != P2B_OK) state.SkipWithError("save/restore failed");
+  }
+  state.counters["bytes"] = static_cast<double>(n);
+}
+
 BENCHMARK(BM_CmabRound)->Arg(8)->Arg(30)->Arg(64);
+BENCHMARK(BM_CmabSave)
+    ->ArgNames({"m", "restore"})
+    ->Args({30, 0})
+    ->Args({30, 1})
+    ->Args({64, 0})
+    ->Args({64, 1});
 BENCHMARK(BM_CmabReleaseRound)
     ->Args({30, P2B_RNG_SEEDED})
     ->Args({30, P2B_RNG_SYSTEM})
