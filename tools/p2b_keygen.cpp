@@ -16,6 +16,7 @@
 #include "common/command_line.hpp"
 #include "common/exit_codes.hpp"
 #include "common/keyfiles.hpp"
+#include "keygen/key_sets.hpp"
 #include "p2b/crypto.hpp"
 #include "pfcb/wire/pfcb_wire.hpp"
 
@@ -92,103 +93,18 @@ ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* messag
   return parsed;
 }
 
-struct BoxPair {
-  uint8_t pk[crypto_box_PUBLICKEYBYTES]{};
-  uint8_t sk[crypto_box_SECRETKEYBYTES]{};
-};
+using p2b::keygen::KeyFile;
+using p2b::keygen::KeyFiles;
+using p2b::keygen::KeySet;
+using p2b::keygen::KeySetKind;
 
-struct SignPair {
-  uint8_t pk[crypto_sign_PUBLICKEYBYTES]{};
-  uint8_t sk[crypto_sign_SECRETKEYBYTES]{};
-};
-
-// The only place the secret halves live, wiped on every way out of run().
-struct KeySet {
-  BoxPair shuffler_box;
-  BoxPair analyzer_box;
-  SignPair analyzer_sign;
-  SignPair shuffler_sign;
-  uint8_t noise_seed[32]{};  // FCLUB local servers: the tree-noise seed
-  uint8_t consortium_key[p2b::pfcb::kConsortiumKeyBytes]{};  // P-FCB: the agents' AEAD key
-
-  KeySet() = default;
-  KeySet(const KeySet&) = delete;
-  KeySet& operator=(const KeySet&) = delete;
-  ~KeySet() { wipe(); }
-
-  void wipe() {
-    sodium_memzero(&shuffler_box, sizeof shuffler_box);
-    sodium_memzero(&analyzer_box, sizeof analyzer_box);
-    sodium_memzero(&analyzer_sign, sizeof analyzer_sign);
-    sodium_memzero(&shuffler_sign, sizeof shuffler_sign);
-    sodium_memzero(noise_seed, sizeof noise_seed);
-    sodium_memzero(consortium_key, sizeof consortium_key);
-  }
-};
-
-struct KeyFile {
-  const char* name;
-  const uint8_t* bytes;
-  std::size_t size;
-  kf::KeyKind kind;
-};
-
-using KeyFiles = std::vector<KeyFile>;
-
-KeyFiles key_files(const KeySet& k, const Options& opt) {
-  using kf::KeyKind;
-  if (opt.pfcb_consortium) {
-    // The names server/pfcb's agents read (docs/pfcb-relay.md).
-    return {
-        {{"pfcb.consortium.key", k.consortium_key, sizeof k.consortium_key, KeyKind::secret_key}}};
-  }
-  if (opt.pfcb_agent) {
-    return {{
-        {"pfcb.sign.pk", k.shuffler_sign.pk, sizeof k.shuffler_sign.pk, KeyKind::public_key},
-        {"pfcb.sign.sk", k.shuffler_sign.sk, sizeof k.shuffler_sign.sk, KeyKind::secret_key},
-    }};
-  }
-  if (opt.fclub || opt.fclub_local) {
-    // The names server/fclub's services read (fclub_services.hpp).
-    KeyFiles files{{
-        {"fclub.box.pk", k.shuffler_box.pk, sizeof k.shuffler_box.pk, KeyKind::public_key},
-        {"fclub.box.sk", k.shuffler_box.sk, sizeof k.shuffler_box.sk, KeyKind::secret_key},
-        {"fclub.sign.pk", k.shuffler_sign.pk, sizeof k.shuffler_sign.pk, KeyKind::public_key},
-        {"fclub.sign.sk", k.shuffler_sign.sk, sizeof k.shuffler_sign.sk, KeyKind::secret_key},
-    }};
-    if (opt.fclub_local) {
-      files.push_back({"fclub.noise.sk", k.noise_seed, sizeof k.noise_seed, KeyKind::secret_key});
-    }
-    return files;
-  }
-  if (opt.vfl) {
-    // A vertical-federation party: one box pair, one signing pair (used by the PMG).
-    return {{
-        {"vfl.box.pk", k.shuffler_box.pk, sizeof k.shuffler_box.pk, KeyKind::public_key},
-        {"vfl.box.sk", k.shuffler_box.sk, sizeof k.shuffler_box.sk, KeyKind::secret_key},
-        {"vfl.sign.pk", k.shuffler_sign.pk, sizeof k.shuffler_sign.pk, KeyKind::public_key},
-        {"vfl.sign.sk", k.shuffler_sign.sk, sizeof k.shuffler_sign.sk, KeyKind::secret_key},
-    }};
-  }
-  return {{
-      {"shuffler.box.pk", k.shuffler_box.pk, sizeof k.shuffler_box.pk, KeyKind::public_key},
-      {"shuffler.box.sk", k.shuffler_box.sk, sizeof k.shuffler_box.sk, KeyKind::secret_key},
-      {"analyzer.box.pk", k.analyzer_box.pk, sizeof k.analyzer_box.pk, KeyKind::public_key},
-      {"analyzer.box.sk", k.analyzer_box.sk, sizeof k.analyzer_box.sk, KeyKind::secret_key},
-      {"analyzer.sign.pk", k.analyzer_sign.pk, sizeof k.analyzer_sign.pk, KeyKind::public_key},
-      {"analyzer.sign.sk", k.analyzer_sign.sk, sizeof k.analyzer_sign.sk, KeyKind::secret_key},
-      {"shuffler.sign.pk", k.shuffler_sign.pk, sizeof k.shuffler_sign.pk, KeyKind::public_key},
-      {"shuffler.sign.sk", k.shuffler_sign.sk, sizeof k.shuffler_sign.sk, KeyKind::secret_key},
-  }};
-}
-
-void generate(KeySet* k) {
-  crypto_box_keypair(k->shuffler_box.pk, k->shuffler_box.sk);
-  crypto_box_keypair(k->analyzer_box.pk, k->analyzer_box.sk);
-  crypto_sign_keypair(k->analyzer_sign.pk, k->analyzer_sign.sk);
-  crypto_sign_keypair(k->shuffler_sign.pk, k->shuffler_sign.sk);
-  randombytes_buf(k->noise_seed, sizeof k->noise_seed);
-  crypto_aead_xchacha20poly1305_ietf_keygen(k->consortium_key);
+KeySetKind kind_of(const Options& opt) {
+  if (opt.pfcb_consortium) return KeySetKind::pfcb_consortium;
+  if (opt.pfcb_agent) return KeySetKind::pfcb_agent;
+  if (opt.fclub_local) return KeySetKind::fclub_local;
+  if (opt.fclub) return KeySetKind::fclub;
+  if (opt.vfl) return KeySetKind::vfl;
+  return KeySetKind::p2b;
 }
 
 void add_line(std::string* text, const std::string& line) {
@@ -320,12 +236,12 @@ int fail(const std::string& err) {
 int run(const Options& opt) {
   if (sodium_init() < 0) return fail("libsodium failed to initialise");
   KeySet keys;
-  const KeyFiles files = key_files(keys, opt);
+  const KeyFiles files = p2b::keygen::key_files(keys, kind_of(opt));
   std::string err;
   if (!check_targets(opt.out_dir, files, opt.force, &err) || !make_dirs(opt.out_dir, &err)) {
     return fail(err);
   }
-  generate(&keys);
+  p2b::keygen::generate(&keys);
   std::string fingerprints;
   if (!fingerprint_lines(files, opt, &fingerprints, &err)) return fail(err);
   const bool written =

@@ -63,15 +63,23 @@ class DeploymentKeys:
         return {n: _p2b.fingerprint_hex(b) for n, b in self.files.items() if n.endswith(".pk")}
 
 
-def keygen(out_dir: Optional[str] = None) -> DeploymentKeys:
-    """Makes a fresh deployment key set.
+#: p2b-keygen's key sets: its flag names (without --), "p2b" for the default.
+KEY_SETS = ("p2b", "vfl", "fclub", "fclub-local", "pfcb-consortium", "pfcb-agent")
 
-    With out_dir, also writes p2b-keygen's eight files there (secret keys
-    0600, public 0644; an existing file is refused and nothing is written).
+
+def keygen(out_dir: Optional[str] = None, kind: str = "p2b") -> DeploymentKeys:
+    """Makes a fresh key set, the one p2b-keygen makes for the same kind.
+
+    kind "p2b" (the default) is a deployment's eight files; "vfl", "fclub",
+    "fclub-local", "pfcb-consortium" and "pfcb-agent" are p2b-keygen's
+    --vfl ... --pfcb-agent sets (docs/keys.md), under the same file names.
+    With out_dir, also writes the files there (secret keys 0600, public
+    0644; an existing file is refused and nothing is written). An unknown
+    kind raises ValueError.
     """
     if out_dir is not None:
         os.makedirs(out_dir, mode=0o700, exist_ok=True)
-    return DeploymentKeys(dict(_p2b._keygen(out_dir)))
+    return DeploymentKeys(dict(_p2b._keygen(out_dir, kind)))
 
 
 def load_keys(directory: str) -> DeploymentKeys:

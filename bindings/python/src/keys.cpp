@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "common/keyfiles.hpp"
+#include "keygen/key_sets.hpp"
 #include "p2b.h"
 #include "wire/envelope_open.hpp"
 #include "wire/model_bundle.hpp"
@@ -27,47 +29,35 @@ namespace kf = p2b::keyfiles;
 namespace p2b::python {
 namespace {
 
-struct Named {
-  const char* name;
-  std::vector<uint8_t> bytes;
-  kf::KeyKind kind;
-};
-
-// p2b-keygen's default set, under its file names (docs/keys.md).
-std::vector<Named> generate() {
+// One of p2b-keygen's key sets (tools/keygen), under its file names: the
+// same library the tool uses, so the files cannot differ.
+py::dict make_key_set(std::optional<std::string> out_dir, const std::string& kind_name) {
+  keygen::KeySetKind kind{};
+  if (!keygen::key_set_kind(kind_name, &kind)) {
+    throw py::value_error(
+        "kind: expected 'p2b', 'vfl', 'fclub', 'fclub-local', "
+        "'pfcb-consortium' or 'pfcb-agent', not '" +
+        kind_name + "'");
+  }
   if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
-  std::vector<uint8_t> s_pk(crypto_box_PUBLICKEYBYTES), s_sk(crypto_box_SECRETKEYBYTES);
-  std::vector<uint8_t> a_pk(crypto_box_PUBLICKEYBYTES), a_sk(crypto_box_SECRETKEYBYTES);
-  std::vector<uint8_t> as_pk(crypto_sign_PUBLICKEYBYTES), as_sk(crypto_sign_SECRETKEYBYTES);
-  std::vector<uint8_t> ss_pk(crypto_sign_PUBLICKEYBYTES), ss_sk(crypto_sign_SECRETKEYBYTES);
-  crypto_box_keypair(s_pk.data(), s_sk.data());
-  crypto_box_keypair(a_pk.data(), a_sk.data());
-  crypto_sign_keypair(as_pk.data(), as_sk.data());
-  crypto_sign_keypair(ss_pk.data(), ss_sk.data());
-  using K = kf::KeyKind;
-  return {{"shuffler.box.pk", s_pk, K::public_key},   {"shuffler.box.sk", s_sk, K::secret_key},
-          {"analyzer.box.pk", a_pk, K::public_key},   {"analyzer.box.sk", a_sk, K::secret_key},
-          {"analyzer.sign.pk", as_pk, K::public_key}, {"analyzer.sign.sk", as_sk, K::secret_key},
-          {"shuffler.sign.pk", ss_pk, K::public_key}, {"shuffler.sign.sk", ss_sk, K::secret_key}};
-}
-
-py::dict keygen(std::optional<std::string> out_dir) {
-  const std::vector<Named> keys = generate();
+  keygen::KeySet keys;
+  keygen::generate(&keys);
+  const keygen::KeyFiles files = keygen::key_files(keys, kind);
   if (out_dir) {
     std::string err;
     std::size_t done = 0;
-    while (done < keys.size() &&
-           kf::create_key_file(*out_dir + "/" + keys[done].name, keys[done].bytes.data(),
-                               keys[done].bytes.size(), keys[done].kind, &err)) {
+    while (done < files.size() &&
+           kf::create_key_file(*out_dir + "/" + files[done].name, files[done].bytes,
+                               files[done].size, files[done].kind, &err)) {
       ++done;
     }
-    if (done != keys.size()) {  // all or nothing, as p2b-keygen
-      for (std::size_t i = 0; i < done; ++i) std::remove((*out_dir + "/" + keys[i].name).c_str());
+    if (done != files.size()) {  // all or nothing, as p2b-keygen
+      for (std::size_t i = 0; i < done; ++i) std::remove((*out_dir + "/" + files[i].name).c_str());
       throw py::value_error(err + " (no key files were written)");
     }
   }
   py::dict out;
-  for (const Named& k : keys) out[k.name] = to_bytes(k.bytes.data(), k.bytes.size());
+  for (const keygen::KeyFile& f : files) out[f.name] = to_bytes(f.bytes, f.size);
   return out;
 }
 
@@ -187,8 +177,9 @@ py::bytes sign_shared_model(const py::handle& sign_sk, const py::handle& gram,
 }  // namespace
 
 void register_keys(py::module_& m) {
-  m.def("_keygen", &keygen, py::arg("out_dir") = py::none(),
-        "A fresh deployment key set as {file name: bytes}; with out_dir, also the files.");
+  m.def("_keygen", &make_key_set, py::arg("out_dir") = py::none(), py::arg("kind") = "p2b",
+        "A fresh key set of p2b-keygen's kind as {file name: bytes}; with out_dir, also the "
+        "files.");
   m.def("_read_key_file", &read_key, py::arg("path"), py::arg("size"),
         "A key file's bytes; ValueError unless it is exactly size bytes.");
   m.def("fingerprint_hex", &fingerprint_hex, py::arg("public_key"),

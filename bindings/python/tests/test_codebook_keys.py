@@ -74,3 +74,26 @@ def test_same_files_and_fingerprints_as_p2b_keygen(tmp_path):
     for name in p2b.keys.KEY_FILES:
         a, b = os.stat(os.path.join(d, name)), os.stat(os.path.join(ours, name))
         assert (stat.S_IMODE(a.st_mode), a.st_size) == (stat.S_IMODE(b.st_mode), b.st_size), name
+
+
+@pytest.mark.skipif(not os.environ.get("P2B_KEYGEN"), reason="P2B_KEYGEN (a p2b-keygen) not set")
+@pytest.mark.parametrize("kind", [k for k in p2b.keys.KEY_SETS if k != "p2b"])
+def test_every_key_set_is_the_one_p2b_keygen_makes(tmp_path, kind):
+    cli, ours = tmp_path / "cli", tmp_path / "py"
+    subprocess.run([os.environ["P2B_KEYGEN"], "--out", str(cli), "--" + kind], check=True,
+                   capture_output=True)
+    keys = p2b.keygen(str(ours), kind=kind)
+    assert sorted(os.listdir(cli)) == sorted(os.listdir(ours)) == sorted(keys.files)
+    for name in keys.files:
+        a, b = os.stat(cli / name), os.stat(ours / name)
+        assert (stat.S_IMODE(a.st_mode), a.st_size) == (stat.S_IMODE(b.st_mode), b.st_size), name
+        assert (ours / name).read_bytes() == keys[name]
+    # Fresh keys each time.
+    again = p2b.keygen(kind=kind)
+    assert all(again[n] != keys[n] for n in keys.files)
+
+
+def test_an_unknown_key_set_is_refused(tmp_path):
+    with pytest.raises(ValueError):
+        p2b.keygen(str(tmp_path), kind="vlf")
+    assert os.listdir(tmp_path) == []
