@@ -5,6 +5,7 @@
 // the waiting share, the per-sender replay counters and the random stream.
 // Restore parses twice, checking, then applying, so a refused state leaves
 // the agent exactly as it was.
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
@@ -35,38 +36,43 @@ std::size_t body_bytes(uint32_t producers, uint32_t peers) {
   return kFixedBytes + kPerProducer * producers + kPerPeer * peers;
 }
 
+// The config's fields in the format's order, each group as one type:
+// std::array rather than a braced list, whose element type would be deduced
+// (and differ: on newlib uint32_t is unsigned long, not unsigned int).
+std::array<double, 9> config_doubles(const CmabConfig& c) {
+  return {c.rho,   c.alpha,        c.quality_margin, c.ucb_scale, c.epsilon,
+          c.delta, c.delta_target, c.omega1,         c.omega2};
+}
+std::array<uint64_t, 3> config_u64s(const CmabConfig& c) {
+  return {c.horizon, c.window_start, c.window_stop};
+}
+std::array<uint32_t, 6> config_u32s(const CmabConfig& c) {
+  return {c.explore_rounds,
+          static_cast<uint32_t>(c.schedule),
+          static_cast<uint32_t>(c.log_base),
+          c.public_max_capacity,
+          c.agents,
+          c.deterministic ? uint32_t{1} : uint32_t{0}};
+}
+
 void write_config(LeWriter& w, const CmabState& s) {
-  const CmabConfig& c = s.cfg;
-  for (const double v : {c.rho, c.alpha, c.quality_margin, c.ucb_scale, c.epsilon, c.delta,
-                         c.delta_target, c.omega1, c.omega2}) {
-    w.f64(v);
-  }
-  for (const uint64_t v : {c.horizon, c.window_start, c.window_stop}) w.u64(v);
-  for (const uint32_t v :
-       {c.explore_rounds, static_cast<uint32_t>(c.schedule), static_cast<uint32_t>(c.log_base),
-        c.public_max_capacity, c.agents, c.deterministic ? 1U : 0U}) {
-    w.u32(v);
-  }
+  for (const double v : config_doubles(s.cfg)) w.f64(v);
+  for (const uint64_t v : config_u64s(s.cfg)) w.u64(v);
+  for (const uint32_t v : config_u32s(s.cfg)) w.u32(v);
 }
 
 // Reads the config fields in write_config's order; true when every one is
 // the agent's own. Bitwise for doubles, so an infinite budget matches itself.
 bool same_config(LeReader& in, const CmabState& s) {
-  const CmabConfig& c = s.cfg;
   bool same = true;
-  for (const double v : {c.rho, c.alpha, c.quality_margin, c.ucb_scale, c.epsilon, c.delta,
-                         c.delta_target, c.omega1, c.omega2}) {
+  for (const double v : config_doubles(s.cfg)) {
     const uint64_t saved = in.u64();
     uint64_t own = 0;
     std::memcpy(&own, &v, sizeof own);
-    same = same && saved == own;
+    same = saved == own && same;
   }
-  for (const uint64_t v : {c.horizon, c.window_start, c.window_stop}) same = in.u64() == v && same;
-  for (const uint32_t v :
-       {c.explore_rounds, static_cast<uint32_t>(c.schedule), static_cast<uint32_t>(c.log_base),
-        c.public_max_capacity, c.agents, c.deterministic ? 1U : 0U}) {
-    same = in.u32() == v && same;
-  }
+  for (const uint64_t v : config_u64s(s.cfg)) same = in.u64() == v && same;
+  for (const uint32_t v : config_u32s(s.cfg)) same = in.u32() == v && same;
   return same;
 }
 
