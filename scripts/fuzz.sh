@@ -13,6 +13,8 @@
 # corpus changes only through --regen-corpus or by hand (docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/llvm.sh
+source scripts/lib/llvm.sh
 seconds=${FUZZ_SECONDS:-30}
 jobs=${FUZZ_JOBS:-2}
 build="build-fuzz"
@@ -69,7 +71,7 @@ done
 # -O1 instead of Debug's -O0 for speed; Debug keeps assertions (and Eigen's
 # checks) on, which fuzzing wants.
 echo "==== configure + build ($build)"
-CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+CC=$p2b_clang CXX=$p2b_clangxx cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DP2B_FUZZ=ON \
   -DP2B_BUILD_TESTS=OFF -DP2B_BUILD_BENCH=OFF -DP2B_BUILD_TOOLS=OFF >/dev/null
 cmake --build "$build" -j "$jobs" --target p2b_fuzz_targets make_corpus

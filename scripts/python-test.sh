@@ -7,6 +7,8 @@
 # when no test ran (pytest exits 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/llvm.sh
+source scripts/lib/llvm.sh
 build=${P2B_PYTHON_BUILD_DIR:-$PWD/build-python}
 venv=$build/venv
 python=/usr/bin/python3  # Debian's, whatever python3 is first on PATH
@@ -18,7 +20,7 @@ P2B_PYTHON_BUILD_DIR=$build P2B_BUILD_JOBS=${JOBS:-2} \
 # The module's C++ is not in build-host's compile database: lint it here.
 mapfile -t tidy_files < <(git ls-files -- 'bindings/python/src/*.cpp')
 if ! tidy_out=$(printf '%s\0' "${tidy_files[@]}" |
-    xargs -0 -P "${JOBS:-2}" -n 4 clang-tidy -p "$build" --quiet --warnings-as-errors='*' 2>&1); then
+    xargs -0 -P "${JOBS:-2}" -n 4 "$p2b_clang_tidy" -p "$build" --quiet --warnings-as-errors='*' 2>&1); then
   printf '%s\n' "$tidy_out" | grep -vE '^[0-9]+ warnings? generated\.$' >&2
   echo "python-test: clang-tidy found problems in bindings/python/src" >&2
   exit 1

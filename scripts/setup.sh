@@ -20,7 +20,7 @@ host_pkgs=(
   libeigen3-dev libsodium-dev nanopb protobuf-compiler libcpp-httplib-dev libsqlite3-dev libbrotli-dev
   libcli11-dev nlohmann-json3-dev doxygen help2man systemd mmdebstrap buildah
   googletest libgtest-dev libbenchmark-dev
-  clang clang-format clang-tidy
+  clang-14 clang-format-14 clang-tidy-14
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
   python3-dev python3-venv python3-setuptools python3-pybind11 pybind11-dev python3-pandas
   python3-pytest mypy

@@ -7,6 +7,8 @@
 #   4. a double-precision build of the core + suite;
 #   5. the package: install, then a separate consumer project builds against
 #      it (find_package and pkg-config; scripts/consumer-test.sh), and the
+#      Swift package built and tested against an installed prefix with
+#      SwiftPM and XCTest (scripts/swift-test.sh), the
 #      getting-started page run against an installed prefix
 #      (scripts/getting-started-test.sh) and inside the services' OCI image
 #      (scripts/oci-build.sh);
@@ -15,12 +17,15 @@
 #      and the footprint budgets (scripts/footprint.sh --check);
 #   8. every libFuzzer target for 30 s under ASan + UBSan (scripts/fuzz.sh).
 # Set P2B_TEST_SKIP_CROSS=1 to skip steps 6-7 on a machine without the cross
-# packages. Build dirs are reused, so a second run only rebuilds changes,
+# packages, P2B_TEST_SKIP_SWIFT=1 to skip the Swift package on one without a
+# Swift toolchain (scripts/setup.sh does not install it; CI has one). Build dirs are reused, so a second run only rebuilds changes,
 # except build-asan and build-double: no later step reads them, so they are
 # removed once their suite passes to keep the run's disk use low (a run once
 # filled the disk). P2B_TEST_KEEP_BUILDS=1 keeps them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/llvm.sh
+source scripts/lib/llvm.sh
 jobs=${JOBS:-2}
 t_start=$(date +%s)
 
@@ -58,7 +63,7 @@ mapfile -t tidy_files < <(git ls-files -- 'src/*.cpp' 'c_api/*.cpp' 'ports/posix
   'bindings/android/*.cpp' 'server/*.cpp' 'tools/*.cpp' 'bench/*.cpp' 'tests/*.cpp' ':(exclude)tests/fuzz/*')
 # In batches on every core; xargs fails if any batch does.
 if ! tidy_out=$(printf '%s\0' "${tidy_files[@]}" |
-    xargs -0 -P "$jobs" -n 8 clang-tidy -p build-host --quiet --warnings-as-errors='*' 2>&1); then
+    xargs -0 -P "$jobs" -n 8 "$p2b_clang_tidy" -p build-host --quiet --warnings-as-errors='*' 2>&1); then
   printf '%s\n' "$tidy_out" | grep -vE '^[0-9]+ warnings? generated\.$' >&2
   echo "lint: clang-tidy found problems" >&2
   exit 1
@@ -78,6 +83,11 @@ prune_build double
 
 step "package: install + consumer project (find_package, pkg-config)"
 bash scripts/consumer-test.sh
+
+if [ "${P2B_TEST_SKIP_SWIFT:-0}" != 1 ]; then
+  step "swift package: swift build + swift test against the installed library (scripts/swift-test.sh)"
+  JOBS=$jobs bash scripts/swift-test.sh build-host
+fi
 
 step "operators: docs/getting-started.md against an installed prefix"
 JOBS=$jobs bash scripts/getting-started-test.sh build-host

@@ -2,11 +2,14 @@
 """One round of decide+reward per step for the Python peers, on the contexts
 and the reward rule bench/peer_decide.cpp uses (read from DATA_DIR):
 
-  decide_peers.py DATA_DIR [--reference DIR] [--mabwiser DIR]
+  decide_peers.py DATA_DIR [--reference DIR] [--mabwiser [DIR]] [--vw]
 
 --reference: a directory holding the P2B reference code's bandipy/policy.py
 (its LinUCB act + feedback; extracted at run time, never committed).
---mabwiser: a checkout of MABWiser (its LinUCB predict + partial_fit).
+--mabwiser: MABWiser's LinUCB predict + partial_fit, from a checkout DIR or,
+without DIR, as installed (bench/peers/requirements.txt).
+--vw: Vowpal Wabbit's contextual bandit (--cb_explore_adf, epsilon-greedy
+over K action features; VW has no LinUCB), predict + learn, as installed.
 A peer that is absent or fails to import prints "absent". Output lines:
 "name d K us_per_step", as peer_decide prints them.
 """
@@ -56,11 +59,34 @@ def time_mabwiser(xs, d, k, steps):
     return (time.perf_counter() - t0) * 1e6 / steps
 
 
+def vw_examples(x, k):
+    """The context as VW's shared features and one line per action."""
+    shared = "shared |s " + " ".join(f"f{i}:{v:.6f}" for i, v in enumerate(x))
+    return [shared] + [f"|a a{j}" for j in range(k)]
+
+
+def time_vw(xs, d, k, steps):
+    from vowpalwabbit import Workspace
+    ws = Workspace("--cb_explore_adf --epsilon 0.1 --quiet --random_seed 7")
+    t0 = time.perf_counter()
+    for i in range(steps):
+        x = xs[i % POOL]
+        lines = vw_examples(x, k)
+        pmf = ws.predict(lines)
+        a = max(range(k), key=pmf.__getitem__)
+        # VW minimises cost: the reward's negation, at the probability it played a.
+        lines[a + 1] = f"0:{-reward_of(x, k, a)}:{pmf[a]} {lines[a + 1]}"
+        ws.learn(lines)
+    ws.finish()
+    return (time.perf_counter() - t0) * 1e6 / steps
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("data")
     ap.add_argument("--reference")
-    ap.add_argument("--mabwiser")
+    ap.add_argument("--mabwiser", nargs="?", const="")
+    ap.add_argument("--vw", action="store_true")
     ap.add_argument("--steps", type=int, default=1000)
     args = ap.parse_args()
     reference = None
@@ -70,13 +96,21 @@ def main():
         except Exception as e:  # a peer that cannot load is reported, not fatal
             print(f"# reference: {e}", file=sys.stderr)
     mabwiser_ok = False
-    if args.mabwiser:
-        sys.path.insert(0, args.mabwiser)
+    if args.mabwiser is not None:
+        if args.mabwiser:
+            sys.path.insert(0, args.mabwiser)
         try:
             import mabwiser.mab  # noqa: F401
             mabwiser_ok = True
         except Exception as e:
             print(f"# mabwiser: {e}", file=sys.stderr)
+    vw_ok = False
+    if args.vw:
+        try:
+            import vowpalwabbit  # noqa: F401
+            vw_ok = True
+        except Exception as e:
+            print(f"# vw: {e}", file=sys.stderr)
     for d, k in POINTS:
         xs = np.fromfile(f"{args.data}/contexts_d{d}.f32", dtype=np.float32).reshape(POOL, d)
         if reference:
@@ -88,6 +122,10 @@ def main():
             print(f"mabwiser {d} {k} {time_mabwiser(xs, d, k, max(args.steps // 4, 50)):.4f}")
         else:
             print(f"mabwiser {d} {k} absent")
+        if vw_ok:
+            print(f"vw {d} {k} {time_vw(xs, d, k, args.steps):.4f}")
+        else:
+            print(f"vw {d} {k} absent")
         sys.stdout.flush()
 
 

@@ -4,11 +4,15 @@
 # interleaved rounds; prints the medians and the ratios (docs/benchmarks.md,
 # "Peers").
 #   bash bench/peers/decide_peers.sh [--rounds N] [--install-peers]
-# Peers (never committed; fetch them yourself):
+# Peers:
+#   --install-peers    MABWiser and Vowpal Wabbit from PyPI, at the exact
+#                      versions of bench/peers/requirements.txt, into the
+#                      venv build-peers/venv (made once, reused)
 #   P2B_REFERENCE_GIT  a git clone of github.com/mmalekzadeh/privacy-preserving-bandits
-#   P2B_MABWISER_GIT   a git clone of github.com/fidelity/mabwiser
-# (bare or not). MABWiser needs pandas, scikit-learn, scipy and joblib from
-# Debian: --install-peers apt-installs them. A missing peer prints "absent".
+#   P2B_MABWISER_GIT   a git clone of github.com/fidelity/mabwiser, instead
+#                      of PyPI's (Debian's pandas, scikit-learn, scipy and
+#                      joblib must then be installed)
+# (clones bare or not, never committed). A missing peer prints "absent".
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=5
@@ -20,8 +24,16 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--rounds N] [--install-peers]" >&2; exit 2 ;;
   esac
 done
+python=/usr/bin/python3
+peers=()
 if [ "$install" = 1 ]; then
-  apt-get install -y -q python3-numpy python3-pandas python3-sklearn python3-scipy python3-joblib
+  venv=$repo/build-peers/venv
+  [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    -r "$repo/bench/peers/requirements.txt"
+  python=$venv/bin/python
+  peers+=(--vw)
+  [ -n "${P2B_MABWISER_GIT:-}" ] || peers+=(--mabwiser)
 fi
 build="$repo/build-release"
 cmake --preset release >/dev/null
@@ -29,7 +41,6 @@ cmake --build --preset release --target peer_decide >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$build/bench/peer_decide" --write-data "$work"
-peers=()
 if [ -n "${P2B_REFERENCE_GIT:-}" ]; then
   mkdir -p "$work/reference/bandipy"
   git -C "$P2B_REFERENCE_GIT" show HEAD:bandipy/policy.py >"$work/reference/bandipy/policy.py"
@@ -47,7 +58,7 @@ fi
 for r in $(seq "$rounds"); do
   echo "round $r/$rounds" >&2
   "$build/bench/peer_decide" --steps 200000 >>"$work/raw"
-  /usr/bin/python3 "$repo/bench/peers/decide_peers.py" "$work" "${peers[@]}" --steps 1000 \
+  "$python" "$repo/bench/peers/decide_peers.py" "$work" "${peers[@]}" --steps 1000 \
     >>"$work/raw"
 done
 /usr/bin/python3 "$repo/bench/peers/summarise_peers.py" "$work/raw"

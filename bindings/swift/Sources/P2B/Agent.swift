@@ -7,6 +7,13 @@ public struct Decision: Equatable {
   public let id: UInt64
 }
 
+/// One report in plaintext (`p2b_tuple`): what a sealed envelope carries.
+public struct Tuple: Equatable {
+  public let code: Int
+  public let action: Int
+  public let reward: Float
+}
+
 /// The agent's privacy ledger (`p2b_privacy`).
 public struct Privacy: Equatable {
   public let epsilonPerReport: Double
@@ -28,16 +35,31 @@ public struct Fingerprints: Equatable {
   public let codebook: Data
 }
 
+/// What a warm-start model was built from (`p2b_model_kind`).
+public enum ModelKind: UInt32 {
+  /// Shuffled, thresholded P2B reports: what devices apply.
+  case `private` = 0
+  /// Raw tuples, not private: experiments only.
+  case rawBaseline = 1
+}
+
+/// How `Agent.importStatistics` reads its matrices (`p2b_stats_form`).
+public enum StatisticsForm: UInt32 {
+  /// A_a itself, symmetric positive definite.
+  case gram = 0
+  /// Lower L_a with A_a = L_a L_a^T.
+  case cholesky = 1
+}
+
 /// A P2B device agent: LinUCB or LinTS on the device, reporting now and then
 /// one (code, action, reward) tuple in a sealed envelope of fixed length.
 ///
 /// The agent lives in memory this object allocates once, sized by
-/// `p2b_agent_footprint`; no call allocates after that. A call that throws
-/// leaves the agent as it was. Not thread-safe: use one agent from one
-/// thread, or serialise the calls.
+/// `p2b_agent_footprint`, and wipes when it goes; no call allocates inside
+/// the library after that. A call that throws leaves the agent as it was.
+/// Not thread-safe: use one agent from one thread, or serialise the calls.
 public final class Agent {
-  private let arena: UnsafeMutableRawPointer
-  private let arenaBytes: Int
+  private let arena: NativeArena
   private let handle: OpaquePointer
   /// d and K, as configured.
   public let dimension: Int
@@ -47,7 +69,7 @@ public final class Agent {
     var cfg = try configuration.cConfig()
     var bytes = 0
     try check(p2b_agent_footprint(&cfg, &bytes))
-    let memory = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: p2b_arena_align())
+    let memory = NativeArena(byteCount: bytes)
     var made: OpaquePointer?
     let status = configuration.codebook.withUnsafeBufferPointer { centroids in
       configuration.shufflerKey.withBytes { shuffler in
@@ -57,30 +79,21 @@ public final class Agent {
             cfg.shuffler_public_key = shuffler
             cfg.analyzer_public_key = analyzer
             cfg.analyzer_verify_key = verify
-            return p2b_agent_init(memory, bytes, &cfg, &made)
+            return p2b_agent_init(memory.base, bytes, &cfg, &made)
           }
         }
       }
     }
-    guard status == P2B_OK, let agent = made else {
-      memory.deallocate()
-      throw P2BError(status)
-    }
+    try check(status)
+    guard let agent = made else { throw P2BError.notInitialized }
     arena = memory
-    arenaBytes = bytes
     handle = agent
     dimension = configuration.dimension
     actions = configuration.actions
   }
 
-  deinit {
-    // The arena holds what the user taught the agent: wipe it before it goes back.
-    arena.initializeMemory(as: UInt8.self, repeating: 0, count: arenaBytes)
-    arena.deallocate()
-  }
-
   /// Bytes of the agent's memory.
-  public var footprint: Int { arenaBytes }
+  public var footprint: Int { arena.byteCount }
 
   /// Chooses an action for `context` (d non-negative finite floats).
   public func decide(_ context: [Float]) throws -> Decision {
@@ -152,13 +165,23 @@ public final class Agent {
     return Data(out.prefix(written))
   }
 
+  /// The next report in plaintext, for simulation and tests, or nil as for
+  /// `pollEnvelope`. It is charged to the ledger like a sealed one.
+  public func pollTuple() throws -> Tuple? {
+    var t = p2b_tuple()
+    let status = p2b_agent_poll_tuple(handle, &t)
+    if status == P2B_NO_REPORT || status == P2B_BUDGET_EXHAUSTED { return nil }
+    try check(status)
+    return Tuple(code: Int(t.code), action: Int(t.action), reward: t.reward)
+  }
+
   /// Applies a signed warm-start model from the analyzer; `now` checks its
   /// not-after time (nil: the device clock, as `p2b_agent_apply_model`).
+  /// All or nothing: a refused bundle leaves the agent as it was.
   public func applyModel(_ bundle: Data, now: Date? = nil) throws {
     try check(bundle.withBytes { bytes -> p2b_status in
       if let now = now {
-        return p2b_agent_apply_model_at(handle, bytes, bundle.count,
-                                        UInt64(max(0, now.timeIntervalSince1970)))
+        return p2b_agent_apply_model_at(handle, bytes, bundle.count, now.unixSeconds)
       }
       return p2b_agent_apply_model(handle, bytes, bundle.count)
     })
@@ -166,16 +189,35 @@ public final class Agent {
 
   /// The version of the last private model applied (0: none).
   public func modelVersion() throws -> UInt64 {
+    try modelVersion(of: .private)
+  }
+
+  /// The version of the last model of `kind` applied (0: none).
+  public func modelVersion(of kind: ModelKind) throws -> UInt64 {
     var version: UInt64 = 0
-    try check(p2b_agent_model_version(handle, &version))
+    try check(p2b_agent_model_version_of(handle, kind.rawValue, &version))
     return version
   }
 
-  /// Applies a signed shuffler-key list (key rotation).
+  /// Applies a signed shuffler-key list (key rotation); `now` checks its
+  /// not-after time. All or nothing.
   public func applyKeyList(_ list: Data, now: Date) throws {
     try check(list.withBytes {
-      p2b_agent_apply_key_list(handle, $0, list.count, UInt64(max(0, now.timeIntervalSince1970)))
+      p2b_agent_apply_key_list(handle, $0, list.count, now.unixSeconds)
     })
+  }
+
+  /// The version of the last key list applied (0: none).
+  public func keyListVersion() throws -> UInt64 {
+    var version: UInt64 = 0
+    try check(p2b_agent_key_list_version(handle, &version))
+    return version
+  }
+
+  /// Whether the shuffler still takes `envelope`: sealed to the current key
+  /// or to one the last key list still accepts. Throws `.keyRetired` when not.
+  public func checkEnvelopeKey(_ envelope: Data) throws {
+    try check(envelope.withBytes { p2b_agent_envelope_key_accepted(handle, $0, envelope.count) })
   }
 
   /// The privacy ledger.
@@ -197,45 +239,54 @@ public final class Agent {
                         analyzerVerify: bytes(f.analyzer_verify), codebook: bytes(f.codebook))
   }
 
+  /// Every arm's A_a (K matrices of d x d, column-major) and b_a (K vectors of d).
+  public func exportStatistics() throws -> (a: [Double], b: [Double]) {
+    let (k, d) = (UInt32(actions), UInt32(dimension))
+    var a = [Double](repeating: 0, count: actions * dimension * dimension)
+    var b = [Double](repeating: 0, count: actions * dimension)
+    try check(p2b_agent_export(handle, &a, &b, k, d))
+    return (a, b)
+  }
+
+  /// Replaces every arm's statistics, laid out as `exportStatistics` gives
+  /// them; A_a includes the ridge prior. All or nothing.
+  public func importStatistics(a: [Double], b: [Double], form: StatisticsForm = .gram) throws {
+    guard a.count == actions * dimension * dimension, b.count == actions * dimension else {
+      throw P2BError.dimensionMismatch
+    }
+    try check(p2b_agent_import(handle, a, b, UInt32(actions), UInt32(dimension), form.rawValue))
+  }
+
   /// The learned state, MAC'd under `key` (`P2B.stateKeyBytes`, one per
   /// device, from the platform keystore). Not secret: see `saveEncrypted`.
   public func save(key: Data) throws -> Data {
-    try persist(key: key, size: p2b_agent_save_size, write: p2b_agent_save)
+    try SavedState.save(key: key, size: { p2b_agent_save_size(handle, $0) },
+                        write: { p2b_agent_save(handle, $0, $1, $2, $3) })
   }
 
   /// The learned state, sealed (XChaCha20-Poly1305) under `key`.
   public func saveEncrypted(key: Data) throws -> Data {
-    try persist(key: key, size: p2b_agent_save_encrypted_size, write: p2b_agent_save_encrypted)
+    try SavedState.save(key: key, size: { p2b_agent_save_encrypted_size(handle, $0) },
+                        write: { p2b_agent_save_encrypted(handle, $0, $1, $2, $3) })
   }
 
   /// Restores what `save(key:)` wrote; all or nothing.
   public func restore(_ state: Data, key: Data) throws {
-    guard key.count == p2b_state_key_bytes() else { throw P2BError.badConfig }
-    try check(key.withBytes { k in
-      state.withUnsafeBytes { p2b_agent_restore(handle, k, $0.baseAddress, state.count) }
-    })
+    try SavedState.restore(key: key, state: state) { p2b_agent_restore(handle, $0, $1, $2) }
   }
 
   /// Restores what `saveEncrypted(key:)` wrote; all or nothing.
   public func restoreEncrypted(_ sealed: Data, key: Data) throws {
-    guard key.count == p2b_state_key_bytes() else { throw P2BError.badConfig }
+    try SavedState.checkStateKey(key)
     var scratch = [UInt8](sealed)  // the C call decrypts in place
-    defer { _ = scratch.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+    defer { scratch.wipe() }
     let len = scratch.count
     try check(key.withBytes { p2b_agent_restore_encrypted(handle, $0, &scratch, len) })
   }
+}
 
-  private func persist(
-    key: Data, size: (OpaquePointer?, UnsafeMutablePointer<Int>?) -> p2b_status,
-    write: (OpaquePointer?, UnsafePointer<UInt8>?, UnsafeMutableRawPointer?, Int,
-            UnsafeMutablePointer<Int>?) -> p2b_status
-  ) throws -> Data {
-    guard key.count == p2b_state_key_bytes() else { throw P2BError.badConfig }
-    var bytes = 0
-    try check(size(handle, &bytes))
-    var out = [UInt8](repeating: 0, count: bytes)
-    var written = 0
-    try check(key.withBytes { k in out.withUnsafeMutableBytes { write(handle, k, $0.baseAddress, bytes, &written) } })
-    return Data(out.prefix(written))
-  }
+extension Date {
+  /// Seconds since the Unix epoch, as the C API's `now_unix` takes them
+  /// (0 for dates before it).
+  var unixSeconds: UInt64 { UInt64(max(0, timeIntervalSince1970)) }
 }

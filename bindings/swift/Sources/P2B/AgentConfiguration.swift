@@ -1,7 +1,7 @@
 import CP2B
 import Foundation
 
-/// How an agent decides.
+/// How an agent or a shared model decides.
 public enum Policy: UInt32 {
   /// LinUCB: theta.x + alpha * sqrt(x^T A^-1 x).
   case linUCB = 0
@@ -9,9 +9,10 @@ public enum Policy: UInt32 {
   case linTS = 1
 }
 
-/// Everything `Agent.init` needs. The defaults are the C API's
-/// (`p2b_config_default`); ranges are checked by the library, which throws
-/// `P2BError.badConfig` for a value out of range.
+/// Everything `Agent.init` needs. Every default is read from the C
+/// library's `p2b_config_default`, so the two cannot drift; ranges are
+/// checked by the library, which throws `P2BError.badConfig` for a value out
+/// of range.
 public struct AgentConfiguration {
   /// d: the context length.
   public var dimension: Int
@@ -24,35 +25,53 @@ public struct AgentConfiguration {
   public var analyzerKey: Data
   public var analyzerVerifyKey: Data
 
-  public var policy: Policy = .linUCB
-  public var alpha: Double = 1.0
-  public var ridgeLambda: Double = 1.0
-  public var tsScale: Double = 0.1
+  public var policy: Policy
+  public var alpha: Double
+  public var ridgeLambda: Double
+  public var tsScale: Double
   /// q: decimal digits kept when encoding.
-  public var roundDigits: Int = 1
+  public var roundDigits: Int
   /// t: interactions per participation decision.
-  public var window: Int = 10
+  public var window: Int
   /// p: the participation probability, in (0, 1).
-  public var participation: Double = 0.5
-  public var negativeRate: Double = 0.05
+  public var participation: Double
+  public var negativeRate: Double
   /// The epsilon this agent may spend; infinity: unlimited.
-  public var epsilonBudget: Double = .infinity
-  public var pendingCapacity: Int = 16
-  public var outboxCapacity: Int = 4
+  public var epsilonBudget: Double
+  public var pendingCapacity: Int
+  public var outboxCapacity: Int
   /// Models with a lower version are refused; raise it with each release.
-  public var minModelVersion: UInt64 = 0
+  public var minModelVersion: UInt64
+  /// Also apply raw-baseline models, which are NOT private. Experiments only.
+  public var acceptBaselineModels: Bool
   /// nil: the platform CSPRNG (production). A seed: a deterministic
   /// generator, for tests and simulation only.
   public var seed: UInt64?
 
   public init(dimension: Int, actions: Int, codebook: [Float], shufflerKey: Data,
               analyzerKey: Data, analyzerVerifyKey: Data) {
+    var d = p2b_config()
+    precondition(p2b_config_default(&d) == P2B_OK)
     self.dimension = dimension
     self.actions = actions
     self.codebook = codebook
     self.shufflerKey = shufflerKey
     self.analyzerKey = analyzerKey
     self.analyzerVerifyKey = analyzerVerifyKey
+    policy = Policy(rawValue: d.policy) ?? .linUCB
+    alpha = d.alpha
+    ridgeLambda = d.ridge_lambda
+    tsScale = d.ts_scale
+    roundDigits = Int(d.round_digits)
+    window = Int(d.window)
+    participation = d.participation
+    negativeRate = d.neg_rate
+    epsilonBudget = d.epsilon_budget
+    pendingCapacity = Int(d.pending_capacity)
+    outboxCapacity = Int(d.outbox_capacity)
+    minModelVersion = d.min_model_version
+    acceptBaselineModels = d.accept_baseline_models != 0
+    seed = nil
   }
 
   /// The C configuration without its pointers (codebook, keys), which
@@ -85,6 +104,7 @@ public struct AgentConfiguration {
     cfg.pending_capacity = pending
     cfg.outbox_capacity = outbox
     cfg.min_model_version = minModelVersion
+    cfg.accept_baseline_models = acceptBaselineModels ? 1 : 0
     if let seed = seed {
       cfg.rng_mode = UInt32(P2B_RNG_SEEDED.rawValue)
       cfg.seed = seed

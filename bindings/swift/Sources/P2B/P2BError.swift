@@ -59,3 +59,9 @@ public struct P2BError: Error, Equatable, Hashable, CustomStringConvertible {
 func check(_ status: p2b_status) throws {
   if status != P2B_OK { throw P2BError(status) }
 }
+
+extension P2BError: LocalizedError {
+  /// The same text as `description`, so `error.localizedDescription` names
+  /// the status wherever the app only sees an `Error`.
+  public var errorDescription: String? { description }
+}

@@ -3,13 +3,12 @@ import XCTest
 
 @testable import P2B
 
-// Arbitrary public keys: sealing works with any 32-byte X25519 key, and the
-// verify key is only used when a model is applied.
+// The agent without a deployment: arbitrary public keys (sealing works with
+// any 32-byte X25519 key; the verify key is only used when a model is
+// applied). AgentDeploymentTests runs it against the fixture's signed files.
 private let shufflerKey = Data([1, 2, 3, 4, 5, 6, 7, 8, 9] + [UInt8](repeating: 0, count: 23))
 private let analyzerKey = Data([9, 8, 7, 6, 5, 4, 3, 2, 1] + [UInt8](repeating: 0, count: 23))
 private let verifyKey = Data([UInt8](repeating: 0x42, count: 32))
-private let stateKey = Data([0xC0, 0xFF, 0xEE, 7] + [UInt8](repeating: 0, count: 28))
-private let otherStateKey = Data([0xC0, 0xFF, 0xEE, 8] + [UInt8](repeating: 0, count: 28))
 
 /// Four codes in d = 3: the corners of the simplex and its centre.
 private let codebook: [Float] = [1, 0, 0, 0, 1, 0, 0, 0, 1, 0.3, 0.3, 0.4]
@@ -33,6 +32,9 @@ final class AgentTests: XCTestCase {
     XCTAssertEqual(P2BError.replayed.code, -35)
     XCTAssertFalse(P2BError.badConfig.name.isEmpty)
     XCTAssertNotEqual(P2BError.badConfig.name, P2BError.corruptState.name)
+    let asError: Error = P2BError.badConfig
+    XCTAssert(asError.localizedDescription.contains(P2BError.badConfig.name))
+    XCTAssert(asError.localizedDescription.contains("-2"))
   }
 
   func testDecideRewardLearnsAndTheSameSeedGivesTheSameDecisions() throws {

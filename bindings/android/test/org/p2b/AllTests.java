@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * Runs every host test of the binding against the fixture directory p2b_jni_fixture wrote (the
+ * Runs every host test of the binding against the fixture directory p2b_binding_fixture wrote (the
  * only argument), under -Xcheck:jni in ctest. Exits non-zero on any failed check.
  */
 public final class AllTests {

@@ -8,7 +8,7 @@ import java.util.Arrays;
 
 /**
  * Drives P2BAgent through the JNI shim on the host JVM: decide, reward, pollEnvelope, save/restore,
- * applyModel, close, and errors arriving as P2BException, in the directory p2b_jni_fixture wrote
+ * applyModel, close, and errors arriving as P2BException, in the directory p2b_binding_fixture wrote
  * (keys, codebook, signed bundles). P2BAgentApiTest covers the rest of the agent's calls.
  */
 final class P2BAgentTest {

@@ -1,9 +1,10 @@
-// Writes the deployment the Java tests (P2BAgentTest and friends) run
-// against: fresh keys, a small codebook with the agent's shape (raw and as a
-// codebook file), signed warm-start bundles for the agent and the shared
-// model, and signed shuffler-key lists, each also by a stranger's key.
+// Writes the deployment the binding tests run against (Java's P2BAgentTest
+// and friends; Swift's P2BTests through scripts/swift-test.sh): fresh keys,
+// a small codebook with the agent's shape (raw and as a codebook file),
+// signed warm-start bundles for the agent and the shared model, and signed
+// shuffler-key lists, each also by a stranger's key.
 //
-//   usage: p2b_jni_fixture <dir>
+//   usage: p2b_binding_fixture <dir>
 //
 // Files: shape.bin (dim, n_actions as uint32 LE, then the codebook as
 // float32 LE), codebook.p2bc, {shuffler,shuffler2,analyzer,verify}.pk,
@@ -95,7 +96,7 @@ bool signed_model(const uint8_t* codebook_fp, const uint8_t* sign_sk, std::vecto
   for (uint32_t i = 0; i < kDim; ++i) b[kPreferred * kDim + i] = 10.0;
   std::string err;
   if (!p2b::server::build_model_bundle(spec, a.data(), b.data(), sign_sk, out, &err)) {
-    std::fprintf(stderr, "p2b_jni_fixture: %s\n", err.c_str());
+    std::fprintf(stderr, "p2b_binding_fixture: %s\n", err.c_str());
     return false;
   }
   return true;
@@ -146,7 +147,7 @@ bool signed_shared_model(const uint8_t* sign_sk, std::vector<uint8_t>* out) {
   const double moment[kSharedDim] = {10.0, 0.0, 0.0};
   std::string err;
   if (!p2b::server::build_shared_model_bundle(spec, gram.data(), moment, sign_sk, out, &err)) {
-    std::fprintf(stderr, "p2b_jni_fixture: %s\n", err.c_str());
+    std::fprintf(stderr, "p2b_binding_fixture: %s\n", err.c_str());
     return false;
   }
   return true;
@@ -164,7 +165,7 @@ bool write_all(const std::string& dir,
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: p2b_jni_fixture <dir>\n");
+    std::fprintf(stderr, "usage: p2b_binding_fixture <dir>\n");
     return 2;
   }
   if (sodium_init() < 0) return 1;
@@ -216,6 +217,6 @@ int main(int argc, char** argv) {
                                   {"keylist2.bin", &list2},
                                   {"keylist-foreign.bin", &list_foreign}});
   if (!ok)
-    std::fprintf(stderr, "p2b_jni_fixture: could not write the fixture to %s\n", dir.c_str());
+    std::fprintf(stderr, "p2b_binding_fixture: could not write the fixture to %s\n", dir.c_str());
   return ok ? 0 : 1;
 }
