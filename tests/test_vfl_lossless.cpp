@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -89,6 +90,14 @@ struct Case {
   Partition partition;
   int rounds;
 };
+
+// Names each case by its values: gtest's default prints the struct's bytes,
+// padding and heap pointers included, so the ctest names changed per build.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << "d=" << c.d << " parts=";
+  for (std::size_t i = 0; i < c.partition.size(); ++i) *os << (i ? "+" : "") << c.partition[i];
+  *os << " rounds=" << c.rounds;
+}
 
 class TeacherForced : public ::testing::TestWithParam<Case> {};
 
