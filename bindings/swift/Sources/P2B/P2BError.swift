@@ -1,4 +1,5 @@
 import CP2B
+import Foundation
 
 /// A p2b status other than success, thrown by every call that fails.
 ///
