@@ -209,7 +209,8 @@ TEST(FaultOps, ReadyzReportsTheKeysAndThePublisher) {
 
   const std::vector<Envelope> all = envelopes(20);
   Ledger ledger;
-  EXPECT_EQ(ledger.post_range(d.shuffler().port(), all, 0, 20, 10), 20U);
+  // One request, so one batch whenever the 1 s timer fires: version 1 exactly.
+  EXPECT_EQ(ledger.post_range(d.shuffler().port(), all, 0, 20, 20), 20U);
   EXPECT_TRUE(eventually(30, [&] {
     return check(readyz(d.analyzer().port(), &status), "publisher")["detail"] != "served version 0";
   }));

@@ -7,6 +7,7 @@
 // tampered upload (sealed here with a local's keys) must be refused, counted
 // and change nothing.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sodium.h>
 
 #include <chrono>
@@ -404,8 +405,13 @@ TEST_F(FclubServices, OutboxWaitsForTheGlobal) {
     EXPECT_EQ(s["uploads_refused"], 0);
   }
   ASSERT_GT(waiting, 0u);
+  // The locals poll every 50 ms: one that reached the fresh global before
+  // the advance would have its uploads refused (phase 0). Paused, they can
+  // only try once the phase they fired in exists.
+  for (ServiceProcess& l : locals_) ASSERT_EQ(::kill(l.pid(), SIGSTOP), 0);
   start_global(port);
   ASSERT_EQ(post(global_, "/v1/fclub/advance", ""), 200);
+  for (ServiceProcess& l : locals_) ASSERT_EQ(::kill(l.pid(), SIGCONT), 0);
   ASSERT_TRUE(wait_for([&] {
     for (ServiceProcess& l : locals_) {
       if (get_json(l, "/v1/fclub/stats")["outbox"] != 0) return false;

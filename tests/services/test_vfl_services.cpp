@@ -131,6 +131,7 @@ class Proxy {
 
   Proxy(uint32_t party, std::string upstream) : party_(party), upstream_(std::move(upstream)) {
     server_.Post("/v1/masked", [this](const httplib::Request& req, httplib::Response& res) {
+      received_.fetch_add(1);
       Exchange ex;
       ex.party = party_;
       ex.path = req.path;
@@ -193,6 +194,8 @@ class Proxy {
     std::lock_guard<std::mutex> lock(mu_);
     return log_;
   }
+  // Requests that reached the proxy, answered or not yet.
+  std::size_t received() const { return received_.load(); }
 
  private:
   uint32_t party_;
@@ -201,6 +204,7 @@ class Proxy {
   std::thread thread_;
   int port_ = 0;
   std::atomic<Mode> mode_{Mode::forward};
+  std::atomic<std::size_t> received_{0};
   std::function<std::string(const std::string&)> forge_;
   std::mutex mu_;
   std::vector<Exchange> log_;
@@ -292,6 +296,9 @@ class VflServices : public ::testing::Test {
   }
 
   void start_ap(const std::vector<std::string>& extra = {}) {
+    // The party timeout is generous: each answer is an fsync and a proxy hop,
+    // which a loaded machine can slow past a second. The timeout test passes
+    // its own (the last value given wins).
     std::vector<std::string> args = {"--listen",
                                      "127.0.0.1:0",
                                      "--keys",
@@ -317,7 +324,7 @@ class VflServices : public ::testing::Test {
                                      "--max-items",
                                      std::to_string(kItems),
                                      "--party-timeout-ms",
-                                     "1000"};
+                                     "30000"};
     for (uint32_t j = 1; j < kParties; ++j) {
       args.push_back("--party");
       args.push_back(proxies_[j - 1]->url() + "," + (dir_ / key_dir(j) / "vfl.box.pk").string());
@@ -663,33 +670,41 @@ TEST_F(VflServices, PmgPrintsMaskIdAndFingerprintsAndDrawsAFreshMaskEachRun) {
 }
 
 TEST_F(VflServices, SilentPartyIsPartyTimeoutOrPartialWhenAllowed) {
-  start_ap();
+  const std::vector<std::string> deadline = {"--party-timeout-ms", "3000"};
+  start_ap(deadline);
   int status = 0;
   ASSERT_EQ((decide(data_[0], &status), status), 200);
   // Party 2 stops answering (SIGSTOP: its socket accepts, nothing comes
-  // back): the active party gives up at its 1000 ms deadline.
+  // back): the active party gives up at its 3000 ms deadline.
   ASSERT_EQ(::kill(parties_[1]->pid(), SIGSTOP), 0);
   const auto t0 = std::chrono::steady_clock::now();
   nlohmann::json d;
-  std::thread waiting([&] { d = decide(data_[1], &status); });
-  // /readyz still answers at once while that decision waits for the party.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const auto r0 = std::chrono::steady_clock::now();
+  std::atomic<bool> decided{false};
+  const std::size_t asked = proxies_[1]->received();
+  std::thread waiting([&] {
+    d = decide(data_[1], &status);
+    decided = true;
+  });
+  // Once the decision waits on party 2, /readyz still answers before it:
+  // the event, not a latency bound, shows the probe is not queued behind it.
+  for (int i = 0; i < 3000 && proxies_[1]->received() == asked; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GT(proxies_[1]->received(), asked) << "the decision never reached party 2";
   httplib::Client probe("127.0.0.1", ap_->port());
   const auto ready = probe.Get("/readyz");
-  const double ready_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
+  const bool answered_first = !decided;
   ASSERT_TRUE(ready);
   EXPECT_EQ(ready->status, 200);
-  EXPECT_LT(ready_s, 0.5);
+  EXPECT_TRUE(answered_first) << "/readyz waited for the pending decision";
   waiting.join();
   const double waited =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(status, 504) << d.dump();
   EXPECT_EQ(d["error"], "party_timeout");
   EXPECT_EQ(d["parties"][0]["party"], 2);
-  EXPECT_GE(waited, 0.9);
-  EXPECT_LT(waited, 4.0);
+  EXPECT_GE(waited, 2.9);
+  EXPECT_LT(waited, 30.0) << "the deadline did not cut the wait short";
   ASSERT_EQ(::kill(parties_[1]->pid(), SIGCONT), 0);
   // Killed, and its front gone: no connection at all is the same failure.
   parties_[1]->kill_hard();
@@ -698,7 +713,9 @@ TEST_F(VflServices, SilentPartyIsPartyTimeoutOrPartialWhenAllowed) {
   EXPECT_EQ(status, 504) << d.dump();
   EXPECT_EQ(d["error"], "party_timeout");
   ap_->stop();
-  start_ap({"--allow-partial"});
+  std::vector<std::string> partial = deadline;
+  partial.push_back("--allow-partial");
+  start_ap(partial);
   d = decide(data_[3], &status);
   ASSERT_EQ(status, 200) << d.dump();
   EXPECT_TRUE(d["partial"].get<bool>());
