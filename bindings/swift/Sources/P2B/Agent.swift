@@ -179,12 +179,8 @@ public final class Agent {
   /// not-after time (nil: the device clock, as `p2b_agent_apply_model`).
   /// All or nothing: a refused bundle leaves the agent as it was.
   public func applyModel(_ bundle: Data, now: Date? = nil) throws {
-    try check(bundle.withBytes { bytes -> p2b_status in
-      if let now = now {
-        return p2b_agent_apply_model_at(handle, bytes, bundle.count, now.unixSeconds)
-      }
-      return p2b_agent_apply_model(handle, bytes, bundle.count)
-    })
+    try applySignedBundle(bundle, now: now, at: { p2b_agent_apply_model_at(handle, $0, $1, $2) },
+                          plain: { p2b_agent_apply_model(handle, $0, $1) })
   }
 
   /// The version of the last private model applied (0: none).

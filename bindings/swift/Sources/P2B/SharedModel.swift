@@ -161,12 +161,9 @@ public final class SharedModel {
   /// Verifies and applies a signed warm start (a cluster's statistics); `now`
   /// checks its not-after time (nil: not checked). All or nothing.
   public func applyModel(_ bundle: Data, now: Date? = nil) throws {
-    try check(bundle.withBytes { bytes -> p2b_status in
-      if let now = now {
-        return p2b_shared_model_apply_model_at(handle, bytes, bundle.count, now.unixSeconds)
-      }
-      return p2b_shared_model_apply_model(handle, bytes, bundle.count)
-    })
+    try applySignedBundle(
+      bundle, now: now, at: { p2b_shared_model_apply_model_at(handle, $0, $1, $2) },
+      plain: { p2b_shared_model_apply_model(handle, $0, $1) })
   }
 
   /// The version of the warm start applied last (0: none).

@@ -70,12 +70,28 @@ final class AgentDeploymentTests: XCTestCase {
     XCTAssertEqual(try agent.modelVersion(of: .private), 0)
   }
 
-  func testSealedReportsHaveOneLengthAndNameTheShufflersKey() throws {
-    let fixture = try Fixture.load()
+  /// The fixture's agent, reporting after nearly every interaction.
+  private func reportingAgent(_ fixture: Fixture) throws -> Agent {
     var config = try fixture.agentConfiguration()
     config.window = 1
     config.participation = 0.99
-    let agent = try Agent(config)
+    return try Agent(config)
+  }
+
+  /// Rewards decisions until one report comes out (at most 10).
+  private func nextEnvelope(_ agent: Agent, _ fixture: Fixture) throws -> Data {
+    for step in 0..<10 {
+      try agent.reward(try agent.decide(context(step, fixture.dimension)), 1)
+      if let e = try agent.pollEnvelope() { return e }
+    }
+    throw NoReport()  // at p = 0.99, 1e-20: a failure, never chance
+  }
+
+  private struct NoReport: Error {}
+
+  func testSealedReportsHaveOneLengthAndNameTheShufflersKey() throws {
+    let fixture = try Fixture.load()
+    let agent = try reportingAgent(fixture)
     let shufflerFingerprint = try P2B.fingerprint(ofKey: try fixture.bytes("shuffler.pk"))
     var envelopes: [Data] = []
     for step in 0..<20 {
@@ -94,16 +110,8 @@ final class AgentDeploymentTests: XCTestCase {
 
   func testKeyListsRotateTheShufflerKeyAndRetireTheOldOne() throws {
     let fixture = try Fixture.load()
-    var config = try fixture.agentConfiguration()
-    config.window = 1
-    config.participation = 0.99
-    let agent = try Agent(config)
-    var old: Data?
-    for step in 0..<10 where old == nil {
-      try agent.reward(try agent.decide(context(step, fixture.dimension)), 1)
-      old = try agent.pollEnvelope()
-    }
-    let sealedToOld = try XCTUnwrap(old)
+    let agent = try reportingAgent(fixture)
+    let sealedToOld = try nextEnvelope(agent, fixture)
     let now = Date()
     let before = try agent.save(key: stateKey)
     XCTAssertThrowsStatus(.badSignature, try agent.applyKeyList(try fixture.bytes("keylist-foreign.bin"), now: now))
@@ -121,12 +129,7 @@ final class AgentDeploymentTests: XCTestCase {
 
     try agent.applyKeyList(try fixture.bytes("keylist2.bin"), now: now)
     XCTAssertThrowsStatus(.keyRetired, try agent.checkEnvelopeKey(sealedToOld))
-    var fresh: Data?
-    for step in 0..<10 where fresh == nil {
-      try agent.reward(try agent.decide(context(step, fixture.dimension)), 1)
-      fresh = try agent.pollEnvelope()
-    }
-    XCTAssertEqual(try XCTUnwrap(fresh).prefix(P2B.fingerprintBytes), next)
+    XCTAssertEqual(try nextEnvelope(agent, fixture).prefix(P2B.fingerprintBytes), next)
   }
 
   func testTheCodebookFileIsTheAgentsCodebook() throws {
