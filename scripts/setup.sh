@@ -5,7 +5,9 @@
 # packages only serve scripts/regen-proto.sh and its freshness ctest;
 # libpq-dev is the PostgreSQL backend's client library and postgresql the
 # server the tests start as throwaway clusters, docs/testing.md; help2man
-# makes the man pages from each program's --help, systemd gives
+# makes the man pages from each program's --help, libclang-rt-14-dev holds
+# libFuzzer's and the sanitizers' runtimes for clang-14 (only recommended by
+# clang-14, so --no-install-recommends leaves it out), systemd gives
 # systemd-analyze, which checks the units, and mmdebstrap and buildah build
 # the services' OCI image without a registry, docs/operations.md. The python3-*
 # and pybind11 packages build and test the Python package, docs/python.md.)
@@ -20,7 +22,7 @@ host_pkgs=(
   libeigen3-dev libsodium-dev nanopb protobuf-compiler libcpp-httplib-dev libsqlite3-dev libbrotli-dev
   libcli11-dev nlohmann-json3-dev doxygen help2man systemd mmdebstrap buildah
   googletest libgtest-dev libbenchmark-dev
-  clang-14 clang-format-14 clang-tidy-14
+  clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
   python3-dev python3-venv python3-setuptools python3-pybind11 pybind11-dev python3-pandas
   python3-pytest mypy
