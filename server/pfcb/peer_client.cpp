@@ -149,7 +149,8 @@ std::size_t PeerClient::fetch(std::size_t max_batches) {
                              "&exclude=" + fingerprint_hex(own_fp_) +
                              "&limit=" + std::to_string(cfg_.fetch_limit);
     ++stats_.fetches;
-    const int status = link_.get(path, &reply, &cursor_text);
+    // At most fetch_limit records: the relay never sends more, so more is no answer.
+    const int status = link_.get(path, record * cfg_.fetch_limit, &reply, &cursor_text);
     uint64_t next = 0;
     if (status != 200 || wire == 0 || reply.size() % record != 0 ||
         !parse_cursor(cursor_text, &next)) {

@@ -4,9 +4,15 @@
 
 #include <utility>
 
+#include "common/bounded_client.hpp"
 #include "pfcb/relay_service.hpp"
 
 namespace p2b::pfcb {
+
+namespace {
+// A POST's answer is the relay's short JSON acknowledgement or error.
+constexpr std::size_t kMaxAckBytes = 4096;
+}  // namespace
 
 RelayLink http_relay_link(const std::string& host, int port, double timeout_seconds) {
   const auto secs = static_cast<time_t>(timeout_seconds);
@@ -17,20 +23,24 @@ RelayLink http_relay_link(const std::string& host, int port, double timeout_seco
     c.set_connection_timeout(secs, usecs);
     c.set_read_timeout(secs, usecs);
     c.set_write_timeout(secs, usecs);
-    const auto r = c.Post(path, body, "application/octet-stream");
-    if (!r) return -1;
-    if (reply != nullptr) *reply = r->body;
-    return r->status;
+    common::ClientAnswer r =
+        common::bounded_request(c, "POST", path, body, "application/octet-stream", kMaxAckBytes);
+    if (r.status >= 0 && reply != nullptr) *reply = std::move(r.body);
+    return r.status;
   };
-  link.get = [=](const std::string& path, std::string* reply, std::string* cursor) {
+  link.get = [=](const std::string& path, std::size_t max_reply, std::string* reply,
+                 std::string* cursor) {
     httplib::Client c(host, port);
     c.set_connection_timeout(secs, usecs);
     c.set_read_timeout(secs, usecs);
-    const auto r = c.Get(path);
-    if (!r) return -1;
-    if (reply != nullptr) *reply = r->body;
-    if (cursor != nullptr) *cursor = r->get_header_value(kCursorHeader);
-    return r->status;
+    common::ClientAnswer r = common::bounded_request(c, "GET", path, "", "", max_reply);
+    if (r.status < 0) return -1;
+    if (reply != nullptr) *reply = std::move(r.body);
+    if (cursor != nullptr) {
+      const auto it = r.headers.find(kCursorHeader);
+      *cursor = it == r.headers.end() ? std::string() : it->second;
+    }
+    return r.status;
   };
   return link;
 }

@@ -19,7 +19,10 @@ namespace p2b::pfcb {
 // no answer. `cursor` gets the P2B-Cursor header ("" if absent).
 struct RelayLink {
   std::function<int(const std::string& path, const std::string& body, std::string* reply)> post;
-  std::function<int(const std::string& path, std::string* reply, std::string* cursor)> get;
+  // Reads at most max_reply bytes of the answer; a larger one is no answer (-1).
+  std::function<int(const std::string& path, std::size_t max_reply, std::string* reply,
+                    std::string* cursor)>
+      get;
 };
 
 // A RelayLink over HTTP to HOST:PORT (a new connection per call, so a relay

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "common/bounded_client.hpp"
 #include "shuffler/analyzer_sink.hpp"
 
 namespace p2b::shuffler {
@@ -37,34 +38,19 @@ class HttpSink final : public AnalyzerSink {
       *detail = "shutting down";
       return -1;
     }
-    httplib::Request req;
-    req.method = "POST";
-    req.path = path_;
-    req.set_header("Content-Type", "application/octet-stream");
-    req.body.assign(reinterpret_cast<const char*>(encoded_batch.data()), encoded_batch.size());
-    // The answer is read at most kMaxAnswerBytes at a time into a bounded
-    // buffer: an analyzer (or anyone between) answering with a flood cannot
-    // grow the shuffler's memory. An answer that large is not an ack.
-    std::string answer;
-    bool too_large = false;
-    req.content_receiver = [&](const char* data, std::size_t len, uint64_t, uint64_t) {
-      if (answer.size() + len > kMaxAnswerBytes) {
-        too_large = true;
-        return false;
-      }
-      answer.append(data, len);
-      return true;
-    };
-    httplib::Response res;
-    httplib::Error error = httplib::Error::Success;
-    if (!client_.send(req, res, error)) {
-      *detail = too_large ? "answer larger than " + std::to_string(kMaxAnswerBytes) + " bytes"
-                          : httplib::to_string(error);
+    // An answer larger than kMaxAnswerBytes is not an ack: it is dropped
+    // unread, so a flood cannot grow the shuffler's memory.
+    common::ClientAnswer answer = common::bounded_request(
+        client_, "POST", path_,
+        std::string(reinterpret_cast<const char*>(encoded_batch.data()), encoded_batch.size()),
+        "application/octet-stream", kMaxAnswerBytes);
+    if (answer.status < 0) {
+      *detail = answer.error;
       return -1;
     }
     detail->clear();
-    *body = std::move(answer);
-    return res.status;
+    *body = std::move(answer.body);
+    return answer.status;
   }
 
   void cancel() override {

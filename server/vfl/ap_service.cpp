@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <sodium.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/bounded_client.hpp"
 #include "common/http_errors.hpp"
 #include "vfl/bundle_file.hpp"
 #include "vfl/masked_message.hpp"
@@ -21,6 +23,8 @@ namespace {
 
 // Rounds reserved on disk at a time: one fsync per this many decisions.
 constexpr uint64_t kRoundReserve = 1024;
+// The largest error body a party's answer may carry ({"error":...}).
+constexpr std::size_t kMaxErrorBytes = 4096;
 
 ServiceReply error_reply(int status, const std::string& code, const std::string& detail,
                          const nlohmann::json& parties = nlohmann::json()) {
@@ -264,13 +268,20 @@ ServiceReply ApService::decide_locked(const std::string& body) {
         cli.set_read_timeout(deadline);
         cli.set_write_timeout(deadline);
         cli.set_keep_alive(false);
-        const auto res = cli.Post("/v1/masked", reinterpret_cast<const char*>(sealed.data()),
-                                  sealed.size(), "application/octet-stream");
-        if (res) {
+        // A genuine answer is one masked message (K items, or 1 for user
+        // features) or a short JSON error: nothing larger is read, and an
+        // answer past the cap is a wrong shape, as any mis-sized message is.
+        const std::size_t cap = std::max(masked_message_bytes(ex.k_items, ex.d), kMaxErrorBytes);
+        common::ClientAnswer res = common::bounded_request(
+            cli, "POST", "/v1/masked", std::string(sealed.begin(), sealed.end()),
+            "application/octet-stream", cap);
+        if (res.too_large) {
+          answers[j].error = "wrong_shape";
+        } else if (res.status >= 0) {
           PartAnswer& a = answers[j];
           a.transport_ok = true;
-          a.status = res->status;
-          a.body = res->body;
+          a.status = res.status;
+          a.body = std::move(res.body);
           if (a.status == 200) {
             // K' is K for item features, 1 for user features; the length says which.
             if (ex.k_items != 1 && a.body.size() == masked_message_bytes(1, ex.d)) ex.k_items = 1;

@@ -241,17 +241,22 @@ TEST_F(PfcbRelay, StoresInOrderAndEachAgentFetchesTheOthers) {
   std::string reply, cursor;
   uint8_t own[16];
   pfcb::sender_fingerprint(agents_[2].pk.data(), own);
-  ASSERT_EQ(
-      link.get("/v1/pfcb/postings?after=0&exclude=" + pfcb::fingerprint_hex(own), &reply, &cursor),
-      200);
-  EXPECT_EQ(reply.size(), 9 * (8 + pfcb::posting_wire_size(kM)));
+  const std::size_t record = 8 + pfcb::posting_wire_size(kM);
+  const std::string mine = "/v1/pfcb/postings?after=0&exclude=" + pfcb::fingerprint_hex(own);
+  // The client reads no more than it is told: one byte short of the nine
+  // records is no answer, and leaves the reply and the cursor untouched.
+  reply = "kept";
+  EXPECT_EQ(link.get(mine, 9 * record - 1, &reply, &cursor), -1);
+  EXPECT_EQ(reply, "kept");
+  ASSERT_EQ(link.get(mine, 9 * record, &reply, &cursor), 200);
+  EXPECT_EQ(reply.size(), 9 * record);
   EXPECT_EQ(cursor, std::to_string(all.back().first));
-  ASSERT_EQ(link.get("/v1/pfcb/postings?after=" + cursor, &reply, &cursor), 200);
+  ASSERT_EQ(link.get("/v1/pfcb/postings?after=" + cursor, record, &reply, &cursor), 200);
   EXPECT_TRUE(reply.empty());
   // Bad queries are refused and counted.
   for (const char* q : {"?after=-1", "?after=x", "?limit=0", "?limit=5000", "?exclude=zz",
                         "?after=1&after=2", "?what=1"}) {
-    EXPECT_EQ(link.get(std::string("/v1/pfcb/postings") + q, &reply, &cursor), 400) << q;
+    EXPECT_EQ(link.get(std::string("/v1/pfcb/postings") + q, 4096, &reply, &cursor), 400) << q;
   }
   const json s = stats();
   EXPECT_EQ(s["postings_accepted"], 12);

@@ -788,6 +788,40 @@ TEST_F(VflServices, WrongBlockSizeIsWrongShape) {
   EXPECT_EQ(d["error"], "wrong_shape");
 }
 
+// VmHWM of a process: its peak resident memory, in KiB (0 when unreadable).
+// The peak, since a buffered flood is freed once the decision is answered.
+long peak_rss_kib(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return 0;
+}
+
+// A hostile party answers with 64 MiB where a genuine answer is a few
+// hundred bytes: the active party reads no further than a message's length,
+// answers wrong_shape, and its peak memory does not grow by what was sent.
+TEST_F(VflServices, AFloodingPartyIsWrongShapeAndNotBuffered) {
+  start_ap();
+  int status = 0;
+  ASSERT_EQ((decide(data_[0], &status), status), 200);
+  const long before = peak_rss_kib(ap_->pid());
+  proxies_[0]->set_forge(
+      [](const std::string&) { return std::string(std::size_t{64} << 20, 'x'); });
+  proxies_[0]->set_mode(Proxy::Mode::wrong_shape);
+  const nlohmann::json d = decide(data_[1], &status);
+  EXPECT_EQ(status, 502) << d.dump();
+  EXPECT_EQ(d["error"], "wrong_shape");
+  const long after = peak_rss_kib(ap_->pid());
+  EXPECT_GT(before, 0);
+  EXPECT_LT(after - before, 16 * 1024) << "VmHWM " << before << " -> " << after << " KiB";
+  std::printf("[ figure ] a 64 MiB answer from a party: active party peak RSS %ld -> %ld KiB\n",
+              before, after);
+  proxies_[0]->set_mode(Proxy::Mode::forward);
+  ASSERT_EQ((decide(data_[2], &status), status), 200);
+}
+
 TEST_F(VflServices, PartyRefusesUnauthenticatedReplayedAndUnknown) {
   const int port = parties_[0]->port();
   auto post = [port](const std::vector<uint8_t>& body, std::string* code) {
