@@ -25,8 +25,10 @@ constexpr std::size_t kClients = 16;
 // threads at once; when `replay` is set, each client also posts its
 // neighbour's envelope right after its own. Stops early once `stop` is set.
 // Returns the status of each index's last answer (-1: none).
+// `acked`, when given, counts the 202s as they come (a killer waits on it).
 std::vector<int> post_concurrently(int port, const std::vector<Envelope>& all, bool replay,
-                                   const std::atomic<bool>& stop) {
+                                   const std::atomic<bool>& stop,
+                                   std::atomic<std::size_t>* acked = nullptr) {
   std::vector<int> status(all.size(), -1);
   std::vector<std::thread> clients;
   clients.reserve(kClients);
@@ -42,6 +44,7 @@ std::vector<int> post_concurrently(int port, const std::vector<Envelope>& all, b
         for (std::size_t k : send) {
           const auto res = cli.Post("/v1/reports", body_of(all, k, 1), "application/octet-stream");
           answers[c].emplace_back(k, res ? res->status : -1);
+          if (acked != nullptr && res && res->status == 202) ++*acked;
         }
       }
     });
@@ -109,12 +112,17 @@ TEST(FaultSoak, ShufflerKilledDuringGroupCommitsLosesAndDuplicatesNothing) {
   d.start_shuffler(1, d.analyzer().url());
   const std::vector<Envelope> all = envelopes(4800);
   std::atomic<bool> stop{false};
+  std::atomic<std::size_t> acked{0};
+  // The kill comes once a quarter of the envelopes were acknowledged: it
+  // waits on that count, never on the clock.
   std::thread killer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    for (int i = 0; i < 60000 && acked < all.size() / 4; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     d.shuffler().kill_hard();
     stop = true;
   });
-  std::vector<int> status = post_concurrently(d.shuffler().port(), all, false, stop);
+  std::vector<int> status = post_concurrently(d.shuffler().port(), all, false, stop, &acked);
   killer.join();
   const auto acked_before = static_cast<std::size_t>(std::count(status.begin(), status.end(), 202));
   ASSERT_GT(acked_before, 0U);

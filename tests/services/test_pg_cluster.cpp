@@ -211,7 +211,8 @@ TEST(PgCluster, AProxyBlackholeTimesOutAndPassRecovers) {
   }
   auto waited = Clock::now() - start;
   EXPECT_GE(waited, statement_timeout);
-  EXPECT_LT(waited, statement_timeout + Connection::kClientGrace + seconds(2));
+  // Bounded, not hung: a wide margin over the limit for a loaded machine.
+  EXPECT_LT(waited, statement_timeout + Connection::kClientGrace + seconds(10));
   EXPECT_FALSE(conn.healthy());
   EXPECT_THROW(conn.query("SELECT 1::int4"), Error);  // given up for good
 
@@ -227,11 +228,13 @@ TEST(PgCluster, AProxyBlackholeTimesOutAndPassRecovers) {
   EXPECT_THROW(Connection(via_proxy, milliseconds(700)), Error);
   waited = Clock::now() - start;
   EXPECT_GE(waited, milliseconds(700));
-  EXPECT_LT(waited, seconds(3));
+  EXPECT_LT(waited, seconds(10));
 
   // Healed: a new connection works.
   proxy.set_mode(TcpProxy::Mode::pass);
-  Connection healed(via_proxy, seconds(2), statement_timeout);
+  // A long statement timeout here, so the reset below is told apart from a
+  // timeout by a wide margin, whatever the machine's load.
+  Connection healed(via_proxy, seconds(2), seconds(30));
   EXPECT_EQ(healed.query("SELECT 7::int4").int4(0, 0), 7);
   // The partitioned session ended with the partition (an RST); the
   // connect attempt's was never forwarded.
@@ -246,7 +249,7 @@ TEST(PgCluster, AProxyBlackholeTimesOutAndPassRecovers) {
   } catch (const Error& error) {
     EXPECT_TRUE(error.connection_lost()) << error.what();
   }
-  EXPECT_LT(Clock::now() - start, milliseconds(500));
+  EXPECT_LT(Clock::now() - start, seconds(10)) << "ended by the reset, not the 30 s timeout";
   EXPECT_THROW(Connection(via_proxy, seconds(2)), Error);
   EXPECT_EQ(proxy.connections(), 0U);
   proxy.set_mode(TcpProxy::Mode::pass);

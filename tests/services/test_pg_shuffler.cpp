@@ -249,11 +249,13 @@ TEST_F(PgShuffler, ABatcherPausedPastItsLeaseCannotCloseTwice) {
                      10);
   const int64_t tokens_before = scalar("SELECT sum(token)::int8 FROM shuffler_leases");
   ::kill(paused.pid(), SIGSTOP);
-  const auto resume_at = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   EXPECT_EQ(ledger.post_range(ingest.port(), all, 400, 400, 10), 400U);
-  std::this_thread::sleep_until(resume_at);  // well past its 2 s lease
-  // The other batcher took the partitions over with new tokens.
-  EXPECT_GT(scalar("SELECT sum(token)::int8 FROM shuffler_leases"), tokens_before);
+  // The paused one sleeps until the other batcher has taken all 4 partitions
+  // over (its 2 s leases ran out): a takeover adds 1 to a partition's token
+  // and a renewal keeps it, so the sum grows by 4. The event, not a clock.
+  EXPECT_TRUE(eventually(60, [&] {
+    return scalar("SELECT sum(token)::int8 FROM shuffler_leases") >= tokens_before + 4;
+  }));
   ::kill(paused.pid(), SIGCONT);
   EXPECT_EQ(ledger.post_range(ingest.port(), all, 800, 400, 10), 400U);
   const LedgerTally t = settle(ledger);

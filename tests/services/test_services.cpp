@@ -60,17 +60,22 @@ TEST(Services, ShufflerKilledMidStreamLosesAndDuplicatesNothing) {
   const std::size_t per_post = 50;
   std::vector<bool> acked(all.size() / per_post, false);
   std::atomic<bool> killed{false};
+  std::atomic<std::size_t> acks{0};
   Ledger ledger;
 
-  // Post everything while the shuffler is killed at about a third of the way.
+  // Post everything while the shuffler is killed once a third of the posts
+  // were acknowledged: the kill waits on that count, never on the clock.
   std::thread killer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    for (int i = 0; i < 60000 && acks < acked.size() / 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     d.shuffler().kill_hard();
     killed = true;
   });
   for (std::size_t r = 0; r < acked.size(); ++r) {
     if (killed) break;
     acked[r] = ledger.post(d.shuffler().port(), all, r * per_post, per_post) == 202;
+    if (acked[r]) ++acks;
   }
   killer.join();
   const auto acked_before = static_cast<std::size_t>(std::count(acked.begin(), acked.end(), true));
@@ -664,9 +669,25 @@ TEST(Services, ASecondSignalDuringTheDrainExitsUnclean) {
     ASSERT_EQ(connect(sock, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
     const std::string half = "POST /v1/x HTTP/1.1\r\nHost: 127.0.0.1\r\n";
     ASSERT_EQ(write(sock, half.data(), half.size()), static_cast<ssize_t>(half.size()));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // The half request holds a connection (a scrape counts itself too), so the
+    // drain cannot end by itself; the second signal goes once the first was
+    // taken (two close together could merge into one).
+    ASSERT_TRUE(eventually(60, [&] {
+      return metric(port, binary == std::string(P2B_SHUFFLER_BIN)
+                              ? "p2b_shuffler_http_connections"
+                              : "p2b_analyzer_http_connections") >= 2.0;
+    }));
+    // Both services log to forced.log: count this one's "stopping" line.
+    const auto stopping_lines = [&] {
+      std::ifstream in(d.dir() / "forced.log");
+      std::string line;
+      std::size_t n = 0;
+      while (std::getline(in, line)) n += line.find("\"event\":\"stopping\"") != std::string::npos;
+      return n;
+    };
+    const std::size_t stopping_before = stopping_lines();
     service.signal(SIGTERM);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_TRUE(eventually(60, [&] { return stopping_lines() > stopping_before; }));
     service.signal(SIGTERM);
     EXPECT_EQ(service.exit_code(3), 3) << binary;
     close(sock);

@@ -182,7 +182,9 @@ TEST(CommonHttpLimits, StreamCutsATricklingHeadAtTheDeadline) {
   ConnectionStream s(p.server(), [] { return false; });
   std::atomic<bool> stop{false};
   std::thread trickle([&] {
-    const std::string head = "GET / HTTP/1.1\r\nX: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    // About 8 s of trickle, so that a stream ignoring its deadline is
+    // told apart from a slow machine by a wide margin.
+    const std::string head = "GET / HTTP/1.1\r\nX: " + std::string(400, 'a');
     for (std::size_t i = 0; i < head.size() && !stop; ++i) {
       p.send(head.substr(i, 1));
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -193,7 +195,7 @@ TEST(CommonHttpLimits, StreamCutsATricklingHeadAtTheDeadline) {
   EXPECT_EQ(s.read_head(1024, 8), ConnectionStream::Head::timed_out);
   EXPECT_TRUE(s.deadline_passed());
   EXPECT_GE(seconds_since(start), 0.29);
-  EXPECT_LT(seconds_since(start), 0.6);
+  EXPECT_LT(seconds_since(start), 5.0);
   char c = 0;
   EXPECT_EQ(s.read(&c, 1), -1) << "every read after the deadline fails";
   stop = true;
@@ -207,11 +209,11 @@ TEST(CommonHttpLimits, StreamWaitsForIdleAndStops) {
   auto start = Clock::now();
   EXPECT_EQ(s.wait_for_request(std::chrono::milliseconds(200)), ConnectionStream::Wait::timed_out);
   EXPECT_GE(seconds_since(start), 0.19);
-  EXPECT_LT(seconds_since(start), 0.5);
+  EXPECT_LT(seconds_since(start), 5.0);  // not waiting on: a wide margin for load
   stopping = true;
   start = Clock::now();
-  EXPECT_EQ(s.wait_for_request(std::chrono::seconds(10)), ConnectionStream::Wait::stopping);
-  EXPECT_LT(seconds_since(start), 0.2);
+  EXPECT_EQ(s.wait_for_request(std::chrono::seconds(60)), ConnectionStream::Wait::stopping);
+  EXPECT_LT(seconds_since(start), 30.0) << "the stop is seen long before the 60 s wait ends";
   p.close_client();
   stopping = false;
   EXPECT_EQ(s.wait_for_request(std::chrono::seconds(1)), ConnectionStream::Wait::closed);

@@ -8,7 +8,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <ostream>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include "common/exit_codes.hpp"
@@ -50,6 +53,58 @@ void signal_later(int sig, int ms) {
     kill(getpid(), sig);
   }).detach();
 }
+
+// Two signals of one kind sent close together may merge into one pending
+// signal; so a second one is sent only once the first has been seen to act.
+// `seen` is polled a bounded number of times; past that the signal is sent
+// anyway, so a broken service fails the test's checks instead of hanging it.
+class SignalWhen {
+ public:
+  template <typename Seen>
+  SignalWhen(int sig, Seen seen)
+      : thread_([sig, seen] {
+          for (int i = 0; i < 12000 && !seen(); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          }
+          kill(getpid(), sig);
+        }) {}
+  ~SignalWhen() { thread_.join(); }
+  SignalWhen(const SignalWhen&) = delete;
+  SignalWhen& operator=(const SignalWhen&) = delete;
+
+ private:
+  std::thread thread_;
+};
+
+// A log sink another thread may read while the service writes to it. The
+// mutex is recursive because stringbuf's xsputn calls overflow.
+class SharedSink : public std::stringbuf {
+ public:
+  std::size_t count(const std::string& needle) {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    const std::string text = str();
+    std::size_t n = 0;
+    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+  }
+  std::string text() {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    return str();
+  }
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    return std::stringbuf::xsputn(s, n);
+  }
+  int_type overflow(int_type c) override {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    return std::stringbuf::overflow(c);
+  }
+
+ private:
+  std::recursive_mutex mu_;
+};
 
 TEST_F(CommonShutdown, ASignalStopsCleanly) {
   for (int sig : {SIGTERM, SIGINT}) {
@@ -98,7 +153,8 @@ TEST_F(CommonShutdown, ASecondSignalDuringTheDrainForcesTheExit) {
     server.released = true;  // stands in for _exit(3)
   };
   signal_later(SIGTERM, 50);
-  signal_later(SIGTERM, 300);
+  // The second once the first has started the drain (the server was asked to stop).
+  SignalWhen second(SIGTERM, [&server] { return server.stops >= 1; });
   const StopOutcome outcome = p2b::common::serve_until_stopped(serving, log);
   EXPECT_TRUE(forced);
   EXPECT_EQ(outcome, StopOutcome::forced);
@@ -108,14 +164,16 @@ TEST_F(CommonShutdown, ASecondSignalDuringTheDrainForcesTheExit) {
 
 TEST_F(CommonShutdown, SighupNeverStops) {
   FakeServer server;
-  std::ostringstream sink;
+  SharedSink buffer;
+  std::ostream sink(&buffer);
   p2b::common::Logger log(&sink);
   signal_later(SIGHUP, 50);
-  signal_later(SIGHUP, 150);
-  signal_later(SIGTERM, 400);
+  const std::string ignored = "\"event\":\"sighup_ignored\"";
+  SignalWhen hup(SIGHUP, [&] { return buffer.count(ignored) >= 1; });
+  SignalWhen term(SIGTERM, [&] { return buffer.count(ignored) >= 2; });
   const StopOutcome outcome = p2b::common::serve_until_stopped(server.serving(), log);
   EXPECT_EQ(outcome, StopOutcome::clean);
-  const std::string text = sink.str();
+  const std::string text = buffer.text();
   const auto first = text.find("\"event\":\"sighup_ignored\"");
   ASSERT_NE(first, std::string::npos) << text;
   EXPECT_NE(text.find("\"event\":\"sighup_ignored\"", first + 1), std::string::npos) << text;

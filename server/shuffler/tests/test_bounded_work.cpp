@@ -261,7 +261,9 @@ TEST(ShufflerBoundedWork, StopCutsADeliveryShortAndTheBatchStaysForTheNextStart)
   batcher.stop();
   const auto took = Clock::now() - t0;
   const std::string log = testing::internal::GetCapturedStderr();
-  EXPECT_LT(took, std::chrono::seconds(2));
+  // The hung analyzer would hold the call for 60 s; a stop that cut it is
+  // far quicker, whatever the machine's load.
+  EXPECT_LT(took, std::chrono::seconds(30));
   EXPECT_EQ(spool.depth(), 15U);  // nothing lost, nothing deleted
   // A cut-short delivery is not the analyzer's failure.
   EXPECT_EQ(count_of(log, "batch_delivery_failing"), 0U) << log;

@@ -516,9 +516,12 @@ TEST(ShufflerSpoolLeases, OneHolderAtATimeAndAStaleTokenCannotClose) {
   SqliteSpool spool(dir.file("spool.db"));
   shuffler_test::fill(&spool, 1, 5);
   using std::chrono::milliseconds;
-  const auto first = spool.acquire_lease(0, "a", milliseconds(200));
+  // Held for a minute while "b" is refused, however loaded the machine is;
+  // then renewed for 200 ms only, and let run out: sleeping longer than the
+  // lease can only make it more expired.
+  const auto first = spool.acquire_lease(0, "a", milliseconds(60000));
   ASSERT_TRUE(first.has_value());
-  EXPECT_FALSE(spool.acquire_lease(0, "b", milliseconds(200)).has_value());
+  EXPECT_FALSE(spool.acquire_lease(0, "b", milliseconds(60000)).has_value());
   const auto renewed = spool.acquire_lease(0, "a", milliseconds(200));
   ASSERT_TRUE(renewed.has_value());
   EXPECT_EQ(renewed->token, first->token) << "a renewal keeps the token";
