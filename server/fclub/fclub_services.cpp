@@ -1,5 +1,6 @@
 #include "fclub/fclub_services.hpp"
 
+#include "fclub/downloads_ack.hpp"
 #include "fclub/local_requests.hpp"
 #include "fclub/phase_done.hpp"
 
@@ -177,6 +178,81 @@ Reply GlobalService::refuse(int status, const std::string& code) {
   return error_reply(status, code);
 }
 
+bool GlobalService::open_store(const std::string& path, std::string* err) {
+  std::lock_guard<std::mutex> lock(mu_);
+  try {
+    journal_ = std::make_unique<GlobalJournal>(path);
+    // Through the handlers that accepted each input; every one of them was
+    // accepted before, so a refusal now means the file and this build
+    // disagree (another deployment's keys, another dim): refuse to start.
+    replaying_ = true;
+    uint64_t replayed = 0;
+    std::string refused;
+    journal_->replay([&](const JournalEntry& e) {
+      Reply r;
+      switch (e.kind) {
+        case JournalKind::upload: {
+          Upload u;
+          std::string why;
+          const auto* b = reinterpret_cast<const uint8_t*>(e.body.data());
+          const OpenStatus st = open_upload(b, e.body.size(), keys_.box_pk, keys_.box_sk, signers_,
+                                            expect_, &u, &why);
+          r = upload_locked(e.body, u, st);
+          break;
+        }
+        case JournalKind::phase_done:
+          r = phase_done_locked(e.server, e.phase, static_cast<uint32_t>(e.number), e.body);
+          break;
+        case JournalKind::advance:
+          r = advance_locked();
+          break;
+        case JournalKind::downloads_ack:
+          r = downloads_ack_locked(e.server, e.number, e.body);
+          break;
+      }
+      if (r.status != 200 && refused.empty()) {
+        refused =
+            "journal entry " + std::to_string(replayed + 1) + " refused on replay (" + r.code + ")";
+      }
+      ++replayed;
+    });
+    replaying_ = false;
+    if (!refused.empty()) {
+      *err = path + ": " + refused;
+      return false;
+    }
+    if (log_ != nullptr) {
+      log_->info("store_replayed", {{"entries", replayed},
+                                    {"phase", phase_},
+                                    {"uploads_accepted", stats_.uploads_accepted}});
+    }
+    return true;
+  } catch (const std::exception& e) {
+    replaying_ = false;
+    *err = e.what();
+    return false;
+  }
+}
+
+bool GlobalService::journal_locked(const JournalEntry& e) {
+  if (journal_ == nullptr || replaying_) return true;
+  try {
+    journal_->append(e);
+    return true;
+  } catch (const std::exception& ex) {
+    // The memory is now ahead of the store: answer nothing more, so that no
+    // local takes a download or an acceptance the store does not hold.
+    store_failed_ = true;
+    if (log_ != nullptr) log_->error("store_failed", {{"error", ex.what()}});
+    return false;
+  }
+}
+
+bool GlobalService::store_ok() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !store_failed_;
+}
+
 Reply GlobalService::upload(const std::string& body) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(body.data());
   Upload u;
@@ -184,7 +260,14 @@ Reply GlobalService::upload(const std::string& body) {
   const OpenStatus st =
       open_upload(bytes, body.size(), keys_.box_pk, keys_.box_sk, signers_, expect_, &u, &err);
   std::lock_guard<std::mutex> lock(mu_);
+  if (store_failed_) return error_reply(503, "store_failed");
+  return upload_locked(body, u, st);
+}
+
+Reply GlobalService::upload_locked(const std::string& body, const Upload& u, OpenStatus st) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(body.data());
   if (st != OpenStatus::ok) return refuse(400, open_status_name(st));
+  const JournalEntry entry{JournalKind::upload, u.server_id, u.phase, u.local_cluster, u.seq, body};
   std::vector<uint8_t> h = hash_of(bytes, body.size());
   if (!seen_.insert(h).second) {
     ++stats_.replays_refused;
@@ -219,6 +302,7 @@ Reply GlobalService::upload(const std::string& body) {
     ++state_version_;
     ++state_version_;
     ++stats_.accepted_by_server[u.server_id];
+    if (!journal_locked(entry)) return error_reply(503, "store_failed");
     return json_reply({{"accepted", true}});
   }
   const uint32_t last = last_seq_.count(key) != 0 ? last_seq_[key] : 0;
@@ -239,12 +323,19 @@ Reply GlobalService::upload(const std::string& body) {
   ++stats_.uploads_accepted;
   ++state_version_;
   ++stats_.accepted_by_server[u.server_id];
+  if (!journal_locked(entry)) return error_reply(503, "store_failed");
   return json_reply({{"accepted", true}});
 }
 
 Reply GlobalService::phase_done(uint32_t server, uint32_t phase, uint32_t count,
                                 const std::string& signature) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (store_failed_) return error_reply(503, "store_failed");
+  return phase_done_locked(server, phase, count, signature);
+}
+
+Reply GlobalService::phase_done_locked(uint32_t server, uint32_t phase, uint32_t count,
+                                       const std::string& signature) {
   const auto local = locals_.find(server);
   if (local == locals_.end()) return error_reply(400, "unknown_server");
   // Before any state is read: an unsigned caller learns nothing about phases.
@@ -254,12 +345,19 @@ Reply GlobalService::phase_done(uint32_t server, uint32_t phase, uint32_t count,
     return error_reply(400, "bad_signature");
   }
   auto it = starts_.find(phase);
+  // Before the phase check: a local's retry of a phase-done the global took
+  // (its answer lost) is told so, even once the phase has merged.
+  if (it != starts_.end() && it->second.announced.count(server) != 0) {
+    return error_reply(409, "already_done");
+  }
   if (phase != phase_ || it == starts_.end() || it->second.merged) {
     return error_reply(400, "not_this_phase");
   }
-  if (it->second.announced.count(server) != 0) return error_reply(409, "already_done");
   it->second.announced[server] = count;
   try_merge_locked(phase);
+  if (!journal_locked({JournalKind::phase_done, server, phase, 0, count, signature})) {
+    return error_reply(503, "store_failed");
+  }
   return json_reply({{"phase", phase}, {"merged", it->second.merged}});
 }
 
@@ -326,21 +424,57 @@ void GlobalService::queue_locked(const std::vector<StatsDownload>& downs) {
     }
     queues_[d.server].push_back(std::move(q));
     ++stats_.downloads_queued;
+    ++stats_.queued_by_server[d.server];
   }
 }
 
 Reply GlobalService::downloads(uint32_t server, uint64_t after) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (store_failed_) return error_reply(503, "store_failed");
   if (locals_.count(server) == 0) return error_reply(400, "unknown_server");
-  std::deque<Queued>& q = queues_[server];
-  while (!q.empty() && q.front().version <= after) {
-    q.pop_front();
-    ++stats_.downloads_acked;
-  }
   Reply r;
   r.content_type = "application/octet-stream";
-  for (const Queued& m : q) r.body.append(m.wire.begin(), m.wire.end());
+  const auto q = queues_.find(server);
+  if (q == queues_.end()) return r;
+  std::size_t n = 0;
+  for (const Queued& m : q->second) {
+    if (m.version <= after) continue;
+    if (n++ == kMaxDownloadsPerAnswer) break;
+    r.body.append(m.wire.begin(), m.wire.end());
+  }
   return r;
+}
+
+Reply GlobalService::downloads_ack(uint32_t server, uint64_t version,
+                                   const std::string& signature) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (store_failed_) return error_reply(503, "store_failed");
+  return downloads_ack_locked(server, version, signature);
+}
+
+Reply GlobalService::downloads_ack_locked(uint32_t server, uint64_t version,
+                                          const std::string& signature) {
+  const auto local = locals_.find(server);
+  if (local == locals_.end()) return error_reply(400, "unknown_server");
+  if (!verify_downloads_ack(local->second.sign_pk, expect_.deployment_fp, {server, version},
+                            signature)) {
+    ++stats_.acks_refused;
+    return error_reply(403, "ack_bad_signature");
+  }
+  std::deque<Queued>& q = queues_[server];
+  std::size_t deleted = 0;
+  while (!q.empty() && q.front().version <= version) {
+    q.pop_front();
+    ++deleted;
+  }
+  stats_.downloads_acked += deleted;
+  ++stats_.acks_accepted;
+  // An ack that deleted nothing changes nothing: not journalled.
+  if (deleted > 0 &&
+      !journal_locked({JournalKind::downloads_ack, server, 0, 0, version, signature})) {
+    return error_reply(503, "store_failed");
+  }
+  return json_reply({{"acked", deleted}});
 }
 
 Reply GlobalService::cluster_model(uint32_t server, uint32_t local_cluster, uint64_t now_unix) {
@@ -380,10 +514,18 @@ Reply GlobalService::cluster_model(uint32_t server, uint32_t local_cluster, uint
 
 Reply GlobalService::advance() {
   std::lock_guard<std::mutex> lock(mu_);
+  if (store_failed_) return error_reply(503, "store_failed");
+  return advance_locked();
+}
+
+Reply GlobalService::advance_locked() {
   ++phase_;
   starts_[phase_];
   seen_.clear();  // the phase checks and seqs refuse anything of an older phase
-  if (log_ != nullptr) log_->info("phase_advanced", {{"phase", phase_}});
+  if (!journal_locked({JournalKind::advance, 0, phase_, 0, 0, {}})) {
+    return error_reply(503, "store_failed");
+  }
+  if (log_ != nullptr && !replaying_) log_->info("phase_advanced", {{"phase", phase_}});
   return json_reply({{"phase", phase_}});
 }
 
@@ -396,6 +538,8 @@ nlohmann::json GlobalService::stats_json() const {
   std::lock_guard<std::mutex> lock(mu_);
   nlohmann::json by_server = nlohmann::json::object();
   for (const auto& [s, n] : stats_.accepted_by_server) by_server[std::to_string(s)] = n;
+  nlohmann::json queued_by = nlohmann::json::object();
+  for (const auto& [s, n] : stats_.queued_by_server) queued_by[std::to_string(s)] = n;
   nlohmann::json by_reason = nlohmann::json::object();
   for (const auto& [r, n] : stats_.refused_by_reason) by_reason[r] = n;
   std::size_t queued = 0;
@@ -411,13 +555,18 @@ nlohmann::json GlobalService::stats_json() const {
           {"refused_by_reason", by_reason},
           {"downloads_queued", stats_.downloads_queued},
           {"downloads_acked", stats_.downloads_acked},
+          {"queued_by_server", queued_by},
+          {"acks_accepted", stats_.acks_accepted},
+          {"acks_refused", stats_.acks_refused},
+          {"store_failed", uint64_t{store_failed_ ? 1U : 0U}},
           {"downloads_pending", queued}};
 }
 
 std::string stats_as_prometheus(const std::string& prefix, const nlohmann::json& stats) {
   // Levels that go down as well as up; every other number only counts up.
-  static const char* const kGauges[] = {"phase",  "clusters",        "downloads_pending",
-                                        "outbox", "applied_version", "server"};
+  static const char* const kGauges[] = {"phase",       "clusters",        "downloads_pending",
+                                        "outbox",      "applied_version", "server",
+                                        "store_failed"};
   common::PrometheusText out;
   for (const auto& [key, value] : stats.items()) {
     const std::string name = prefix + key;
@@ -506,6 +655,9 @@ void LocalService::queue_upload_locked(const StatsUpload& up) {
   w.epsilon_spent = up.epsilon_spent;
   w.delta = cfg_.private_uploads ? cfg_.delta : 0.0;
   Outgoing o;
+  o.phase = up.phase;
+  o.local_cluster = up.local_cluster;
+  o.seq = up.seq;
   std::string err;
   if (!seal_upload(w, keys_.sign_sk, global_.box_pk, &o.wire, &err)) {
     if (log_ != nullptr) log_->error("upload_unsealable", {{"error", err}});
@@ -518,11 +670,21 @@ void LocalService::poll(const GlobalLink& link) {
   poll_phase(link);
   flush(link);
   poll_downloads(link);
+  send_ack(link);
+}
+
+bool LocalService::too_large(int status, const char* what) {
+  if (status != kAnswerTooLarge) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.answers_too_large;
+  if (log_ != nullptr) log_->warn("global_answer_too_large", {{"call", what}});
+  return true;
 }
 
 void LocalService::poll_phase(const GlobalLink& link) {
   std::string reply;
-  if (link.get("/v1/fclub/phase", &reply) != 200) return;
+  const int status = link.get("/v1/fclub/phase", kMaxJsonAnswerBytes, &reply);
+  if (too_large(status, "phase") || status != 200) return;
   const nlohmann::json j = nlohmann::json::parse(reply, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("phase") ||
       !j["phase"].is_number_unsigned()) {
@@ -564,11 +726,23 @@ void LocalService::flush(const GlobalLink& link) {
     } else {
       status = link.post("/v1/fclub/upload", std::string(o.wire.begin(), o.wire.end()), &reply);
     }
+    if (too_large(status, o.phase_done ? "phase_done" : "upload")) return;  // try later
     if (status < 0 || status >= 500) return;  // the global is away: keep it, try later
+    // A 409 to a retry means the global took it before (its answer was
+    // lost, e.g. in a restart): delivered, not refused.
+    const bool delivered =
+        status == 200 || (status == 409 && (reply.find("\"replay\"") != std::string::npos ||
+                                            reply.find("\"already_done\"") != std::string::npos));
     std::lock_guard<std::mutex> lock(mu_);
     outbox_.pop_front();
-    if (status == 200) {
+    if (delivered) {
       if (!o.phase_done) ++stats_.uploads_sent;
+      if (!o.phase_done && log_ != nullptr) {
+        // The per-id ledger of what the global acknowledged (tests).
+        log_->debug(
+            "upload_delivered",
+            {{"phase", o.phase}, {"cluster", o.local_cluster}, {"seq", o.seq}, {"status", status}});
+      }
     } else {
       ++stats_.uploads_refused;
       if (log_ != nullptr) {
@@ -585,13 +759,12 @@ void LocalService::poll_downloads(const GlobalLink& link) {
     std::lock_guard<std::mutex> lock(mu_);
     after = applied_version_;
   }
-  std::string reply;
-  if (link.get(
-          "/v1/fclub/downloads?server=" + std::to_string(id_) + "&after=" + std::to_string(after),
-          &reply) != 200) {
-    return;
-  }
   const std::size_t size = download_wire_size(cfg_.dim);
+  std::string reply;
+  const int status = link.get(
+      "/v1/fclub/downloads?server=" + std::to_string(id_) + "&after=" + std::to_string(after),
+      kMaxDownloadsPerAnswer * size, &reply);
+  if (too_large(status, "downloads") || status != 200) return;
   if (size == 0 || reply.size() % size != 0) {
     if (log_ != nullptr) log_->warn("downloads_misframed", {{"bytes", reply.size()}});
     return;
@@ -630,7 +803,33 @@ void LocalService::poll_downloads(const GlobalLink& link) {
         log_->info("download_stale", {{"version", d.version}, {"phase", d.phase}});
       }
     }
-    applied_version_ = d.version;  // acknowledged with the next poll
+    applied_version_ = d.version;  // acknowledged by send_ack
+  }
+}
+
+void LocalService::send_ack(const GlobalLink& link) {
+  uint64_t version = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (applied_version_ <= acked_version_) return;
+    version = applied_version_;
+  }
+  std::string reply;
+  const int status =
+      link.post("/v1/fclub/downloads-ack?server=" + std::to_string(id_) +
+                    "&version=" + std::to_string(version),
+                sign_downloads_ack(keys_.sign_sk, expect_.deployment_fp, {id_, version}), &reply);
+  if (too_large(status, "downloads_ack") || status < 0 || status >= 500) return;  // next poll
+  std::lock_guard<std::mutex> lock(mu_);
+  if (status == 200) {
+    ++stats_.acks_sent;
+    acked_version_ = std::max(acked_version_, version);
+  } else {
+    // Not retried: the global refuses it for good (another deployment's
+    // keys); the downloads stay queued and are acknowledged with the next.
+    ++stats_.acks_refused;
+    acked_version_ = std::max(acked_version_, version);
+    if (log_ != nullptr) log_->warn("ack_refused", {{"status", status}, {"version", version}});
   }
 }
 
@@ -648,6 +847,9 @@ nlohmann::json LocalService::stats_json() const {
           {"downloads_applied", stats_.downloads_applied},
           {"downloads_stale", stats_.downloads_stale},
           {"downloads_refused", stats_.downloads_refused},
+          {"acks_sent", stats_.acks_sent},
+          {"acks_refused", stats_.acks_refused},
+          {"answers_too_large", stats_.answers_too_large},
           {"applied_version", applied_version_},
           {"phases_started", stats_.phases_started},
           {"epsilon_spent", local_.ledger().epsilon_spent(cfg_.delta)}};

@@ -1,14 +1,18 @@
 // FCLUB as two services (docs/fclub-services.md): p2b-fclub-global holds the
 // GlobalServer, p2b-fclub-local a LocalServer. They talk over HTTP in the
 // P2BU / P2BD wire formats (fclub/wire): every message signed by its sender,
-// padded to one size per dim and sealed to its recipient. All state is in
-// memory. Server code: no exception crosses this API.
+// padded to one size per dim and sealed to its recipient. The global keeps
+// its state in memory and, with a store (open_store), journals every input
+// it accepts before answering (global_journal.hpp). Server code: no
+// exception crosses this API.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -20,6 +24,7 @@
 
 #include "common/json_log.hpp"
 #include "fclub/fclub_config.hpp"
+#include "fclub/global_journal.hpp"
 #include "fclub/global_server.hpp"
 #include "fclub/local_server.hpp"
 #include "fclub/messages.hpp"
@@ -67,6 +72,13 @@ std::string stats_as_prometheus(const std::string& prefix, const nlohmann::json&
 ClusterStats to_wire_stats(const Stats& s, uint32_t dim);
 Stats from_wire_stats(const ClusterStats& c);
 
+// At most this many downloads in one answer to GET /v1/fclub/downloads, so
+// that a local can cap what it reads from the global (global_link.hpp).
+inline constexpr std::size_t kMaxDownloadsPerAnswer = 64;
+// A JSON answer of the global's (phase, acknowledgements, errors) is far
+// shorter than this.
+inline constexpr std::size_t kMaxJsonAnswerBytes = 4096;
+
 struct Reply {
   int status = 200;
   std::string body;
@@ -82,9 +94,12 @@ struct GlobalStats {
   uint64_t replays_refused = 0;
   uint64_t downloads_queued = 0;
   uint64_t downloads_acked = 0;
+  uint64_t acks_accepted = 0;
+  uint64_t acks_refused = 0;  // forged or unsigned acknowledgements
   uint64_t merges = 0;
   uint64_t models_served = 0;
   std::map<uint32_t, uint64_t> accepted_by_server;
+  std::map<uint32_t, uint64_t> queued_by_server;
   std::map<std::string, uint64_t> refused_by_reason;
 };
 
@@ -93,11 +108,23 @@ class GlobalService {
   GlobalService(const FclubConfig& cfg, const ServiceKeys& keys,
                 std::map<uint32_t, PeerKeys> locals, common::Logger* log);
 
+  // Opens (or creates) the journal at `path` and replays it, before the
+  // service answers anything. False, with `err` set, when the store cannot
+  // be opened or replayed; the service must not start then.
+  bool open_store(const std::string& path, std::string* err);
+
   Reply upload(const std::string& body);  // POST /v1/fclub/upload
   // POST /v1/fclub/phase-done: `signature` must be the local's (phase_done.hpp).
   Reply phase_done(uint32_t server, uint32_t phase, uint32_t count, const std::string& signature);
-  Reply downloads(uint32_t server, uint64_t after);  // GET /v1/fclub/downloads
-  Reply advance();                                   // POST /v1/fclub/advance
+  // GET /v1/fclub/downloads: at most kMaxDownloadsPerAnswer of server's
+  // queued downloads of version > after. It only reads: anyone may ask, the
+  // downloads are sealed to their local.
+  Reply downloads(uint32_t server, uint64_t after);
+  // POST /v1/fclub/downloads-ack: deletes server's downloads of version <=
+  // `version`, when `signature` is that local's (downloads_ack.hpp); 403
+  // ack_bad_signature otherwise.
+  Reply downloads_ack(uint32_t server, uint64_t version, const std::string& signature);
+  Reply advance();  // POST /v1/fclub/advance
   // GET /v1/fclub/cluster-model: the signed P2BM warm start (one arm, A =
   // ridge I + S_g, b = u_g) of the global cluster that (server, local
   // cluster) belongs to, for its devices' SharedModel (docs/fclub-device.md).
@@ -105,6 +132,9 @@ class GlobalService {
   // the global state, so a device never takes an older model.
   Reply cluster_model(uint32_t server, uint32_t local_cluster, uint64_t now_unix);
   uint32_t phase() const;
+  // False once a journal write failed: the service answers 503 from then on
+  // (its memory may be ahead of its store) and must be restarted.
+  bool store_ok() const;
   nlohmann::json stats_json() const;
 
  private:
@@ -119,6 +149,14 @@ class GlobalService {
     bool merged = false;
   };
   Reply refuse(int status, const std::string& code);
+  Reply upload_locked(const std::string& body, const Upload& u, OpenStatus st);
+  Reply phase_done_locked(uint32_t server, uint32_t phase, uint32_t count,
+                          const std::string& signature);
+  Reply downloads_ack_locked(uint32_t server, uint64_t version, const std::string& signature);
+  Reply advance_locked();
+  // Journals an accepted input (when there is a store and this is not its
+  // replay); false (and the service failed) if it could not be committed.
+  bool journal_locked(const JournalEntry& e);
   void try_merge_locked(uint32_t phase);
   void queue_locked(const std::vector<StatsDownload>& downs);
 
@@ -142,6 +180,9 @@ class GlobalService {
   std::map<uint32_t, uint64_t> next_version_;
   uint64_t state_version_ = 0;  // + 1 on every accepted upload and merge
   GlobalStats stats_;
+  std::unique_ptr<GlobalJournal> journal_;
+  bool replaying_ = false;
+  bool store_failed_ = false;
 };
 
 // ---- local -----------------------------------------------------------------
@@ -155,14 +196,21 @@ struct LocalStats {
   uint64_t downloads_applied = 0;
   uint64_t downloads_stale = 0;
   uint64_t downloads_refused = 0;
+  uint64_t acks_sent = 0;
+  uint64_t acks_refused = 0;
+  uint64_t answers_too_large = 0;  // the global's answer passed its cap: refused
   uint64_t phases_started = 0;
 };
 
-// The HTTP calls the local server makes to the global one; the service's
-// main() gives it an httplib client. status < 0: no answer.
+// The HTTP calls the local server makes to the global one
+// (global_link.hpp). They return the HTTP status; kNoAnswer: none came;
+// kAnswerTooLarge: the answer passed its cap (a POST's is
+// kMaxJsonAnswerBytes, a GET's `max_reply`) and was dropped unread.
+inline constexpr int kNoAnswer = -1;
+inline constexpr int kAnswerTooLarge = -2;
 struct GlobalLink {
   std::function<int(const std::string& path, const std::string& body, std::string* reply)> post;
-  std::function<int(const std::string& path, std::string* reply)> get;
+  std::function<int(const std::string& path, std::size_t max_reply, std::string* reply)> get;
 };
 
 class LocalService {
@@ -182,12 +230,17 @@ class LocalService {
     bool phase_done = false;
     uint32_t phase = 0;
     uint32_t count = 0;
+    uint32_t local_cluster = 0;  // an upload's id, for the log
+    uint32_t seq = 0;
     std::vector<uint8_t> wire;
   };
+  // Counts and logs an answer over its cap; true if `status` is one.
+  bool too_large(int status, const char* what);
   void queue_upload_locked(const StatsUpload& up);
   void poll_phase(const GlobalLink& link);
   void flush(const GlobalLink& link);
   void poll_downloads(const GlobalLink& link);
+  void send_ack(const GlobalLink& link);
 
   FclubConfig cfg_;
   common::Logger* log_;
@@ -201,6 +254,7 @@ class LocalService {
   LocalServer local_;
   uint32_t phase_ = 0;
   uint64_t applied_version_ = 0;
+  uint64_t acked_version_ = 0;  // the last version the global took an ack of
   std::deque<Outgoing> outbox_;
   LocalStats stats_;
 };

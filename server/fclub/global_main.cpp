@@ -3,7 +3,10 @@
 //   POST /v1/fclub/upload       one sealed P2BU message from a local server
 //   POST /v1/fclub/phase-done   ?server=S&phase=P&clusters=N: S sent its N phase-start uploads
 //                               (body: S's Ed25519 signature of that, fclub/phase_done.hpp)
-//   GET  /v1/fclub/downloads    ?server=S&after=V: the sealed P2BD messages for S of version > V
+//   GET  /v1/fclub/downloads    ?server=S&after=V: up to 64 sealed P2BD messages for S of
+//                               version > V; only reads
+//   POST /v1/fclub/downloads-ack ?server=S&version=V: deletes S's downloads of version <= V
+//                               (body: S's Ed25519 signature of that, fclub/downloads_ack.hpp)
 //   GET  /v1/fclub/phase        {"phase":P}, the phase clock
 //   POST /v1/fclub/advance      next phase (only when --listen is loopback, or from loopback)
 //   GET  /v1/fclub/stats        counts; GET /healthz, GET /readyz
@@ -49,6 +52,7 @@ struct Options {
   std::string host = "127.0.0.1";
   int port = 0;
   std::string keys;
+  std::string store;                       // empty: in memory only
   std::map<uint32_t, std::string> locals;  // server id -> its key directory
   uint32_t dim = 10;
   double phase_seconds = 0;
@@ -70,6 +74,9 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
                         "ID=DIR: local server ID's public keys (DIR/fclub.sign.pk, "
                         "DIR/fclub.box.pk); once per local server");
   line.add_value("--dim", &dim, "the context dimension d (1..64)");
+  line.add_value("--store", &out->store,
+                 "PATH of the SQLite journal that keeps the state across restarts "
+                 "(default: in memory only)");
   line.add_value("--phase-seconds", &phase_seconds, "advance the phase every S seconds (0: never)");
   std::string epsilon, delta;
   line.add_value(
@@ -157,10 +164,18 @@ int run(const Options& opt, common::Logger& log) {
   }
   fclub::GlobalService service(cfg, keys, locals, &log);
   sodium_memzero(&keys, sizeof keys);
+  if (!opt.store.empty() && !service.open_store(opt.store, &err)) {
+    log.error("store_unusable", {{"error", err}});
+    return common::kExitFailure;
+  }
 
   common::Readiness readiness;
   readiness.add(
       "phase", [&service] { return common::check_ok("phase " + std::to_string(service.phase())); });
+  readiness.add("store", [&service] {
+    return service.store_ok() ? common::check_ok("writable")
+                              : common::check_failed("a journal write failed: restart");
+  });
   common::HttpCounters counters;
   common::BoundedServer server(common::HttpLimits{}, counters);
   common::configure_server(server, 2 * fclub::upload_wire_size(opt.dim) + 1024, log);
@@ -168,7 +183,7 @@ int run(const Options& opt, common::Logger& log) {
   common::install_access_log(
       server, log, common::AccessLog::standard, [](const httplib::Request& req) {
         return req.path == "/v1/fclub/upload" || req.path == "/v1/fclub/downloads" ||
-               req.path == "/v1/fclub/phase";
+               req.path == "/v1/fclub/downloads-ack" || req.path == "/v1/fclub/phase";
       });
   server.Post("/v1/fclub/upload", [&](const httplib::Request& req, httplib::Response& res) {
     const fclub::Reply r = service.upload(req.body);
@@ -198,6 +213,21 @@ int run(const Options& opt, common::Logger& log) {
       return;
     }
     answer(res, service.downloads(static_cast<uint32_t>(s), after));
+  });
+  server.Post("/v1/fclub/downloads-ack", [&](const httplib::Request& req, httplib::Response& res) {
+    uint64_t s = 0, version = 0;
+    if (!parse_u64(req, "server", UINT32_MAX, &s) ||
+        !parse_u64(req, "version", UINT64_MAX, &version)) {
+      answer(res, {400, R"({"error":"bad_request"})", "application/json", "bad_request"});
+      return;
+    }
+    const fclub::Reply r = service.downloads_ack(static_cast<uint32_t>(s), version, req.body);
+    if (!r.code.empty()) {
+      // Never the body: it is (or poses as) a signature.
+      log.warn("downloads_ack_refused",
+               {{"error", r.code}, {"server", s}, {"version", version}, {"peer", req.remote_addr}});
+    }
+    answer(res, r);
   });
   server.Get("/v1/fclub/cluster-model", [&](const httplib::Request& req, httplib::Response& res) {
     uint64_t srv = 0, cluster = 0;
@@ -246,7 +276,8 @@ int run(const Options& opt, common::Logger& log) {
   log.info("started", {{"port", port},
                        {"dim", opt.dim},
                        {"local_servers", locals.size()},
-                       {"phase_seconds", opt.phase_seconds}});
+                       {"phase_seconds", opt.phase_seconds},
+                       {"store", opt.store.empty() ? "memory" : opt.store}});
   const common::StopOutcome outcome = common::serve_until_stopped(server, log);
   {
     std::lock_guard<std::mutex> lock(mu);

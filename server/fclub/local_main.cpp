@@ -8,6 +8,7 @@
 // Eigen (through fclub_services.hpp) comes before httplib, whose <resolv.h>
 // defines a macro `_res` that Eigen uses as a parameter name.
 #include "fclub/fclub_services.hpp"
+#include "fclub/global_link.hpp"
 
 #include <httplib.h>
 
@@ -153,23 +154,8 @@ int run(const Options& opt, common::Logger& log) {
   fclub::LocalService service(cfg, opt.id, opt.users, keys, global, &log);
   sodium_memzero(&keys, sizeof keys);
 
-  httplib::Client client(opt.global_url);
-  client.set_connection_timeout(2, 0);
-  client.set_read_timeout(10, 0);
-  client.set_write_timeout(10, 0);
-  fclub::GlobalLink link;
-  link.post = [&client](const std::string& path, const std::string& body, std::string* reply) {
-    const auto r = client.Post(path, body, "application/octet-stream");
-    if (!r) return -1;
-    *reply = r->body;
-    return r->status;
-  };
-  link.get = [&client](const std::string& path, std::string* reply) {
-    const auto r = client.Get(path);
-    if (!r) return -1;
-    *reply = r->body;
-    return r->status;
-  };
+  // Every answer capped and counted when too large (global_link.hpp).
+  const fclub::GlobalLink link = fclub::http_global_link(opt.global_url, 10.0);
 
   common::Readiness readiness;
   readiness.add("local", [] { return common::check_ok("serving"); });

@@ -2,10 +2,13 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <utility>
 
 #include "pfcb/peer_checkpoint.hpp"
+#include "pfcb/read_auth.hpp"
 #include "pfcb/relay_requests.hpp"
 #include "pfcb/relay_service.hpp"
 
@@ -44,6 +47,10 @@ PeerClient::PeerClient(CmabAgent* agent, const PeerConfig& cfg, RelayLink link, 
     VerifyKey found{};
     uint32_t index = 0;
     if (members_.find(own_fp_, &found, &index) && found == own) own_index_ = index;
+  }
+  // Without it no read can be signed; the client then is not ok().
+  if (!consortium_fingerprint(cfg_.consortium_key.data(), consortium_fp_)) {
+    own_index_ = UINT32_MAX;
   }
 }
 
@@ -145,16 +152,31 @@ std::size_t PeerClient::fetch(std::size_t max_batches) {
   const uint64_t cursor_before = cursor_;
   for (std::size_t batch = 0; batch < max_batches; ++batch) {
     std::string reply, cursor_text;
-    const std::string path = "/v1/pfcb/postings?after=" + std::to_string(cursor_) +
-                             "&exclude=" + fingerprint_hex(own_fp_) +
-                             "&limit=" + std::to_string(cfg_.fetch_limit);
+    ListQuery q;
+    q.after = cursor_;
+    q.exclude = true;
+    std::memcpy(q.exclude_fp, own_fp_, kFpBytes);
+    q.limit = cfg_.fetch_limit;
+    // Wall-clock microseconds, kept strictly increasing: the relay refuses
+    // a time at or below the last it accepted from this key.
+    const auto since = std::chrono::system_clock::now().time_since_epoch();
+    const auto now_us =
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(since).count());
+    last_read_us_ = std::max(now_us, last_read_us_ + 1);
+    RelayLink::Headers headers;
     ++stats_.fetches;
+    if (!sign_read(q, consortium_fp_, last_read_us_, cfg_.sign_sk.data(), &headers)) {
+      ++stats_.fetch_failures;
+      break;
+    }
     // At most fetch_limit records: the relay never sends more, so more is no answer.
-    const int status = link_.get(path, record * cfg_.fetch_limit, &reply, &cursor_text);
+    const int status =
+        link_.get(list_path(q), headers, record * cfg_.fetch_limit, &reply, &cursor_text);
     uint64_t next = 0;
     if (status != 200 || wire == 0 || reply.size() % record != 0 ||
         !parse_cursor(cursor_text, &next)) {
       ++stats_.fetch_failures;
+      if (status == 403) ++stats_.fetches_forbidden;
       break;  // what earlier batches applied is still checkpointed below
     }
     const auto* bytes = reinterpret_cast<const uint8_t*>(reply.data());

@@ -6,8 +6,10 @@
 //    relay acknowledged it (200), or said it already holds it (409: an
 //    earlier try was stored but its answer lost); while the relay is away
 //    (no answer, 5xx) everything waits for the next flush;
-//  - fetch() reads the others' postings after its cursor, opens each and
-//    applies it with CmabAgent::apply_share, then moves the cursor on;
+//  - fetch() reads the others' postings after its cursor, each GET signed
+//    with the agent's key (read_auth.hpp: the relay serves members only),
+//    opens each and applies it with CmabAgent::apply_share, then moves the
+//    cursor on;
 //  - with a checkpoint path, every change (after_observe, a flush that
 //    delivered, a fetch that moved the cursor) is written to disk before the
 //    call returns (peer_checkpoint.hpp), and no posting is sent before the
@@ -37,7 +39,8 @@ struct PeerStats {
   uint64_t shares_sealed = 0;
   uint64_t seal_failures = 0;
   uint64_t fetches = 0;
-  uint64_t fetch_failures = 0;  // no answer, not 200, or a misframed body
+  uint64_t fetch_failures = 0;     // no answer, not 200, or a misframed body
+  uint64_t fetches_forbidden = 0;  // of those, 403: not a member, clock off, or a replay
   uint64_t postings_received = 0;
   uint64_t postings_refused = 0;  // did not open (by reason below) or came from itself
   uint64_t shares_applied = 0;
@@ -109,6 +112,8 @@ class PeerClient {
   common::Logger* log_;
   uint32_t own_index_ = UINT32_MAX;
   uint8_t own_fp_[kFpBytes] = {};
+  uint8_t consortium_fp_[kFpBytes] = {};
+  uint64_t last_read_us_ = 0;  // the last signed read's time: the next is above it
   Outbox outbox_;
   uint64_t cursor_ = 0;
   bool dirty_ = false;  // a change not yet checkpointed

@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <chrono>
+#include <cstdint>
 #include <utility>
 
 #include "common/bounded_client.hpp"
@@ -17,23 +19,37 @@ constexpr std::size_t kMaxAckBytes = 4096;
 RelayLink http_relay_link(const std::string& host, int port, double timeout_seconds) {
   const auto secs = static_cast<time_t>(timeout_seconds);
   const auto usecs = static_cast<time_t>((timeout_seconds - static_cast<double>(secs)) * 1e6);
+  // The whole call, answer included, is bounded by the same time as each
+  // read: a relay trickling its answer cannot hold the agent longer.
+  const auto deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout_seconds * 1000.0));
   RelayLink link;
   link.post = [=](const std::string& path, const std::string& body, std::string* reply) {
     httplib::Client c(host, port);
     c.set_connection_timeout(secs, usecs);
     c.set_read_timeout(secs, usecs);
     c.set_write_timeout(secs, usecs);
-    common::ClientAnswer r =
-        common::bounded_request(c, "POST", path, body, "application/octet-stream", kMaxAckBytes);
+    common::ClientCall call;
+    call.method = "POST";
+    call.path = path;
+    call.body = body;
+    call.content_type = "application/octet-stream";
+    call.max_answer_bytes = kMaxAckBytes;
+    call.deadline = deadline;
+    common::ClientAnswer r = common::bounded_request(c, std::move(call));
     if (r.status >= 0 && reply != nullptr) *reply = std::move(r.body);
     return r.status;
   };
-  link.get = [=](const std::string& path, std::size_t max_reply, std::string* reply,
-                 std::string* cursor) {
+  link.get = [=](const std::string& path, const RelayLink::Headers& headers, std::size_t max_reply,
+                 std::string* reply, std::string* cursor) {
     httplib::Client c(host, port);
     c.set_connection_timeout(secs, usecs);
     c.set_read_timeout(secs, usecs);
-    common::ClientAnswer r = common::bounded_request(c, "GET", path, "", "", max_reply);
+    common::ClientCall call;
+    call.path = path;
+    call.headers = httplib::Headers(headers.begin(), headers.end());
+    call.max_answer_bytes = max_reply;
+    call.deadline = deadline;
+    common::ClientAnswer r = common::bounded_request(c, std::move(call));
     if (r.status < 0) return -1;
     if (reply != nullptr) *reply = std::move(r.body);
     if (cursor != nullptr) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,12 @@ namespace p2b::pfcb {
 // The two calls a client makes; the HTTP one is http_relay_link. status < 0:
 // no answer. `cursor` gets the P2B-Cursor header ("" if absent).
 struct RelayLink {
+  using Headers = std::multimap<std::string, std::string>;
   std::function<int(const std::string& path, const std::string& body, std::string* reply)> post;
-  // Reads at most max_reply bytes of the answer; a larger one is no answer (-1).
-  std::function<int(const std::string& path, std::size_t max_reply, std::string* reply,
-                    std::string* cursor)>
+  // Sends `headers` (a signed read's, read_auth.hpp). Reads at most
+  // max_reply bytes of the answer; a larger one is no answer (-1).
+  std::function<int(const std::string& path, const Headers& headers, std::size_t max_reply,
+                    std::string* reply, std::string* cursor)>
       get;
 };
 

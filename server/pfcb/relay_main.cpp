@@ -1,11 +1,12 @@
 // p2b-relay: P-FCB's relay as a service (docs/pfcb-relay.md).
 // Routes:
 //   POST /v1/pfcb/postings   one P2BX posting; 200 once durably stored
-//   GET  /v1/pfcb/postings   ?after=CURSOR&exclude=SENDER_FP&limit=N: stored
-//                            postings in order, as u64le seq | posting records;
-//                            the next cursor in the P2B-Cursor header
-//   GET  /v1/pfcb/stats      counts; GET /metrics (Prometheus)
-//   GET  /healthz, /readyz
+//   GET  /v1/pfcb/postings   ?after=CURSOR&exclude=SENDER_FP&limit=N, signed by
+//                            a member (read_auth.hpp): stored postings in order,
+//                            as u64le seq | posting records; the next cursor in
+//                            the P2B-Cursor header; 403 for anyone else
+//   GET  /v1/pfcb/stats      aggregate counts; GET /metrics (Prometheus)
+//   GET  /healthz, /readyz   (checks: storage, quarantine)
 #include <httplib.h>
 
 #include <chrono>
@@ -129,6 +130,13 @@ uint64_t now_unix() {
   return static_cast<uint64_t>(std::time(nullptr));
 }
 
+// Wall-clock microseconds: a signed read's time is compared with this.
+uint64_t now_unix_us() {
+  const auto since = std::chrono::system_clock::now().time_since_epoch();
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(since).count());
+}
+
 int run(const Options& opt, common::Logger& log) {
   Options o = opt;
   std::string text, why;
@@ -150,6 +158,7 @@ int run(const Options& opt, common::Logger& log) {
 
   common::Readiness readiness;
   readiness.add("storage", [&service] { return service->store_check(); });
+  readiness.add("quarantine", [&service] { return service->quarantine_check(); });
   common::HttpCounters counters;
   common::BoundedServer server(common::HttpLimits{}, counters);
   // A little over one posting: a slightly long body still reaches the
@@ -163,13 +172,23 @@ int run(const Options& opt, common::Logger& log) {
   server.Post("/v1/pfcb/postings", [&](const httplib::Request& req, httplib::Response& res) {
     const pfcb::Reply r = service->post(req.body, now_unix());
     if (!r.code.empty()) {
-      log.warn("posting_refused", {{"error", r.code}, {"bytes", req.body.size()}});
+      log.warn("posting_refused", {{"error", r.detail}, {"bytes", req.body.size()}});
     }
     answer(res, r);
   });
   server.Get("/v1/pfcb/postings", [&](const httplib::Request& req, httplib::Response& res) {
     std::multimap<std::string, std::string> params(req.params.begin(), req.params.end());
-    const pfcb::Reply r = service->list(params);
+    // The signed-read headers under their own names (httplib matches any case).
+    std::multimap<std::string, std::string> auth;
+    for (const char* name :
+         {pfcb::kReaderHeader, pfcb::kReadTimeHeader, pfcb::kReadSignatureHeader}) {
+      for (std::size_t i = 0; i < req.get_header_value_count(name); ++i) {
+        auth.emplace(name, req.get_header_value(name, i));
+      }
+    }
+    const pfcb::Reply r = service->list(params, auth, now_unix_us());
+    // The reason only, never the key, time or signature it was given.
+    if (r.status == 403) log.warn("read_refused", {{"reason", r.detail}});
     if (r.status == 200) res.set_header(pfcb::kCursorHeader, std::to_string(r.cursor));
     answer(res, r);
   });

@@ -105,6 +105,34 @@ bool parse_list_query(const std::multimap<std::string, std::string>& params, uin
   return true;
 }
 
+std::string list_path(const ListQuery& q) {
+  std::string path = "/v1/pfcb/postings?after=" + std::to_string(q.after);
+  if (q.exclude) path += "&exclude=" + fingerprint_hex(q.exclude_fp);
+  return path + "&limit=" + std::to_string(q.limit);
+}
+
+ReadAuthParse parse_read_auth(const std::multimap<std::string, std::string>& headers,
+                              ReadAuth* out) {
+  if (headers.empty()) return ReadAuthParse::missing;
+  if (headers.size() != 3) return ReadAuthParse::malformed;
+  const auto one = [&headers](const char* name) -> const std::string* {
+    const auto it = headers.find(name);
+    return it == headers.end() || headers.count(name) != 1 ? nullptr : &it->second;
+  };
+  const std::string* reader = one(kReaderHeader);
+  const std::string* time = one(kReadTimeHeader);
+  const std::string* signature = one(kReadSignatureHeader);
+  ReadAuth a;
+  if (reader == nullptr || time == nullptr || signature == nullptr ||
+      !parse_hex(*reader, a.reader.data(), a.reader.size()) ||
+      !parse_decimal(*time, UINT64_MAX, &a.time_us) ||
+      !parse_hex(*signature, a.signature.data(), a.signature.size())) {
+    return ReadAuthParse::malformed;
+  }
+  *out = a;
+  return ReadAuthParse::ok;
+}
+
 bool parse_members(const std::string& text, std::vector<VerifyKey>* out, std::string* why) {
   std::vector<VerifyKey> keys;
   std::set<VerifyKey> seen;

@@ -1,9 +1,11 @@
 // What p2b-relay takes from outside besides postings (docs/pfcb-relay.md):
-// the query of GET /v1/pfcb/postings and the members file. Parsed apart from
+// the query of GET /v1/pfcb/postings, its signed-read headers and the
+// members file. Parsed apart from
 // the service so that a fuzz target reaches them without a store or a
 // socket. Inputs are untrusted: anything but the documented shape is refused.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -30,6 +32,31 @@ struct ListQuery {
 // False with `why` set otherwise; `out` is written only on success.
 bool parse_list_query(const std::multimap<std::string, std::string>& params, uint32_t max_batch,
                       ListQuery* out, std::string* why);
+
+// The path of a GET for `q`, every field written out (limit too, so that
+// what the client signs is what the relay reads whatever its default).
+std::string list_path(const ListQuery& q);
+
+// The headers of a signed read (read_auth.hpp says what is signed and why).
+inline constexpr const char* kReaderHeader = "P2B-Reader";       // the verify key, 64 hex digits
+inline constexpr const char* kReadTimeHeader = "P2B-Read-Time";  // unix microseconds, decimal
+inline constexpr const char* kReadSignatureHeader = "P2B-Read-Signature";  // 128 hex digits
+
+struct ReadAuth {
+  VerifyKey reader{};
+  uint64_t time_us = 0;
+  std::array<uint8_t, kSignatureBytes> signature{};
+};
+
+enum class ReadAuthParse { ok, missing, malformed };
+// `headers`: the request's values of the three headers above, under those
+// names (the HTTP layer matches names without case; a name may repeat).
+// None of them: missing. Each exactly once, the reader 64 hex digits, the
+// time a decimal u64, the signature 128 hex digits: ok. Anything else (one
+// or two of them, a repeat, another shape, another name): malformed. `out`
+// is written only on ok.
+ReadAuthParse parse_read_auth(const std::multimap<std::string, std::string>& headers,
+                              ReadAuth* out);
 
 // 32 lowercase or uppercase hex digits -> 16 bytes.
 bool parse_fingerprint_hex(const std::string& hex, uint8_t* fp);

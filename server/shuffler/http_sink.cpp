@@ -1,6 +1,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <regex>
 #include <stdexcept>
@@ -20,6 +21,10 @@ const std::regex& url_pattern() {
 }
 
 constexpr std::size_t kMaxAnswerBytes = 4096;
+// A whole delivery, answer included. The read timeout (10 s of silence)
+// already bounds an analyzer that is slow to apply a batch; this bounds one
+// that trickles its answer a byte at a time.
+constexpr std::chrono::milliseconds kDeliveryDeadline{60000};
 
 class HttpSink final : public AnalyzerSink {
  public:
@@ -40,10 +45,14 @@ class HttpSink final : public AnalyzerSink {
     }
     // An answer larger than kMaxAnswerBytes is not an ack: it is dropped
     // unread, so a flood cannot grow the shuffler's memory.
-    common::ClientAnswer answer = common::bounded_request(
-        client_, "POST", path_,
-        std::string(reinterpret_cast<const char*>(encoded_batch.data()), encoded_batch.size()),
-        "application/octet-stream", kMaxAnswerBytes);
+    common::ClientCall call;
+    call.method = "POST";
+    call.path = path_;
+    call.body.assign(reinterpret_cast<const char*>(encoded_batch.data()), encoded_batch.size());
+    call.content_type = "application/octet-stream";
+    call.max_answer_bytes = kMaxAnswerBytes;
+    call.deadline = kDeliveryDeadline;
+    common::ClientAnswer answer = common::bounded_request(client_, std::move(call));
     if (answer.status < 0) {
       *detail = answer.error;
       return -1;

@@ -116,4 +116,26 @@ Status ActiveParty::reward(uint64_t id, double r) {
   return last_model_status_;
 }
 
+Status ActiveParty::learn(const double* x, double r) {
+  last_model_status_ = model_->learn(x, own_.d, r);
+  return last_model_status_;
+}
+
+Status ActiveParty::save_model(const uint8_t* key, std::vector<uint8_t>* out) const {
+  std::size_t n = 0;
+  Status st = model_->saved_size(&n);
+  if (st != Status::ok) return st;
+  out->assign(n, 0);
+  std::size_t written = 0;
+  st = model_->save(key, out->data(), out->size(), &written);
+  if (st == Status::ok) out->resize(written);
+  return st;
+}
+
+Status ActiveParty::restore_model(const uint8_t* key, const std::vector<uint8_t>& in) {
+  // Restore leaves the model as it was when it refuses the bytes.
+  last_model_status_ = model_->restore(key, in.data(), in.size());
+  return last_model_status_;
+}
+
 }  // namespace p2b::vfl

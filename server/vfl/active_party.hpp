@@ -57,6 +57,13 @@ class ActiveParty {
   // model. Ends the round.
   RoundStatus teach(uint32_t item, double r);
   Status reward(uint64_t id, double r);
+  // Learns the rotated context `x` (d values) of a decision with reward r:
+  // the service keeps its pending decisions in its own store
+  // (vfl/ap_store.hpp), so a reward survives a restart of the process.
+  Status learn(const double* x, double r);
+  // The model's state (SharedModel::save, MACed under `key`), and back.
+  Status save_model(const uint8_t* key, std::vector<uint8_t>* out) const;
+  Status restore_model(const uint8_t* key, const std::vector<uint8_t>& in);
 
   const std::vector<double>& rotated_contexts() const { return rotated_; }
   const SharedModel& model() const { return *model_; }

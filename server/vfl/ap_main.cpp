@@ -36,7 +36,7 @@ struct PartyArg {
 
 struct Options : common::ServiceOptions {
   uint32_t dim = 0;
-  std::string bundle, features, pmg_key;
+  std::string bundle, features, pmg_key, model_store;
   std::vector<PartyArg> parties;
   p2b::SharedConfig model;
   bool allow_partial = false;
@@ -64,6 +64,9 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   line.add_value("--bundle", &out->bundle, "the active party's sealed P2BQ bundle (party 0)");
   line.add_value("--features", &out->features, "the own feature CSV (user_token_hex,item_id,f...)");
   line.add_value("--pmg-key", &out->pmg_key, "the PMG's Ed25519 public key (bundles must verify)");
+  line.add_value("--model-store", &out->model_store,
+                 "the model, decision ids and pending decisions (SQLite; default: the --store "
+                 "FILE with .model appended); created");
   line.app().add_option(
       "--party", parties,
       "URL,KEYFILE of passive party 1, 2, ... in order (KEYFILE: its vfl.box.pk)");
@@ -137,6 +140,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   o.bundle = out->bundle;
   o.features = out->features;
   o.pmg_key = out->pmg_key;
+  o.model_store = out->model_store.empty() ? o.store + ".model" : out->model_store;
   o.allow_partial = out->allow_partial;
   *out = std::move(o);
   return ParseOutcome::ok;
@@ -153,6 +157,7 @@ int run(const Options& opt, common::Logger& log) {
   cfg.bundle_path = opt.bundle;
   cfg.features_path = opt.features;
   cfg.state_path = opt.store;
+  cfg.model_store_path = opt.model_store;
   cfg.model = opt.model;
   cfg.allow_partial = opt.allow_partial;
   cfg.party_timeout_ms = opt.party_timeout_ms;
@@ -179,9 +184,10 @@ int run(const Options& opt, common::Logger& log) {
   sodium_memzero(cfg.box_sk, sizeof cfg.box_sk);
   if (!started) {
     log.error("start_failed", {{"error", err}});
-    return common::kExitFailure;
+    return service.store_refused() ? common::kExitStoreRefused : common::kExitFailure;
   }
   common::Readiness readiness;
+  readiness.add("storage", [&service] { return service.store_check(); });
   readiness.add("mask", [&service] {
     return common::check_ok("epoch " + std::to_string(service.epoch()) + " mask_id " +
                             service.mask_id_hex());
@@ -219,6 +225,11 @@ int run(const Options& opt, common::Logger& log) {
                                    {"partial", s.partial},
                                    {"refused", s.refused},
                                    {"rewards", s.rewards},
+                                   {"rewards_applied", s.rewards_applied},
+                                   {"model_updates", s.model_updates},
+                                   {"next_decision_id", s.next_decision_id},
+                                   {"checkpoint_seq", s.checkpoint_seq},
+                                   {"model_digest", s.model_digest},
                                    {"decide_ns", s.decide_ns},
                                    {"party_bytes", s.party_bytes},
                                    {"party_messages", s.party_messages}}
@@ -232,6 +243,7 @@ int run(const Options& opt, common::Logger& log) {
                        {"parties", service.parties()},
                        {"epoch", service.epoch()},
                        {"mask_id", service.mask_id_hex()},
+                       {"next_decision_id", service.stats().next_decision_id},
                        {"box_key_fingerprint", own_fp},
                        {"pmg_key_fingerprint", pmg_fp},
                        {"party_key_fingerprints", party_fps},

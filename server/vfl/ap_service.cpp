@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -13,6 +14,7 @@
 
 #include "common/bounded_client.hpp"
 #include "common/http_errors.hpp"
+#include "common/store_open.hpp"
 #include "vfl/bundle_file.hpp"
 #include "vfl/masked_message.hpp"
 #include "vfl/masked_request.hpp"
@@ -86,10 +88,25 @@ const char* code_for(MessageStatus s) {
   }
 }
 
+// The model's statistics in a saved state: after the fixed header (164
+// bytes less the 32 of the MAC), L's lower triangle and b, both f64
+// (docs/formats.md, "Saved shared-model state"). The scores are a function
+// of these alone; the pending ring and the generator that follow are not
+// the service's (its decisions are in its store).
+std::string learned_digest(const std::vector<uint8_t>& saved, uint32_t d) {
+  constexpr std::size_t kHeader = 132;
+  const std::size_t len = 8 * (static_cast<std::size_t>(d) * (d + 1) / 2 + d);
+  if (saved.size() < kHeader + len) return "";
+  uint8_t h[32];
+  crypto_generichash(h, sizeof h, saved.data() + kHeader, len, nullptr, 0);
+  return hex_of(h, sizeof h);
+}
+
 }  // namespace
 
 ApService::~ApService() {
   sodium_memzero(cfg_.box_sk, sizeof cfg_.box_sk);
+  sodium_memzero(state_key_, sizeof state_key_);
   if (!block_.q.empty()) sodium_memzero(block_.q.data(), block_.q.size() * sizeof(double));
 }
 
@@ -103,6 +120,12 @@ bool ApService::start(const ApConfig& cfg, std::string* err) {
   cfg_ = cfg;
   cfg_.model.dim = cfg_.d;
   if (!cfg_.model.deterministic) cfg_.model.random = RandomSource{random_fill, nullptr};
+  // The store keeps the pending decisions, the model learns their contexts
+  // (ActiveParty::learn): its own ring of one slot is never read, and a
+  // saved state stays 4 d (d + 1) + 16 d + 180 bytes whatever --pending is.
+  window_ = cfg_.model.pending_capacity;
+  cfg_.model.pending_capacity = 1;
+  model_state_key(cfg_.box_sk, state_key_);
   bool existed = false;
   if (!read_state(cfg_.state_path, &state_, &existed, err)) return false;
   OpenedBundle opened;
@@ -121,6 +144,7 @@ bool ApService::start(const ApConfig& cfg, std::string* err) {
   ac.own = opened.block;
   ac.allow_partial = cfg_.allow_partial;
   if (ActiveParty::create(ac, &ap_, err) != RoundStatus::ok) return false;
+  if (!open_model(opened.block, err)) return false;
   // Every round_id up to the old ceiling may have been used.
   last_round_ = state_.round_id;
   state_.mask_epoch = opened.block.epoch;
@@ -154,6 +178,95 @@ bool ApService::next_round(uint64_t* round, std::string* err) {
   return true;
 }
 
+bool ApService::save_checkpoint(const MaskBlock& block, uint64_t seq, ApCheckpoint* cp,
+                                std::string* err) const {
+  cp->epoch = block.epoch;
+  cp->mask_id.assign(block.mask_id, block.mask_id + kMaskIdBytes);
+  cp->seq = seq;
+  const Status st = ap_->save_model(state_key_, &cp->state);
+  if (st != Status::ok) *err = std::string("the model does not save: ") + status_str(st);
+  return st == Status::ok;
+}
+
+// A fresh model (ap_, just created) under `block`, committed with the
+// counters `n` before anything is decided on it.
+bool ApService::reset_model(const MaskBlock& block, const ApCounters& n, std::string* err) {
+  ApCheckpoint cp;
+  if (!save_checkpoint(block, n.applied, &cp, err)) return false;
+  try {
+    store_->reset(cp, n);
+  } catch (const std::exception& e) {
+    *err = std::string("the model store: ") + e.what();
+    return false;
+  }
+  counters_ = n;
+  checkpoint_seq_ = n.applied;
+  checkpoint_every_ = store_checkpoint_every(cp.state.size(), block.d);
+  return true;
+}
+
+// The model the store holds for `block`'s mask: its checkpoint, then the
+// rewards applied since, in their order. A store of another mask (the
+// active party rotated, or crashed between writing the new epoch to the
+// state file and resetting the store) starts a fresh model, which a
+// rotation does anyway: the old one learned in another basis.
+bool ApService::open_model(const MaskBlock& block, std::string* err) {
+  try {
+    store_ = std::make_unique<ApStore>(cfg_.model_store_path);
+    ApCheckpoint cp;
+    ApCounters n;
+    const bool have = store_->load(&cp, &n);
+    const bool same_mask =
+        have && cp.epoch == block.epoch &&
+        cp.mask_id == std::vector<uint8_t>(block.mask_id, block.mask_id + kMaskIdBytes);
+    if (have && cp.epoch > block.epoch) {
+      store_refused_ = true;
+      *err = cfg_.model_store_path + ": its model is of mask epoch " + std::to_string(cp.epoch) +
+             ", newer than the bundle's " + std::to_string(block.epoch);
+      return false;
+    }
+    if (!same_mask) {
+      ApCounters fresh;
+      // Ids only grow: above every id of the store's old mask or, for a new
+      // store, above every id an older p2b-vfl-ap (its model in memory,
+      // one id per round) could have issued under the state file's rounds.
+      fresh.next_id = have ? n.next_id : state_.round_id + 1;
+      fresh.first_live_id = fresh.next_id;
+      fresh.applied = have ? n.applied : 0;
+      return reset_model(block, fresh, err);
+    }
+    const Status st = ap_->restore_model(state_key_, cp.state);
+    if (st != Status::ok) {
+      store_refused_ = true;
+      *err = cfg_.model_store_path + ": the stored model does not restore (" + status_str(st) +
+             "): it was saved under another key or other model settings (--policy, --alpha, "
+             "--lambda, --ts-scale, --tie-rel-tol, --precision, --max-items)";
+      return false;
+    }
+    for (const ApReplay& r : store_->replay(cp.seq, block.d)) {
+      if (ap_->learn(r.context.data(), r.reward) != Status::ok) {
+        store_refused_ = true;
+        *err = cfg_.model_store_path + ": the reward of decision " + std::to_string(r.id) +
+               " does not apply";
+        return false;
+      }
+    }
+    counters_ = n;
+    checkpoint_seq_ = cp.seq;
+    checkpoint_every_ = store_checkpoint_every(cp.state.size(), block.d);
+    return true;
+  } catch (const common::StoreRefused& e) {
+    store_refused_ = true;
+    *err = e.what();
+  } catch (const common::SqliteError& e) {
+    // Damage found while reading is for an operator; anything else (a
+    // missing directory, the file held by another process) may pass.
+    store_refused_ = store_ != nullptr && store_->health().failed();
+    *err = std::string("the model store: ") + e.what();
+  }
+  return false;
+}
+
 // Nothing thrown inside (allocation, thread creation) leaves the service:
 // the request gets 500 internal and the service state stays consistent.
 ServiceReply ApService::decide(const std::string& body) {
@@ -170,6 +283,9 @@ ServiceReply ApService::reward(const std::string& body) {
   std::lock_guard<std::mutex> lock(mu_);
   try {
     return reward_locked(body);
+  } catch (const common::SqliteError& e) {
+    // A read of the store failed (a write's failure is answered inside).
+    return error_reply(503, "store_unwritable", std::string("the model store: ") + e.what());
   } catch (const std::exception& e) {
     return error_reply(500, "internal", e.what());
   }
@@ -272,9 +388,14 @@ ServiceReply ApService::decide_locked(const std::string& body) {
         // features) or a short JSON error: nothing larger is read, and an
         // answer past the cap is a wrong shape, as any mis-sized message is.
         const std::size_t cap = std::max(masked_message_bytes(ex.k_items, ex.d), kMaxErrorBytes);
-        common::ClientAnswer res = common::bounded_request(
-            cli, "POST", "/v1/masked", std::string(sealed.begin(), sealed.end()),
-            "application/octet-stream", cap);
+        common::ClientCall call;
+        call.method = "POST";
+        call.path = "/v1/masked";
+        call.body.assign(sealed.begin(), sealed.end());
+        call.content_type = "application/octet-stream";
+        call.max_answer_bytes = cap;
+        call.deadline = deadline;  // the party's whole answer, not each read
+        common::ClientAnswer res = common::bounded_request(cli, std::move(call));
         if (res.too_large) {
           answers[j].error = "wrong_shape";
         } else if (res.status >= 0) {
@@ -366,9 +487,23 @@ ServiceReply ApService::decide_locked(const std::string& body) {
                   rs == RoundStatus::missing_parties ? "missing_parties" : "model_error",
                   round_status_name(rs), failed);
   }
+  // The id and the chosen context are durable before the answer: a reward
+  // for this id finds its decision after any restart, and no restart
+  // issues the id again. Deciding changed no statistic of the model (only
+  // its own ring and generator), so a refusal here leaves nothing to undo.
+  const uint64_t id = counters_.next_id;
+  const double* chosen =
+      ap_->rotated_contexts().data() + static_cast<std::size_t>(dec.item) * cfg_.d;
+  try {
+    store_->record_decision(id, chosen, cfg_.d, window_, checkpoint_seq_);
+  } catch (const common::SqliteError& e) {
+    return refuse(503, "store_unwritable", std::string("the decision was not kept: ") + e.what(),
+                  failed);
+  }
+  counters_.next_id = id + 1;
   nlohmann::json out = {{"item", items[dec.item]},
                         {"index", dec.item},
-                        {"decision_id", dec.id},
+                        {"decision_id", id},
                         {"round_id", round},
                         {"partial", dec.parts_missing > 0},
                         {"parts_missing", dec.parts_missing}};
@@ -382,6 +517,11 @@ ServiceReply ApService::decide_locked(const std::string& body) {
   return r;
 }
 
+// A reward is answered 200 only once it is committed with its decision
+// marked rewarded, and learned only after that commit: a crash before the
+// commit leaves it unapplied (the caller sends it again), one after it
+// leaves it applied once (the caller's retry gets already_rewarded), and a
+// failed commit changes nothing, in the store or in memory.
 ServiceReply ApService::reward_locked(const std::string& body) {
   const nlohmann::json req = nlohmann::json::parse(body, nullptr, false);
   if (!req.is_object() || req.size() != 2 || !req.contains("decision_id") ||
@@ -389,20 +529,53 @@ ServiceReply ApService::reward_locked(const std::string& body) {
       !req["reward"].is_number()) {
     return error_reply(400, "bad_request", "expected {\"decision_id\":u64,\"reward\":number}");
   }
-  const Status st = ap_->reward(req["decision_id"].get<uint64_t>(), req["reward"].get<double>());
-  switch (st) {
-    case Status::ok:
-      ++stats_.rewards;
-      return ok_reply({{"ok", true}});
-    case Status::unknown_decision:
-      return error_reply(404, "unknown_decision", "no pending decision has this id");
-    case Status::expired_decision:
-      return error_reply(410, "expired_decision", "the decision left the pending ring");
-    case Status::already_rewarded:
-      return error_reply(409, "already_rewarded", "this decision has its reward");
-    default:
-      return error_reply(400, "bad_reward", status_str(st));
+  const auto id = req["decision_id"].get<uint64_t>();
+  const auto r = req["reward"].get<double>();
+  // The model's own bound (SharedModel::learn), checked before the commit.
+  if (!std::isfinite(r) || std::fabs(r) > kMaxRawEntry) {
+    return error_reply(400, "bad_reward", status_str(Status::reward_out_of_range));
   }
+  if (id == 0 || id >= counters_.next_id) {
+    return error_reply(404, "unknown_decision", "no decision has this id");
+  }
+  if (id < counters_.first_live_id) {
+    return error_reply(410, "expired_decision", "the decision was made under an older mask");
+  }
+  std::vector<double> context;
+  const PendingState ps = store_->find(id, cfg_.d, &context);
+  if (ps == PendingState::absent) {
+    return error_reply(410, "expired_decision", "the decision left the pending window");
+  }
+  if (ps == PendingState::rewarded) {
+    return error_reply(409, "already_rewarded", "this decision has its reward");
+  }
+  const uint64_t seq = counters_.applied + 1;
+  // The checkpoint, when one is due, is the model before this reward: it
+  // includes rewards 1..seq-1, and this one is replayed after it.
+  ApCheckpoint cp;
+  const bool due = seq - 1 - checkpoint_seq_ >= checkpoint_every_;
+  std::string err;
+  if (due && !save_checkpoint(block_, seq - 1, &cp, &err)) {
+    return error_reply(500, "model_error", err);
+  }
+  try {
+    if (!store_->apply_reward(id, r, seq, due ? &cp : nullptr)) {
+      return error_reply(409, "already_rewarded", "this decision has its reward");
+    }
+  } catch (const common::SqliteError& e) {
+    return error_reply(503, "store_unwritable",
+                       std::string("the reward was not kept: ") + e.what());
+  }
+  counters_.applied = seq;
+  if (due) checkpoint_seq_ = seq - 1;
+  const Status st = ap_->learn(context.data(), r);
+  if (st != Status::ok) {
+    // The context came from decide and the reward passed the same bound:
+    // unreachable, and the stored reward is replayed at the next start.
+    return error_reply(500, "model_error", status_str(st));
+  }
+  ++stats_.rewards;
+  return ok_reply({{"ok", true}});
 }
 
 ServiceReply ApService::reload_locked() {
@@ -428,8 +601,20 @@ ServiceReply ApService::reload_locked() {
   if (!write_state(cfg_.state_path, next, &err)) {
     return error_reply(503, "state_unwritable", "cannot persist the epoch: " + err);
   }
+  // The epoch is on disk first: a crash before the store's reset leaves a
+  // store of the older mask, which the next start replaces with a fresh
+  // model just as this does. Ids go on: a reward for an older mask's
+  // decision is expired, never applied to a new one.
+  std::swap(ap_, fresh);
+  ApCounters n;
+  n.next_id = counters_.next_id;
+  n.first_live_id = counters_.next_id;
+  n.applied = counters_.applied;
+  if (!reset_model(opened.block, n, &err)) {
+    std::swap(ap_, fresh);
+    return error_reply(503, "store_unwritable", "the mask was not replaced: " + err);
+  }
   state_ = next;
-  ap_ = std::move(fresh);
   sodium_memzero(block_.q.data(), block_.q.size() * sizeof(double));
   block_ = std::move(opened.block);
   publish_mask();
@@ -440,7 +625,24 @@ ServiceReply ApService::reload_locked() {
 
 ApStats ApService::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  ApStats s = stats_;
+  s.rewards_applied = counters_.applied;
+  s.next_decision_id = counters_.next_id;
+  s.checkpoint_seq = checkpoint_seq_;
+  if (ap_ != nullptr) {
+    s.model_updates = ap_->model().updates();
+    std::vector<uint8_t> saved;
+    if (ap_->save_model(state_key_, &saved) == Status::ok) {
+      s.model_digest = learned_digest(saved, cfg_.d);
+    }
+  }
+  return s;
+}
+
+common::CheckResult ApService::store_check() const {
+  // The store's own health is atomic: no wait for a decision in flight.
+  if (store_ == nullptr) return common::check_failed("no store");
+  return store_->health().check();
 }
 
 void ApService::publish_mask() {

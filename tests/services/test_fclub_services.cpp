@@ -10,18 +10,26 @@
 #include <signal.h>
 #include <sodium.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iostream>
+#include <iterator>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/sqlite_db.hpp"
 #include "fclub/fclub_services.hpp"
 #include "fclub/wire/fclub_wire.hpp"
 #include "p2b.h"
@@ -106,16 +114,36 @@ class FclubServices : public ::testing::Test {
                        {"--keys", (dir_ / ("local" + std::to_string(s))).string(), "--id",
                         std::to_string(s), "--users", std::to_string(kUsers), "--servers", "2",
                         "--dim", std::to_string(kDim), "--global", global_.url(), "--global-keys",
-                        (dir_ / "global").string(), "--poll-ms", "50"},
+                        (dir_ / "global").string(), "--poll-ms", "50", "--log-level", "debug"},
                        (dir_ / ("local" + std::to_string(s) + ".log")).string());
     }
   }
-  void start_global(int port) {
-    global_.start(P2B_FCLUB_GLOBAL_BIN,
-                  {"--keys", (dir_ / "global").string(), "--local",
-                   "0=" + (dir_ / "local0").string(), "--local", "1=" + (dir_ / "local1").string(),
-                   "--dim", std::to_string(kDim), "--listen", "127.0.0.1:" + std::to_string(port)},
-                  (dir_ / ("global" + std::to_string(port) + ".log")).string());
+  void start_global(int port, const std::string& store = "") {
+    std::vector<std::string> args = {"--keys",   (dir_ / "global").string(),
+                                     "--local",  "0=" + (dir_ / "local0").string(),
+                                     "--local",  "1=" + (dir_ / "local1").string(),
+                                     "--dim",    std::to_string(kDim),
+                                     "--listen", "127.0.0.1:" + std::to_string(port)};
+    if (!store.empty()) {
+      args.emplace_back("--store");
+      args.push_back(store);
+    }
+    ++global_starts_;
+    global_.start(P2B_FCLUB_GLOBAL_BIN, args,
+                  (dir_ / ("global-" + std::to_string(global_starts_) + ".log")).string());
+  }
+  // Every local's outbox delivered, every download applied and acknowledged.
+  bool settled() {
+    const json g = get_json(global_, "/v1/fclub/stats");
+    if (!g.is_object() || g["downloads_pending"] != 0 ||
+        g["downloads_acked"] != g["downloads_queued"]) {
+      return false;
+    }
+    for (ServiceProcess& l : locals_) {
+      const json s = get_json(l, "/v1/fclub/stats");
+      if (!s.is_object() || s["outbox"] != 0) return false;
+    }
+    return true;
   }
   void TearDown() override {
     for (ServiceProcess& l : locals_) {
@@ -235,6 +263,7 @@ class FclubServices : public ::testing::Test {
   }
 
   fs::path dir_;
+  int global_starts_ = 0;
   ServiceProcess global_;
   ServiceProcess locals_[2];
   std::vector<std::vector<double>> theta_ = {{0.8, 0.4, 0.2, 0.2, 0.2},
@@ -261,10 +290,9 @@ TEST_F(FclubServices, PhasesUploadsDownloadsAndRefusals) {
         return false;
       }
     }
-    return g.is_object() && g["downloads_pending"] == 0;
+    return g.is_object() && g["downloads_pending"] == 0 &&
+           g["downloads_acked"] == g["downloads_queued"];
   })) << get_json(global_, "/v1/fclub/stats").dump();
-  // One more poll acknowledges what the last one applied.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
 
   const json g = get_json(global_, "/v1/fclub/stats");
   ASSERT_TRUE(g.is_object());
@@ -424,9 +452,289 @@ TEST_F(FclubServices, OutboxWaitsForTheGlobal) {
   for (ServiceProcess& l : locals_) EXPECT_EQ(get_json(l, "/v1/fclub/stats")["uploads_refused"], 0);
 }
 
+// An outsider reads server 0's downloads as fast as it can, asking past
+// every version (after=2^64-1, which used to acknowledge and delete the
+// whole queue), and posts forged acknowledgements: random bytes, local 1's
+// signature for server 0, and a phase-done signature of local 0's own
+// passed off as an ack. None deletes anything: every download queued for a
+// local is applied by it, and every forged ack is refused 403, counted and
+// shown in /metrics.
+TEST_F(FclubServices, AnOutsiderCanNeitherDeleteNorAcknowledgeDownloads) {
+  fclub::ServiceKeys local1;
+  fclub::ServiceKeys local0;
+  fclub::ServiceKeys global;
+  std::string warning, err;
+  ASSERT_TRUE(fclub::load_service_keys((dir_ / "local0").string(), true, &local0, &warning, &err));
+  ASSERT_TRUE(fclub::load_service_keys((dir_ / "local1").string(), true, &local1, &warning, &err));
+  ASSERT_TRUE(fclub::load_service_keys((dir_ / "global").string(), false, &global, &warning, &err));
+  uint8_t deployment[16];
+  fclub::deployment_fingerprint(global.box_pk, deployment);
+  auto sign = [](const uint8_t* sk, const std::string& m) {
+    std::string sig(crypto_sign_BYTES, '\0');
+    crypto_sign_detached(reinterpret_cast<unsigned char*>(sig.data()), nullptr,
+                         reinterpret_cast<const unsigned char*>(m.data()), m.size(), sk);
+    return sig;
+  };
+  // The documented message (fclub/downloads_ack.hpp), built here.
+  auto ack_message = [&](uint32_t server, uint64_t version) {
+    std::string m = "p2b fclub downloads-ack v1";
+    m.append(reinterpret_cast<const char*>(deployment), sizeof deployment);
+    for (int i = 0; i < 4; ++i) m.push_back(static_cast<char>(server >> (8 * i)));
+    for (int i = 0; i < 8; ++i) m.push_back(static_cast<char>(version >> (8 * i)));
+    return m;
+  };
+  const uint64_t kAll = UINT64_MAX;
+  const std::string ack_path = "/v1/fclub/downloads-ack?server=0&version=" + std::to_string(kAll);
+  std::string phase_done_sig = "p2b fclub phase-done v1";
+  phase_done_sig.append(reinterpret_cast<const char*>(deployment), sizeof deployment);
+  phase_done_sig.append(12, '\0');
+  phase_done_sig = sign(local0.sign_sk, phase_done_sig);
+  std::string random_sig(crypto_sign_BYTES, '\0');
+  randombytes_buf(random_sig.data(), random_sig.size());
+  const std::vector<std::string> forgeries = {
+      random_sig, sign(local1.sign_sk, ack_message(0, kAll)), phase_done_sig, ""};
+
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> forged{0}, forged_refused{0}, reads{0};
+  std::thread outsider([&] {
+    httplib::Client c("127.0.0.1", global_.port());
+    // Bounded: a test never loops forever, whatever happens to the flag.
+    for (int i = 0; i < 100000 && !stop.load(); ++i) {
+      const auto r = c.Get("/v1/fclub/downloads?server=0&after=" + std::to_string(kAll));
+      if (r && r->status == 200) ++reads;
+      const auto a = c.Post(ack_path, forgeries[i % forgeries.size()], "application/octet-stream");
+      ++forged;
+      if (a && a->status == 403 && a->body.find("ack_bad_signature") != std::string::npos) {
+        ++forged_refused;
+      }
+    }
+  });
+  std::mt19937_64 rng(28);
+  drive(300, rng);
+  advance_and_merge(1);
+  drive(600, rng);
+  advance_and_merge(2);
+  drive(600, rng);
+  // Until the outsider has had a go at a queue that held something.
+  ASSERT_TRUE(wait_for([&] { return reads.load() > 0 && forged.load() > 20; }));
+  stop = true;
+  outsider.join();
+  ASSERT_TRUE(wait_for([&] { return settled(); })) << get_json(global_, "/v1/fclub/stats").dump();
+
+  const json g = get_json(global_, "/v1/fclub/stats");
+  EXPECT_EQ(forged_refused.load(), forged.load());
+  EXPECT_EQ(g["acks_refused"].get<uint64_t>(), forged.load()) << g.dump();
+  EXPECT_GT(g["queued_by_server"]["0"].get<uint64_t>(), 0u) << g.dump();
+  for (uint32_t s = 0; s < 2; ++s) {
+    const json l = get_json(locals_[s], "/v1/fclub/stats");
+    // Every download queued for it reached it: applied, or stale by the
+    // time it came (a later phase replaced its cluster).
+    EXPECT_EQ(l["downloads_applied"].get<uint64_t>() + l["downloads_stale"].get<uint64_t>(),
+              g["queued_by_server"][std::to_string(s)].get<uint64_t>())
+        << "local " << s << ": " << l.dump() << " global: " << g.dump();
+    EXPECT_EQ(l["downloads_refused"], 0);
+    EXPECT_EQ(l["acks_refused"], 0);
+    EXPECT_GT(l["acks_sent"].get<uint64_t>(), 0u);
+  }
+  httplib::Client gm("127.0.0.1", global_.port());
+  const auto m = gm.Get("/metrics");
+  ASSERT_TRUE(m && m->status == 200);
+  EXPECT_NE(m->body.find("p2b_fclub_global_acks_refused_total " + std::to_string(forged.load())),
+            std::string::npos)
+      << m->body;
+  // A genuine ack, made here, deletes; an unknown server is not a 403.
+  std::string reply;
+  EXPECT_EQ(post(global_, "/v1/fclub/downloads-ack?server=0&version=1",
+                 sign(local0.sign_sk, ack_message(0, 1)), &reply),
+            200)
+      << reply;
+  EXPECT_EQ(post(global_, "/v1/fclub/downloads-ack?server=9&version=1", random_sig, &reply), 400);
+  EXPECT_EQ(post(global_, "/v1/fclub/downloads-ack?server=0", random_sig, &reply), 400);
+  EXPECT_EQ(get_json(global_, "/v1/fclub/stats")["acks_refused"].get<uint64_t>(), forged.load());
+}
+
+// The global with a store, killed (SIGKILL) three times in mid-phase while
+// the locals keep uploading, restarted on the same store each time. A
+// per-id ledger, id = (server, phase, local_cluster, seq): every upload a
+// local saw acknowledged (2xx; or 409 replay on a retry whose first answer
+// the kill swallowed) is in the global's journal, none twice; the restarted
+// global resumes at its phase with the same counts, and the federation goes
+// on (no seq_gap, no refusal, more merges).
+TEST_F(FclubServices, TheGlobalResumesItsPhaseAfterKill9) {
+  const int port = global_.port();
+  ASSERT_EQ(global_.stop(), 0);  // the fixture's global keeps nothing
+  const std::string store = (dir_ / "global.db").string();
+  start_global(port, store);
+  std::mt19937_64 rng(29);
+  drive(200, rng);
+  uint64_t merges = 0;
+  for (int kill = 0; kill < 3; ++kill) {
+    advance_and_merge(++merges);
+    const uint64_t accepted = get_json(global_, "/v1/fclub/stats")["uploads_accepted"];
+    drive(150, rng);
+    // Mid-phase: once the global has taken some of this phase's uploads.
+    ASSERT_TRUE(wait_for([&] {
+      const json g = get_json(global_, "/v1/fclub/stats");
+      return g.is_object() && g["uploads_accepted"].get<uint64_t>() > accepted + 10;
+    }));
+    const json before = get_json(global_, "/v1/fclub/stats");
+    global_.kill_hard();
+    drive(100, rng);  // into the outboxes while the global is away
+    start_global(port, store);
+    const json after = get_json(global_, "/v1/fclub/stats");
+    EXPECT_EQ(after["phase"], before["phase"]) << after.dump();
+    EXPECT_EQ(after["merges"], before["merges"]);
+    // What it had taken, at least (it may have taken more after `before`).
+    EXPECT_GE(after["uploads_accepted"].get<uint64_t>(),
+              before["uploads_accepted"].get<uint64_t>());
+    drive(150, rng);
+    ASSERT_TRUE(wait_for([&] { return settled(); })) << get_json(global_, "/v1/fclub/stats").dump();
+  }
+  advance_and_merge(++merges);
+  drive(200, rng);
+  ASSERT_TRUE(wait_for([&] { return settled(); })) << get_json(global_, "/v1/fclub/stats").dump();
+  const json g = get_json(global_, "/v1/fclub/stats");
+  EXPECT_EQ(g["phase"], merges);
+  EXPECT_EQ(g["uploads_refused"], 0) << g.dump();
+  uint64_t sent = 0;
+  for (ServiceProcess& l : locals_) {
+    const json s = get_json(l, "/v1/fclub/stats");
+    EXPECT_EQ(s["uploads_refused"], 0) << s.dump();
+    EXPECT_EQ(s["phases_started"], merges);
+    sent += s["uploads_sent"].get<uint64_t>();
+  }
+  EXPECT_EQ(sent, g["uploads_accepted"].get<uint64_t>()) << g.dump();
+  for (ServiceProcess& l : locals_) EXPECT_EQ(l.stop(), 0);
+  EXPECT_EQ(global_.stop(), 0);
+
+  // The ledger: what the locals were told, against what the store holds.
+  using Id = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
+  std::map<Id, int> acked;
+  uint64_t retried = 0;
+  for (uint32_t s = 0; s < 2; ++s) {
+    std::ifstream in(dir_ / ("local" + std::to_string(s) + ".log"));
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.find("\"upload_delivered\"") == std::string::npos) continue;
+      const json j = json::parse(line);
+      ++acked[Id{s, j["phase"], j["cluster"], j["seq"]}];
+      if (j["status"] == 409) ++retried;
+    }
+  }
+  std::map<Id, int> stored;
+  {
+    p2b::common::Database db(store);
+    p2b::common::Statement q(
+        db, "SELECT server, phase, local_cluster, number FROM journal WHERE kind = 1");
+    while (q.step()) {
+      ++stored[Id{static_cast<uint32_t>(q.column_int(0)), static_cast<uint32_t>(q.column_int(1)),
+                  static_cast<uint32_t>(q.column_int(2)), static_cast<uint32_t>(q.column_int(3))}];
+    }
+  }
+  uint64_t lost = 0, duplicated = 0, told_twice = 0, unacked = 0;
+  for (const auto& [id, n] : acked) {
+    if (stored.count(id) == 0) ++lost;
+    if (n > 1) ++told_twice;
+  }
+  for (const auto& [id, n] : stored) {
+    if (n > 1) duplicated += n - 1;
+    if (acked.count(id) == 0) ++unacked;
+  }
+  std::cout << "[ figures  ] acknowledged " << acked.size() << " uploads (" << retried
+            << " on a retry after a kill), stored " << stored.size() << ", lost " << lost
+            << ", duplicated " << duplicated << ", acknowledged twice " << told_twice
+            << ", stored but never acknowledged " << unacked << "\n";
+  EXPECT_GT(acked.size(), 100u);
+  EXPECT_EQ(lost, 0u);
+  EXPECT_EQ(duplicated, 0u);
+  EXPECT_EQ(told_twice, 0u);
+  EXPECT_EQ(unacked, 0u);  // the outboxes are empty: every stored one was answered
+  EXPECT_EQ(stored.size(), g["uploads_accepted"].get<uint64_t>());
+}
+
 }  // namespace
 
 namespace {
+
+// The peak resident memory of a process, in KiB (VmHWM), or -1.
+long peak_rss_kib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// Something posing as the global answers every read with 64 MiB. The local
+// reads at most its cap of each (a short JSON for the phase, 64 P2BD
+// messages for downloads), refuses the answer, counts it, and keeps
+// serving; its peak memory does not follow the flood.
+TEST(FclubLocalClient, AnOversizedAnswerFromTheGlobalIsRefused) {
+  const fs::path dir = fs::path(P2B_TEST_TMP) / "fclub-flood";
+  fs::remove_all(dir);
+  std::string err;
+  ASSERT_TRUE(fclub::generate_service_keys((dir / "global").string(), false, &err)) << err;
+  ASSERT_TRUE(fclub::generate_service_keys((dir / "local0").string(), true, &err)) << err;
+  constexpr std::size_t kFlood = std::size_t{64} << 20;
+  std::atomic<bool> flood{false};
+  std::atomic<uint64_t> asked{0};
+  httplib::Server fake;
+  const std::string chunk(64 * 1024, 'x');
+  auto answer = [&](const httplib::Request&, httplib::Response& res) {
+    ++asked;
+    if (!flood.load()) {
+      res.status = 503;
+      return;
+    }
+    res.set_content_provider(
+        kFlood, "application/octet-stream",
+        [&chunk](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+          (void)offset;
+          return sink.write(chunk.data(), std::min(length, chunk.size()));
+        });
+  };
+  fake.Get("/v1/fclub/phase", answer);
+  fake.Get("/v1/fclub/downloads", answer);
+  const int port = fake.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread serving([&] { fake.listen_after_bind(); });
+  ServiceProcess local;
+  local.start(
+      P2B_FCLUB_LOCAL_BIN,
+      {"--keys", (dir / "local0").string(), "--id", "0", "--users", "2", "--servers", "1", "--dim",
+       std::to_string(kDim), "--global", "http://127.0.0.1:" + std::to_string(port),
+       "--global-keys", (dir / "global").string(), "--poll-ms", "20"},
+      (dir / "local0.log").string());
+  // The local is polling; its peak so far is the baseline.
+  ASSERT_TRUE(wait_for([&] { return asked.load() >= 4; }));
+  const long before = peak_rss_kib(local.pid());
+  ASSERT_GT(before, 0);
+  flood = true;
+  ASSERT_TRUE(wait_for([&] {
+    const json s = get_json(local, "/v1/fclub/stats");
+    return s.is_object() && s["answers_too_large"].get<uint64_t>() >= 6;
+  }));
+  const long after = peak_rss_kib(local.pid());
+  std::cout << "[ figures  ] local VmHWM " << before << " KiB -> " << after << " KiB across "
+            << get_json(local, "/v1/fclub/stats")["answers_too_large"] << " answers of "
+            << (kFlood >> 20) << " MiB\n";
+  EXPECT_LT(after - before, 1024) << "KiB";
+  // Still serving, and the refusals are in /metrics.
+  std::string reply;
+  EXPECT_EQ(post(local, "/v1/reward", R"({"user":0,"x":[0.6,0,0,0,0.6],"reward":1})", &reply), 200)
+      << reply;
+  httplib::Client lm("127.0.0.1", local.port());
+  const auto m = lm.Get("/metrics");
+  ASSERT_TRUE(m && m->status == 200);
+  EXPECT_NE(m->body.find("p2b_fclub_local_answers_too_large_total "), std::string::npos);
+  EXPECT_EQ(local.stop(), 0);
+  fake.stop();
+  serving.join();
+  std::ifstream log(dir / "local0.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("global_answer_too_large"), std::string::npos);
+}
 
 // A private deployment refuses what its noise does not cover.
 TEST(FclubPrivateServices, ARewardOutsideTheSensitivityBoundsIsRefused) {

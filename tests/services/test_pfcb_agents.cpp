@@ -4,7 +4,8 @@
 // accepted) and omega2 = 1, a share is an agent's exact count increment and
 // every one is applied, so after the last fetch each agent's W must be the
 // sum of all agents' procurement: the network neither loses, repeats nor
-// alters a share. An agent that stops does not stall the others.
+// alters a share. An agent that stops does not stall the others. Every
+// fetch is a signed read (read_auth.hpp), and none is refused.
 #include <gtest/gtest.h>
 #include <sodium.h>
 
@@ -223,6 +224,7 @@ TEST_F(PfcbAgents, EverySharePassesTheNetworkExactly) {
     EXPECT_EQ(s.shares_applied, (kAgents - 1) * kRounds) << a;
     EXPECT_EQ(s.postings_refused, 0U) << a;
     EXPECT_EQ(s.producers_rejected, 0U) << a;
+    EXPECT_EQ(s.fetches_forbidden, 0U) << a;  // every signed read was a member's, fresh
     const std::array<double, kM> w = units_seen(m);
     for (uint32_t i = 0; i < kM; ++i)
       EXPECT_EQ(w[i], total[i]) << "agent " << a << " producer " << i;
@@ -233,6 +235,8 @@ TEST_F(PfcbAgents, EverySharePassesTheNetworkExactly) {
   const nlohmann::json s = nlohmann::json::parse(r->body);
   EXPECT_EQ(s["postings_accepted"], kAgents * kRounds);
   EXPECT_EQ(s["postings_refused"], 0);
+  EXPECT_EQ(s["fetches_forbidden"], 0);
+  EXPECT_GT(s["postings_served"].get<uint64_t>(), 0U);
 }
 
 TEST_F(PfcbAgents, PaperScheduleDeliversEveryReleaseAndAStoppedAgentStallsNoOne) {

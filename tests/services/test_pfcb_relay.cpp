@@ -2,11 +2,14 @@
 // from p2b-keygen --pfcb-consortium / --pfcb-agent. The postings here are
 // sealed at the byte level (a Share body encoded with nanopb), so these
 // tests need no agent: what the relay stores, forwards and refuses, its
-// retention, and the ledger across a SIGKILL. The agents' end-to-end runs
-// are in test_pfcb_agents.cpp.
+// retention, the ledger across a SIGKILL, who may read (members that sign
+// their GET; an outsider learns nothing, not even who the members are), and
+// a damaged row, quarantined rather than served. The agents' end-to-end
+// runs are in test_pfcb_agents.cpp.
 #include <gtest/gtest.h>
 #include <pb_encode.h>
 #include <sodium.h>
+#include <sqlite3.h>
 
 #include <atomic>
 #include <chrono>
@@ -25,6 +28,7 @@
 
 #include "common/keyfiles.hpp"
 #include "p2b_pfcb.pb.h"
+#include "pfcb/read_auth.hpp"
 #include "pfcb/relay_link.hpp"
 #include "pfcb/relay_requests.hpp"
 #include "pfcb/relay_service.hpp"
@@ -85,15 +89,45 @@ int post_bytes(int port, const std::vector<uint8_t>& body, std::string* reply = 
   return r->status;
 }
 
-// Every stored posting (no exclude), as (seq, bytes), following the cursor.
-std::vector<std::pair<uint64_t, std::vector<uint8_t>>> fetch_all(int port, uint32_t limit = 7) {
+// Wall-clock microseconds, strictly increasing within the test process: a
+// signed read's time (read_auth.hpp).
+uint64_t read_time_us() {
+  static uint64_t last = 0;
+  const auto since = std::chrono::system_clock::now().time_since_epoch();
+  const auto now =
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(since).count());
+  last = std::max(now, last + 1);
+  return last;
+}
+
+// The headers of a read of `q` signed with `sk` at `time_us`.
+httplib::Headers signed_headers(const uint8_t* consortium_fp, const pfcb::ListQuery& q,
+                                const uint8_t* sk, uint64_t time_us) {
+  std::multimap<std::string, std::string> h;
+  EXPECT_TRUE(pfcb::sign_read(q, consortium_fp, time_us, sk, &h));
+  return httplib::Headers(h.begin(), h.end());
+}
+
+pfcb::ListQuery query(uint64_t after, uint32_t limit) {
+  pfcb::ListQuery q;
+  q.after = after;
+  q.limit = limit;
+  return q;
+}
+
+// Every stored posting (no exclude), as (seq, bytes), following the cursor,
+// read as the member whose secret key is `sk`.
+std::vector<std::pair<uint64_t, std::vector<uint8_t>>> fetch_all(int port,
+                                                                 const uint8_t* consortium_fp,
+                                                                 const uint8_t* sk,
+                                                                 uint32_t limit = 7) {
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> out;
   const std::size_t wire = pfcb::posting_wire_size(kM);
   uint64_t after = 0;
   for (int guard = 0; guard < 100000; ++guard) {
     httplib::Client c("127.0.0.1", port);
-    const auto r = c.Get("/v1/pfcb/postings?after=" + std::to_string(after) +
-                         "&limit=" + std::to_string(limit));
+    const pfcb::ListQuery q = query(after, limit);
+    const auto r = c.Get(pfcb::list_path(q), signed_headers(consortium_fp, q, sk, read_time_us()));
     EXPECT_TRUE(r && r->status == 200);
     if (!r || r->status != 200) break;
     EXPECT_EQ(r->body.size() % (8 + wire), 0U);
@@ -194,6 +228,13 @@ class PfcbRelay : public ::testing::Test {
   }
 
   json stats() { return get_json(relay_.port(), "/v1/pfcb/stats"); }
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> fetch_all(int port, uint32_t limit = 7) {
+    return ::fetch_all(port, fp_, agents_[0].sk.data(), limit);
+  }
+  std::string log_text(int start) const {
+    std::ifstream log(dir_ / ("relay" + std::to_string(start) + ".log"));
+    return std::string((std::istreambuf_iterator<char>(log)), {});
+  }
 
   pfcb::Members members() const {
     std::vector<pfcb::VerifyKey> keys;
@@ -242,27 +283,38 @@ TEST_F(PfcbRelay, StoresInOrderAndEachAgentFetchesTheOthers) {
   uint8_t own[16];
   pfcb::sender_fingerprint(agents_[2].pk.data(), own);
   const std::size_t record = 8 + pfcb::posting_wire_size(kM);
-  const std::string mine = "/v1/pfcb/postings?after=0&exclude=" + pfcb::fingerprint_hex(own);
+  pfcb::ListQuery mine = query(0, 64);
+  mine.exclude = true;
+  std::memcpy(mine.exclude_fp, own, 16);
+  const auto as_agent2 = [&](const pfcb::ListQuery& q) {
+    std::multimap<std::string, std::string> h;
+    EXPECT_TRUE(pfcb::sign_read(q, fp_, read_time_us(), agents_[2].sk.data(), &h));
+    return h;
+  };
   // The client reads no more than it is told: one byte short of the nine
   // records is no answer, and leaves the reply and the cursor untouched.
   reply = "kept";
-  EXPECT_EQ(link.get(mine, 9 * record - 1, &reply, &cursor), -1);
+  EXPECT_EQ(link.get(pfcb::list_path(mine), as_agent2(mine), 9 * record - 1, &reply, &cursor), -1);
   EXPECT_EQ(reply, "kept");
-  ASSERT_EQ(link.get(mine, 9 * record, &reply, &cursor), 200);
+  ASSERT_EQ(link.get(pfcb::list_path(mine), as_agent2(mine), 9 * record, &reply, &cursor), 200);
   EXPECT_EQ(reply.size(), 9 * record);
   EXPECT_EQ(cursor, std::to_string(all.back().first));
-  ASSERT_EQ(link.get("/v1/pfcb/postings?after=" + cursor, record, &reply, &cursor), 200);
+  const pfcb::ListQuery rest = query(std::stoull(cursor), 1);
+  ASSERT_EQ(link.get(pfcb::list_path(rest), as_agent2(rest), record, &reply, &cursor), 200);
   EXPECT_TRUE(reply.empty());
-  // Bad queries are refused and counted.
+  // Bad queries are refused and counted, signed or not: their shape is public.
   for (const char* q : {"?after=-1", "?after=x", "?limit=0", "?limit=5000", "?exclude=zz",
                         "?after=1&after=2", "?what=1"}) {
-    EXPECT_EQ(link.get(std::string("/v1/pfcb/postings") + q, 4096, &reply, &cursor), 400) << q;
+    EXPECT_EQ(link.get(std::string("/v1/pfcb/postings") + q, {}, 4096, &reply, &cursor), 400) << q;
   }
   const json s = stats();
   EXPECT_EQ(s["postings_accepted"], 12);
   EXPECT_EQ(s["stored"], 12);
   EXPECT_EQ(s["fetches_refused"], 7);
-  EXPECT_EQ(s["accepted_by_sender"]["3"], 3);
+  EXPECT_EQ(s["fetches_forbidden"], 0);
+  // Nothing per sender and no member count: they would name the members.
+  EXPECT_FALSE(s.contains("accepted_by_sender"));
+  EXPECT_FALSE(s.contains("members"));
   // /metrics carries the same counts.
   httplib::Client c("127.0.0.1", port);
   const auto metrics = c.Get("/metrics");
@@ -311,10 +363,13 @@ TEST_F(PfcbRelay, RefusesBadPostingsAndStoresNothing) {
   const json& by = s["refused_by_reason"];
   EXPECT_EQ(by["replay"], 2);
   EXPECT_EQ(by["wrong_length"], 3);
-  // A flip inside a fingerprint names another sender or consortium.
-  EXPECT_EQ(by["unknown_sender"], 1 + 16);
+  // A flip inside a fingerprint names another sender or consortium. An
+  // unknown sender and a member's bad signature are one public reason, so
+  // a POST does not say whether a key is a member's.
+  EXPECT_GT(by["unauthenticated"].get<uint64_t>(), 1U + 16U);
+  EXPECT_FALSE(by.contains("unknown_sender"));
+  EXPECT_FALSE(by.contains("bad_signature"));
   EXPECT_EQ(by["consortium_mismatch"], 1 + 16);
-  EXPECT_GT(by["bad_signature"].get<uint64_t>(), 0U);
   EXPECT_GT(by["bad_magic"].get<uint64_t>(), 0U);
   EXPECT_EQ(s["postings_refused"], 2 + 3 + 1 + 1 + fresh.size());
   // The store holds exactly the one good posting, byte for byte; the
@@ -437,6 +492,211 @@ TEST_F(PfcbRelay, LedgerAcrossKills) {
   EXPECT_EQ(refused, 0U);
   EXPECT_EQ(stored.size(), std::size_t{kPerAgent} * kAgents);
   EXPECT_GT(failures, 0U);  // the kills were felt
+}
+
+// Who may read. An outsider without a key, an outsider with a key of its
+// own, a member's key with someone else's signature, a malformed or stale
+// request: each gets the same 403 and no posting, and no public route
+// (answers, stats, metrics, readiness) names a member.
+TEST_F(PfcbRelay, AnOutsiderReadsNothingAndLearnsNoMember) {
+  start_relay();
+  const int port = relay_.port();
+  for (int a = 0; a < kAgents; ++a) ASSERT_EQ(post_bytes(port, seal(a, 1)), 200);
+  const pfcb::ListQuery q = query(0, 64);
+  const std::string path = pfcb::list_path(q);
+  struct Answer {
+    int status = -1;
+    std::string body;
+    bool has_cursor = false;
+  };
+  const auto get = [&](const httplib::Headers& h) {
+    httplib::Client c("127.0.0.1", port);
+    const auto r = c.Get(path, h);
+    Answer a;
+    if (r) a = Answer{r->status, r->body, r->has_header(pfcb::kCursorHeader)};
+    return a;
+  };
+  // A member's genuine read, for contrast.
+  const Answer member = get(signed_headers(fp_, q, agents_[1].sk.data(), read_time_us()));
+  ASSERT_EQ(member.status, 200);
+  EXPECT_EQ(member.body.size(), kAgents * (8 + pfcb::posting_wire_size(kM)));
+
+  const Answer no_key = get({});
+  // Not a member: a valid signature by a key the members file lacks.
+  const Answer outsider = get(signed_headers(fp_, q, agents_[kAgents].sk.data(), read_time_us()));
+  // A member's key, but the outsider cannot sign for it.
+  httplib::Headers forged = signed_headers(fp_, q, agents_[kAgents].sk.data(), read_time_us());
+  char member_hex[65];
+  sodium_bin2hex(member_hex, sizeof member_hex, agents_[1].pk.data(), 32);
+  forged.erase(pfcb::kReaderHeader);
+  forged.emplace(pfcb::kReaderHeader, member_hex);
+  const Answer forged_answer = get(forged);
+  // A member's signature over another query (after=0 signed, after=1 asked).
+  httplib::Client c("127.0.0.1", port);
+  const auto other = c.Get(pfcb::list_path(query(1, 64)),
+                           signed_headers(fp_, q, agents_[1].sk.data(), read_time_us()));
+  // Stale: signed by a member, but 301 s old.
+  const Answer stale =
+      get(signed_headers(fp_, q, agents_[1].sk.data(), read_time_us() - 301ULL * 1000 * 1000));
+  // Malformed: two of the three headers.
+  httplib::Headers partial = signed_headers(fp_, q, agents_[1].sk.data(), read_time_us());
+  partial.erase(pfcb::kReadSignatureHeader);
+  const Answer malformed = get(partial);
+
+  for (const Answer* a : {&no_key, &outsider, &forged_answer, &stale, &malformed}) {
+    EXPECT_EQ(a->status, 403);
+    EXPECT_EQ(a->body, no_key.body);  // the same answer whatever the reason
+    EXPECT_FALSE(a->has_cursor);
+  }
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 403);
+  EXPECT_EQ(other->body, no_key.body);
+  EXPECT_EQ(json::parse(no_key.body), json({{"error", "forbidden"}}));
+
+  const json s = stats();
+  EXPECT_EQ(s["fetches"], 1);
+  EXPECT_EQ(s["postings_served"], kAgents);  // the member's read only
+  EXPECT_EQ(s["fetches_forbidden"], 6);
+  const json& by = s["forbidden_by_reason"];
+  EXPECT_EQ(by["missing_auth"], 1);
+  EXPECT_EQ(by["unknown_reader"], 1);
+  EXPECT_EQ(by["bad_signature"], 2);
+  EXPECT_EQ(by["stale"], 1);
+  EXPECT_EQ(by["malformed_auth"], 1);
+
+  // A POST says no more: a non-member's posting and a member's with a
+  // broken signature get the same answer.
+  std::string reply_outsider, reply_forged;
+  EXPECT_EQ(post_bytes(port, seal(kAgents, 2), &reply_outsider), 400);
+  std::vector<uint8_t> broken = seal(1, 2);
+  broken.back() ^= 1;
+  EXPECT_EQ(post_bytes(port, broken, &reply_forged), 400);
+  EXPECT_EQ(reply_outsider, reply_forged);
+
+  // No public route names a member: no fingerprint, no key, no index.
+  httplib::Client pub("127.0.0.1", port);
+  std::string everything;
+  for (const char* route : {"/v1/pfcb/stats", "/metrics", "/readyz", "/healthz"}) {
+    const auto r = pub.Get(route);
+    ASSERT_TRUE(r) << route;
+    everything += r->body;
+  }
+  EXPECT_NE(everything.find("p2b_relay_fetches_forbidden_total 6"), std::string::npos);
+  EXPECT_NE(everything.find("reason=\"unknown_reader\""), std::string::npos);
+  EXPECT_EQ(everything.find("by_sender"), std::string::npos);
+  EXPECT_EQ(everything.find("members"), std::string::npos);
+  for (int a = 0; a <= kAgents; ++a) {
+    uint8_t fp[16];
+    pfcb::sender_fingerprint(agents_[static_cast<std::size_t>(a)].pk.data(), fp);
+    char hex[65];
+    sodium_bin2hex(hex, sizeof hex, agents_[static_cast<std::size_t>(a)].pk.data(), 32);
+    EXPECT_EQ(everything.find(pfcb::fingerprint_hex(fp)), std::string::npos) << a;
+    EXPECT_EQ(everything.find(hex), std::string::npos) << a;
+  }
+  // The log names the reasons, never a key or a signature it was given.
+  relay_.stop();
+  const std::string text = log_text(0);
+  EXPECT_NE(text.find("read_refused"), std::string::npos);
+  EXPECT_NE(text.find("unknown_reader"), std::string::npos);
+  EXPECT_EQ(text.find(member_hex), std::string::npos);
+  EXPECT_EQ(text.find(forged.find(pfcb::kReadSignatureHeader)->second), std::string::npos);
+}
+
+// A member's signed read is good once: the same request again is refused,
+// also after the relay restarted, and so is an older time; a new read goes on.
+TEST_F(PfcbRelay, AMembersReplayedReadIsRefusedAcrossARestart) {
+  start_relay();
+  int port = relay_.port();
+  ASSERT_EQ(post_bytes(port, seal(0, 1)), 200);
+  const pfcb::ListQuery q = query(0, 64);
+  const uint64_t t = read_time_us();
+  const httplib::Headers once = signed_headers(fp_, q, agents_[3].sk.data(), t);
+  const auto status = [&](const httplib::Headers& h, std::string* body = nullptr) {
+    httplib::Client c("127.0.0.1", port);
+    const auto r = c.Get(pfcb::list_path(q), h);
+    if (r && body != nullptr) *body = r->body;
+    return r ? r->status : -1;
+  };
+  std::string body;
+  ASSERT_EQ(status(once, &body), 200);
+  EXPECT_EQ(body.size(), 8 + pfcb::posting_wire_size(kM));
+  EXPECT_EQ(status(once, &body), 403);
+  EXPECT_EQ(body, R"({"error":"forbidden"})");
+  EXPECT_EQ(status(signed_headers(fp_, q, agents_[3].sk.data(), t - 1)), 403);
+  EXPECT_EQ(stats()["forbidden_by_reason"]["replay"], 2);
+  // Another member's time is its own.
+  EXPECT_EQ(status(signed_headers(fp_, q, agents_[2].sk.data(), t)), 200);
+  relay_.stop();
+  start_relay();
+  port = relay_.port();
+  EXPECT_EQ(status(once), 403);
+  EXPECT_EQ(stats()["forbidden_by_reason"]["replay"], 1);
+  EXPECT_EQ(status(signed_headers(fp_, q, agents_[3].sk.data(), read_time_us())), 200);
+}
+
+// A row whose bytes changed inside the file (past SQLite's page checks) is
+// never served: it moves to the quarantine with its true reason, is counted,
+// and /readyz names it; the rows around it are served as before.
+TEST_F(PfcbRelay, ADamagedRowIsQuarantinedNotServed) {
+  start_relay();
+  int port = relay_.port();
+  for (int a = 0; a < kAgents; ++a) ASSERT_EQ(post_bytes(port, seal(a, 1)), 200);
+  ASSERT_EQ(fetch_all(port).size(), static_cast<std::size_t>(kAgents));
+  relay_.stop();
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ / "relay.db").string().c_str(), &db), SQLITE_OK);
+    // seq 2: one byte of the posting flipped; seq 3: its release column changed.
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT bytes FROM postings WHERE seq = 2", -1, &st, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    const auto* b = static_cast<const uint8_t*>(sqlite3_column_blob(st, 0));
+    std::vector<uint8_t> bytes(b, b + sqlite3_column_bytes(st, 0));
+    sqlite3_finalize(st);
+    bytes[bytes.size() / 2] ^= 0x10;
+    ASSERT_EQ(
+        sqlite3_prepare_v2(db, "UPDATE postings SET bytes = ? WHERE seq = 2", -1, &st, nullptr),
+        SQLITE_OK);
+    sqlite3_bind_blob(st, 1, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE postings SET release = 7 WHERE seq = 3", nullptr, nullptr,
+                           nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  start_relay();
+  port = relay_.port();
+  httplib::Client c("127.0.0.1", port);
+  const auto before = c.Get("/readyz");
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->status, 200);  // nothing read yet: nothing known
+  const auto served = fetch_all(port, 2);
+  ASSERT_EQ(served.size(), 2U);
+  EXPECT_EQ(served[0].first, 1U);
+  EXPECT_EQ(served[1].first, 4U);
+  json s = stats();
+  EXPECT_EQ(s["quarantine"], 2);
+  EXPECT_EQ(s["postings_quarantined"], 2);
+  EXPECT_EQ(s["quarantined_by_reason"]["checksum_mismatch"], 2);
+  EXPECT_EQ(s["stored"], 2);
+  // Read again: the quarantined rows are gone from the postings, not counted twice.
+  EXPECT_EQ(fetch_all(port, 64).size(), 2U);
+  s = stats();
+  EXPECT_EQ(s["postings_quarantined"], 2);
+  const auto ready = c.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 503);
+  EXPECT_NE(ready->body.find("quarantine"), std::string::npos) << ready->body;
+  EXPECT_NE(ready->body.find("checksum_mismatch 2"), std::string::npos) << ready->body;
+  EXPECT_NE(ready->body.find("seq 2 3"), std::string::npos) << ready->body;
+  const auto metrics = c.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("p2b_relay_quarantine 2"), std::string::npos);
+  EXPECT_NE(metrics->body.find("reason=\"checksum_mismatch\"} 2"), std::string::npos);
+  relay_.stop();
+  EXPECT_NE(log_text(1).find("posting_quarantined"), std::string::npos);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -30,6 +31,7 @@
 #include "p2b/shared_model.hpp"
 #include "proc/run_command.hpp"
 #include "proc/service_process.hpp"
+#include "vfl/ap_store.hpp"
 #include "vfl/features_file.hpp"
 #include "vfl/mask_bundle.hpp"
 #include "vfl/masked_message.hpp"
@@ -880,6 +882,268 @@ TEST_F(VflServices, PartyRefusesUnauthenticatedReplayedAndUnknown) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 404);
   EXPECT_NE(res->body.find("unknown_item"), std::string::npos);
+}
+
+// kill -9 of the active party keeps the model, the decision ids and the
+// pending decisions (vfl/ap_store.hpp): the learned statistics are bit for
+// bit the same after the restart (their digest, and so every score), the
+// ids go on above the old ones, rewards held over the restart are applied
+// to their own decisions, and every decision after it is still a central
+// model's that never restarted.
+TEST_F(VflServices, KilledActivePartyKeepsItsModelIdsAndPendingDecisions) {
+  start_ap();
+  Central central;
+  std::mt19937_64 rng(11);
+  struct Held {
+    uint64_t id = 0, c_id = 0;
+    double reward = 0;
+  };
+  std::vector<Held> held;
+  uint64_t last_id = 0;
+  int status = 0;
+  auto decide_both = [&](uint32_t t, uint64_t* id, uint64_t* c_id, double* rew) {
+    const Round& r = data_[t];
+    const nlohmann::json d = decide(r, &status);
+    ASSERT_EQ(status, 200) << d.dump();
+    uint32_t c_item = 0;
+    ASSERT_EQ(central.model().decide(r.x.data(), kItems, kD, &c_item, c_id), p2b::Status::ok);
+    ASSERT_EQ(d["index"].get<uint32_t>(), c_item) << "round " << t;
+    *id = d["decision_id"].get<uint64_t>();
+    *rew = reward_of(r, c_item, &rng);
+  };
+  auto reward_both = [&](uint64_t id, uint64_t c_id, double rew) {
+    ASSERT_EQ(central.model().reward(c_id, rew), p2b::Status::ok);
+    const nlohmann::json ok =
+        post_json(ap_->port(), "/v1/reward", {{"decision_id", id}, {"reward", rew}}, &status);
+    ASSERT_EQ(status, 200) << ok.dump();
+  };
+  constexpr uint32_t kBefore = 40, kHeld = 5;
+  for (uint32_t t = 0; t < kBefore; ++t) {
+    Held h;
+    ASSERT_NO_FATAL_FAILURE(decide_both(t, &h.id, &h.c_id, &h.reward));
+    EXPECT_GT(h.id, last_id);
+    last_id = h.id;
+    if (t >= kBefore - kHeld) {
+      held.push_back(h);
+    } else {
+      ASSERT_NO_FATAL_FAILURE(reward_both(h.id, h.c_id, h.reward));
+    }
+  }
+  const nlohmann::json before = get_json(ap_->port(), "/v1/stats");
+  EXPECT_EQ(before["rewards_applied"], kBefore - kHeld);
+  EXPECT_EQ(before["model_updates"], kBefore - kHeld);
+  // A checkpoint was written and rewards after it are replayed at the start.
+  EXPECT_GT(before["checkpoint_seq"].get<uint64_t>(), 0U);
+  EXPECT_LT(before["checkpoint_seq"].get<uint64_t>(), kBefore - kHeld);
+  ASSERT_EQ(before["model_digest"].get<std::string>().size(), 64U);
+
+  ap_->kill_hard();
+  start_ap();
+  const nlohmann::json after = get_json(ap_->port(), "/v1/stats");
+  EXPECT_EQ(after["model_digest"], before["model_digest"]);
+  EXPECT_EQ(after["model_updates"], before["model_updates"]);
+  EXPECT_EQ(after["rewards_applied"], before["rewards_applied"]);
+  EXPECT_EQ(after["next_decision_id"], before["next_decision_id"]);
+
+  // Refusals change nothing: an id never issued, 0, a reward past the bound.
+  const uint64_t next = after["next_decision_id"].get<uint64_t>();
+  nlohmann::json e =
+      post_json(ap_->port(), "/v1/reward", {{"decision_id", next}, {"reward", 1.0}}, &status);
+  EXPECT_EQ(status, 404) << e.dump();
+  EXPECT_EQ(e["error"], "unknown_decision");
+  EXPECT_EQ((post_json(ap_->port(), "/v1/reward", {{"decision_id", 0}, {"reward", 1.0}}, &status),
+             status),
+            404);
+  e = post_json(ap_->port(), "/v1/reward", {{"decision_id", held[0].id}, {"reward", 1e300}},
+                &status);
+  EXPECT_EQ(status, 400) << e.dump();
+  EXPECT_EQ(e["error"], "bad_reward");
+  // A reward acknowledged before the kill is not applied again.
+  e = post_json(ap_->port(), "/v1/reward", {{"decision_id", held[0].id - 1}, {"reward", 1.0}},
+                &status);
+  EXPECT_EQ(status, 409) << e.dump();
+  EXPECT_EQ(e["error"], "already_rewarded");
+  EXPECT_EQ(get_json(ap_->port(), "/v1/stats")["model_digest"], before["model_digest"]);
+
+  // The late rewards reach the decisions made before the kill.
+  for (const Held& h : held) ASSERT_NO_FATAL_FAILURE(reward_both(h.id, h.c_id, h.reward));
+  e = post_json(ap_->port(), "/v1/reward", {{"decision_id", held[0].id}, {"reward", 1.0}}, &status);
+  EXPECT_EQ(status, 409) << e.dump();
+  for (uint32_t t = kBefore; t < kBefore + 20; ++t) {
+    Held h;
+    ASSERT_NO_FATAL_FAILURE(decide_both(t, &h.id, &h.c_id, &h.reward));
+    EXPECT_GT(h.id, last_id) << "a decision id came back after the restart";
+    last_id = h.id;
+    ASSERT_NO_FATAL_FAILURE(reward_both(h.id, h.c_id, h.reward));
+  }
+  const nlohmann::json end = get_json(ap_->port(), "/v1/stats");
+  EXPECT_EQ(end["model_updates"], kBefore + 20);
+  EXPECT_NE(end["model_digest"], before["model_digest"]);
+}
+
+// The per-id ledger of rewards under repeated kill -9 under load. A client
+// decides and rewards in a loop, holds some rewards over the next restart,
+// and sends again every reward whose answer a kill cut off (200: it was not
+// applied; 409 already_rewarded: the cut attempt had committed it). A
+// killer kills the active party as soon as the client has started another
+// kStep requests (plus a varying few, so kills land in decisions and in
+// rewards alike), and restarts it on the same files. After the
+// last restart the store's ledger holds exactly the acknowledged rewards,
+// each once, with its own value, and the model counts as many updates.
+TEST_F(VflServices, PerIdRewardLedgerUnderRepeatedKillNineIsExact) {
+  const std::vector<std::string> extra = {"--pending", "100000"};
+  start_ap(extra);
+  constexpr int kKills = 12;
+  constexpr uint64_t kStep = 20;
+  // Bounded waits on events, never on a duration: 1 ms apart, at most 120 s.
+  constexpr int kMaxPolls = 120000;
+  std::atomic<int> port{ap_->port()};
+  std::atomic<uint64_t> generation{0};
+  std::atomic<uint64_t> started{0};  // requests the client began
+  std::atomic<bool> killer_done{false};
+  std::atomic<bool> killer_failed{false};
+  std::thread killer([&] {
+    try {
+      for (int k = 1; k <= kKills; ++k) {
+        const uint64_t target = k * kStep + static_cast<uint64_t>(k * 7 % 5);
+        for (int polls = 0; started.load() < target && polls < kMaxPolls; ++polls) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        ap_->kill_hard();
+        start_ap(extra);
+        port = ap_->port();
+        ++generation;
+      }
+    } catch (...) {
+      killer_failed = true;
+    }
+    killer_done = true;
+  });
+  auto wait_past = [&](uint64_t g) {
+    for (int polls = 0; generation.load() == g && !killer_done.load() && polls < kMaxPolls;
+         ++polls) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  struct Outstanding {
+    uint64_t id = 0;
+    double reward = 0;
+    bool cut = false;  // an attempt was cut off by a kill: it may have committed
+  };
+  std::map<uint64_t, double> acked;
+  std::vector<Outstanding> to_send, held;
+  uint64_t held_gen = 0, decisions = 0, cut_decisions = 0, cut_rewards = 0, applied_by_cut = 0,
+           late = 0;
+  std::vector<std::string> unexpected;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  uint32_t t = 0;
+  for (int iter = 0; iter < 100000; ++iter) {
+    const uint64_t g = generation.load();
+    // Rewards held over a restart (or to the end of the kills) are sent.
+    if (!held.empty() && (g != held_gen || killer_done.load())) {
+      late += g != held_gen ? held.size() : 0;
+      to_send.insert(to_send.end(), held.begin(), held.end());
+      held.clear();
+    }
+    if (killer_done.load() && to_send.empty() && held.empty()) break;
+    int status = 0;
+    if (!to_send.empty()) {
+      Outstanding& o = to_send.back();
+      ++started;
+      const nlohmann::json res = post_json(port.load(), "/v1/reward",
+                                           {{"decision_id", o.id}, {"reward", o.reward}}, &status);
+      if (status == 200 || (status == 409 && o.cut && res["error"] == "already_rewarded")) {
+        applied_by_cut += status == 409 ? 1 : 0;
+        if (!acked.emplace(o.id, o.reward).second) unexpected.push_back("acked twice");
+        to_send.pop_back();
+      } else if (status < 0) {
+        cut_rewards += o.cut ? 0 : 1;
+        o.cut = true;
+        wait_past(g);
+      } else {
+        unexpected.push_back("reward " + std::to_string(status) + " " + res.dump());
+        to_send.pop_back();
+      }
+      continue;
+    }
+    if (killer_done.load()) continue;  // only the held rewards are left
+    const Round& r = data_[t++ % kRounds];
+    ++started;
+    const nlohmann::json d = decide(r, &status);
+    if (status == 200) {
+      ++decisions;
+      const Outstanding o{d["decision_id"].get<uint64_t>(), u(rng), false};
+      if (decisions % 4 == 0) {
+        held.push_back(o);
+        held_gen = g;
+      } else {
+        to_send.push_back(o);
+      }
+    } else if (status < 0) {
+      ++cut_decisions;  // its id, if it committed, is never rewarded
+      wait_past(g);
+    } else {
+      unexpected.push_back("decide " + std::to_string(status) + " " + d.dump());
+    }
+  }
+  killer.join();
+  ASSERT_FALSE(killer_failed.load());
+  ASSERT_EQ(generation.load(), static_cast<uint64_t>(kKills));
+  EXPECT_TRUE(unexpected.empty()) << unexpected.size() << " unexpected answers, first: "
+                                  << (unexpected.empty() ? "" : unexpected.front());
+  EXPECT_TRUE(to_send.empty() && held.empty());
+
+  // Once more after the last acknowledgement, then the durable state.
+  const nlohmann::json live = get_json(ap_->port(), "/v1/stats");
+  ap_->kill_hard();
+  start_ap(extra);
+  const nlohmann::json s = get_json(ap_->port(), "/v1/stats");
+  EXPECT_EQ(s["model_digest"], live["model_digest"]);
+  EXPECT_EQ(s["rewards_applied"].get<uint64_t>(), acked.size());
+  EXPECT_EQ(s["model_updates"].get<uint64_t>(), acked.size());
+  ASSERT_EQ(ap_->stop(), 0);
+  std::vector<vfl::ApLedgerRow> rows;
+  {
+    vfl::ApStore store((dir_ / "ap.state.model").string());
+    rows = store.ledger();
+  }
+  std::map<uint64_t, int> applied;
+  std::vector<bool> seq_seen(rows.size() + 1, false);
+  uint64_t lost = 0, duplicated = 0, phantom = 0, wrong_value = 0, bad_seq = 0;
+  for (const vfl::ApLedgerRow& row : rows) {
+    duplicated += ++applied[row.id] > 1 ? 1 : 0;
+    const auto it = acked.find(row.id);
+    if (it == acked.end()) {
+      ++phantom;
+    } else if (std::memcmp(&it->second, &row.reward, sizeof row.reward) != 0) {
+      ++wrong_value;
+    }
+    if (row.seq == 0 || row.seq > rows.size() || seq_seen[row.seq]) {
+      ++bad_seq;
+    } else {
+      seq_seen[row.seq] = true;
+    }
+  }
+  for (const auto& [id, r] : acked) lost += applied.count(id) == 0 ? 1 : 0;
+  // The model's own count: a reward applied twice would be one update more.
+  duplicated += s["model_updates"].get<uint64_t>() - rows.size();
+  EXPECT_EQ(lost, 0U);
+  EXPECT_EQ(duplicated, 0U);
+  EXPECT_EQ(phantom, 0U);
+  EXPECT_EQ(wrong_value, 0U);
+  EXPECT_EQ(bad_seq, 0U);
+  EXPECT_GE(acked.size(), static_cast<std::size_t>(kKills) * kStep / 4);
+  EXPECT_GT(late, 0U);
+  std::printf(
+      "[ figure ] vfl active-party ledger: %d kill -9 under load (+1 after the last ack), "
+      "%llu decisions (%llu cut by a kill), %zu rewards acknowledged (%llu cut by a kill, of "
+      "which %llu had committed; %llu held over a restart): lost %llu, duplicated %llu\n",
+      kKills, static_cast<unsigned long long>(decisions),
+      static_cast<unsigned long long>(cut_decisions), acked.size(),
+      static_cast<unsigned long long>(cut_rewards), static_cast<unsigned long long>(applied_by_cut),
+      static_cast<unsigned long long>(late), static_cast<unsigned long long>(lost),
+      static_cast<unsigned long long>(duplicated));
 }
 
 }  // namespace
