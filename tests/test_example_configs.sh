@@ -64,13 +64,13 @@ case $case_name in
     keys "$etc/keys/fclub-global" --fclub
     keys "$etc/local-1" --fclub-local
     keys "$etc/local-2" --fclub-local
-    own=(--keys "$etc/keys/fclub-global")
+    own=(--keys "$etc/keys/fclub-global" --store "$work/fclub-global.db")
     other=(--local "1=$etc/local-1" --local "2=$etc/local-2")
     ;;
   fclub-local)
     keys "$etc/keys/fclub-local" --fclub-local
     keys "$etc/global" --fclub
-    own=(--keys "$etc/keys/fclub-local")
+    own=(--keys "$etc/keys/fclub-local" --store "$work/fclub-local.db")
     other=(--global-keys "$etc/global")
     ;;
   vfl-party | vfl-ap)

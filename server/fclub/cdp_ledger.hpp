@@ -50,6 +50,10 @@ class CdpLedger {
   double rho_spent() const;
   double epsilon_spent(double delta) const;
   const CdpPlan& plan() const { return plan_; }
+  // The ledger's whole state, for the local's state digest.
+  uint64_t worst_old() const { return worst_old_; }
+  uint64_t depth() const { return depth_; }
+  bool started() const { return started_; }
 
  private:
   uint64_t budget_nodes() const;

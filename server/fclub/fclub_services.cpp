@@ -1,6 +1,7 @@
 #include "fclub/fclub_services.hpp"
 
 #include "fclub/downloads_ack.hpp"
+#include "fclub/local_entries.hpp"
 #include "fclub/local_requests.hpp"
 #include "fclub/phase_done.hpp"
 
@@ -48,6 +49,12 @@ std::vector<uint8_t> hash_of(const uint8_t* data, std::size_t n) {
   std::vector<uint8_t> h(crypto_generichash_BYTES);
   crypto_generichash(h.data(), h.size(), data, n, nullptr, 0);
   return h;
+}
+
+std::string hex_of(const std::array<uint8_t, 16>& b) {
+  char hex[2 * 16 + 1];
+  sodium_bin2hex(hex, sizeof hex, b.data(), b.size());
+  return hex;
 }
 
 std::vector<uint8_t> fp_of(const uint8_t* verify_pk) {
@@ -621,26 +628,132 @@ Reply LocalService::recommend(const std::string& body) {
   return json_reply({{"item", k}});
 }
 
+bool LocalService::open_store(const std::string& path, std::string* err, bool* refused) {
+  std::lock_guard<std::mutex> lock(mu_);
+  *refused = false;
+  try {
+    journal_ = std::make_unique<LocalJournal>(path, derive_store_key(keys_.box_sk));
+  } catch (const common::StoreRefused& e) {
+    *refused = true;
+    *err = e.what();
+    return false;
+  } catch (const std::exception& e) {
+    *err = e.what();  // cannot be opened (permissions, held by another process)
+    return false;
+  }
+  // Every entry was taken before, so a refusal now means the file and this
+  // process disagree (another deployment's keys, another --dim or --users).
+  replaying_ = true;
+  uint64_t replayed = 0;
+  std::string why;
+  try {
+    journal_->replay([&](const LocalEntry& e) {
+      if (why.empty() && !replay_locked(e)) {
+        why = "journal entry " + std::to_string(replayed + 1) + " refused on replay";
+      }
+      ++replayed;
+    });
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  replaying_ = false;
+  if (!why.empty()) {
+    *refused = true;
+    *err = path + ": " + why;
+    journal_.reset();
+    return false;
+  }
+  if (log_ != nullptr) {
+    log_->info("store_replayed", {{"entries", replayed},
+                                  {"phase", phase_},
+                                  {"rewards", stats_.rewards},
+                                  {"outbox", outbox_.size()},
+                                  {"applied_version", applied_version_}});
+  }
+  return true;
+}
+
+bool LocalService::replay_locked(const LocalEntry& e) {
+  switch (e.kind) {
+    case LocalEntryKind::reward: {
+      RewardRequest req;
+      if (!decode_reward(e.body, cfg_.dim, local_.n_users(), &req)) return false;
+      reward_locked(req);
+      return true;
+    }
+    case LocalEntryKind::phase:
+      if (e.number <= phase_ || e.number > UINT32_MAX) return false;
+      start_phase_locked(static_cast<uint32_t>(e.number));
+      return true;
+    case LocalEntryKind::download: {
+      Download d;
+      std::string why;
+      const auto* b = reinterpret_cast<const uint8_t*>(e.body.data());
+      if (open_download(b, e.body.size(), keys_.box_pk, keys_.box_sk, signers_, expect_, &d,
+                        &why) != OpenStatus::ok ||
+          d.server_id != id_ || d.version != e.number || d.version <= applied_version_) {
+        return false;
+      }
+      apply_download_locked(d);
+      return true;
+    }
+    case LocalEntryKind::sent: {
+      if (outbox_.empty() || e.number > 999) return false;
+      const Outgoing& o = outbox_.front();
+      if (outbox_id(o.phase_done, o.phase, o.local_cluster, o.seq) != e.body) return false;
+      return sent_locked(o, static_cast<int>(e.number));
+    }
+  }
+  return false;
+}
+
+bool LocalService::journal_locked(const std::vector<LocalEntry>& batch) {
+  if (journal_ == nullptr || replaying_) return true;
+  try {
+    journal_->append(batch);
+    return true;
+  } catch (const std::exception& ex) {
+    // Nothing of `batch` was applied, but whether the commit reached the
+    // disk is unknown: change and answer nothing more until a restart
+    // replays what the store holds.
+    store_failed_ = true;
+    if (log_ != nullptr) log_->error("store_failed", {{"error", ex.what()}});
+    return false;
+  }
+}
+
+bool LocalService::store_ok() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !store_failed_;
+}
+
 Reply LocalService::reward(const std::string& body) {
   RewardRequest req;
   if (!parse_reward(body, cfg_.dim, local_.n_users(), &req)) return error_reply(400, "bad_request");
-  const uint32_t user = req.user;
-  const double y = req.reward;
-  const Eigen::VectorXd& x = req.x;
   // The privatizer's noise is sized for these bounds (docs/fclub.md).
-  if (cfg_.private_uploads && !within_sensitivity(cfg_, x.data(), cfg_.dim, y)) {
+  if (cfg_.private_uploads && !within_sensitivity(cfg_, req.x.data(), cfg_.dim, req.reward)) {
     return error_reply(400, "out_of_bounds");
   }
   std::lock_guard<std::mutex> lock(mu_);
+  if (store_failed_) return error_reply(503, "store_failed");
+  // Committed before it is applied: the 200 below is only ever said of a
+  // reward a restart replays.
+  if (!journal_locked({{LocalEntryKind::reward, 0, encode_reward(req)}})) {
+    return error_reply(503, "store_failed");
+  }
+  const uint64_t fired = stats_.uploads_fired;
+  reward_locked(req);
+  return json_reply({{"uploaded", stats_.uploads_fired > fired && phase_ > 0}});
+}
+
+void LocalService::reward_locked(const RewardRequest& req) {
   ++stats_.rewards;
   StatsUpload up;
-  bool fired = local_.observe(user, x, y, &up);
-  if (fired) {
+  if (local_.observe(req.user, req.x, req.reward, &up)) {
     ++stats_.uploads_fired;
     // Before the first phase nobody has a global cluster: the data stays local.
     if (phase_ > 0) queue_upload_locked(up);
   }
-  return json_reply({{"uploaded", fired && phase_ > 0}});
 }
 
 void LocalService::queue_upload_locked(const StatsUpload& up) {
@@ -667,6 +780,7 @@ void LocalService::queue_upload_locked(const StatsUpload& up) {
 }
 
 void LocalService::poll(const GlobalLink& link) {
+  if (!store_ok()) return;  // a restart replays the store; nothing more until then
   poll_phase(link);
   flush(link);
   poll_downloads(link);
@@ -693,7 +807,14 @@ void LocalService::poll_phase(const GlobalLink& link) {
   const auto phase = j["phase"].get<uint64_t>();
   std::lock_guard<std::mutex> lock(mu_);
   if (phase <= phase_ || phase > UINT32_MAX) return;
-  phase_ = static_cast<uint32_t>(phase);
+  // A phase start spends budget (its releases): journalled first, so that
+  // a restart spends it again only as the same, regenerated noise.
+  if (!journal_locked({{LocalEntryKind::phase, phase, {}}})) return;
+  start_phase_locked(static_cast<uint32_t>(phase));
+}
+
+void LocalService::start_phase_locked(uint32_t phase) {
+  phase_ = phase;
   const std::vector<StatsUpload> ups = local_.start_phase(phase_);
   for (const StatsUpload& up : ups) queue_upload_locked(up);
   Outgoing done;
@@ -702,7 +823,7 @@ void LocalService::poll_phase(const GlobalLink& link) {
   done.count = static_cast<uint32_t>(ups.size());
   outbox_.push_back(std::move(done));
   ++stats_.phases_started;
-  if (log_ != nullptr) {
+  if (log_ != nullptr && !replaying_) {
     log_->info("phase_started",
                {{"phase", phase_}, {"clusters", local_.cluster_count()}, {"uploads", ups.size()}});
   }
@@ -733,24 +854,39 @@ void LocalService::flush(const GlobalLink& link) {
     const bool delivered =
         status == 200 || (status == 409 && (reply.find("\"replay\"") != std::string::npos ||
                                             reply.find("\"already_done\"") != std::string::npos));
+    // Journalled as delivered or refused: either way it leaves the outbox,
+    // and a restart must not send it again. Killed before this commit, the
+    // restarted local sends it again (resealed, same content, same id): the
+    // global answers 409 and it is counted as delivered then.
     std::lock_guard<std::mutex> lock(mu_);
-    outbox_.pop_front();
-    if (delivered) {
-      if (!o.phase_done) ++stats_.uploads_sent;
-      if (!o.phase_done && log_ != nullptr) {
-        // The per-id ledger of what the global acknowledged (tests).
-        log_->debug(
-            "upload_delivered",
-            {{"phase", o.phase}, {"cluster", o.local_cluster}, {"seq", o.seq}, {"status", status}});
-      }
-    } else {
-      ++stats_.uploads_refused;
-      if (log_ != nullptr) {
-        log_->warn("upload_refused",
-                   {{"status", status}, {"phase_done", o.phase_done}, {"bytes", o.wire.size()}});
-      }
+    const int recorded = delivered ? 200 : status;
+    if (!journal_locked({{LocalEntryKind::sent, static_cast<uint64_t>(recorded),
+                          outbox_id(o.phase_done, o.phase, o.local_cluster, o.seq)}})) {
+      return;
+    }
+    if (!sent_locked(o, recorded)) return;
+    if (delivered && !o.phase_done && log_ != nullptr) {
+      // The per-id ledger of what the global acknowledged (tests).
+      log_->debug(
+          "upload_delivered",
+          {{"phase", o.phase}, {"cluster", o.local_cluster}, {"seq", o.seq}, {"status", status}});
     }
   }
+}
+
+bool LocalService::sent_locked(const Outgoing& o, int status) {
+  if (outbox_.empty()) return false;
+  outbox_.pop_front();
+  if (status == 200) {
+    if (!o.phase_done) ++stats_.uploads_sent;
+  } else {
+    ++stats_.uploads_refused;
+    if (log_ != nullptr && !replaying_) {
+      log_->warn("upload_refused",
+                 {{"status", status}, {"phase_done", o.phase_done}, {"bytes", o.wire.size()}});
+    }
+  }
+  return true;
 }
 
 void LocalService::poll_downloads(const GlobalLink& link) {
@@ -769,7 +905,9 @@ void LocalService::poll_downloads(const GlobalLink& link) {
     if (log_ != nullptr) log_->warn("downloads_misframed", {{"bytes", reply.size()}});
     return;
   }
-  std::vector<Download> got;
+  // Each opened download with its sealed bytes, which is what the journal
+  // keeps: sealed to this local, so the store holds no more than the wire did.
+  std::vector<std::pair<Download, std::size_t>> got;
   const auto* bytes = reinterpret_cast<const uint8_t*>(reply.data());
   std::lock_guard<std::mutex> lock(mu_);
   for (std::size_t at = 0; at < reply.size(); at += size) {
@@ -782,29 +920,43 @@ void LocalService::poll_downloads(const GlobalLink& link) {
       if (log_ != nullptr) log_->warn("download_refused", {{"error", open_status_name(st)}});
       continue;
     }
-    got.push_back(std::move(d));
+    got.emplace_back(std::move(d), at);
   }
   std::sort(got.begin(), got.end(),
-            [](const Download& a, const Download& b) { return a.version < b.version; });
-  for (const Download& d : got) {
-    if (d.version <= applied_version_) continue;
-    StatsDownload sd;
-    sd.server = d.server_id;
-    sd.local_cluster = d.local_cluster;
-    sd.global_cluster = d.global_cluster;
-    sd.phase = d.phase;
-    sd.replace = d.kind == kDownloadReplace;
-    sd.stats = from_wire_stats(d.stats);
-    if (local_.apply(sd)) {
-      ++stats_.downloads_applied;
-    } else {
-      ++stats_.downloads_stale;
-      if (log_ != nullptr) {
-        log_->info("download_stale", {{"version", d.version}, {"phase", d.phase}});
-      }
-    }
-    applied_version_ = d.version;  // acknowledged by send_ack
+            [](const auto& a, const auto& b) { return a.first.version < b.first.version; });
+  std::vector<LocalEntry> batch;
+  std::vector<const Download*> fresh;
+  uint64_t last = applied_version_;
+  for (const auto& [d, at] : got) {
+    if (d.version <= last) continue;  // a repeat within the answer, or applied before
+    last = d.version;
+    batch.push_back({LocalEntryKind::download, d.version, reply.substr(at, size)});
+    fresh.push_back(&d);
   }
+  // One commit for the answer, before any is applied and so before send_ack
+  // can tell the global to delete them: an acknowledged download is never
+  // lost nor, after a restart, applied twice.
+  if (batch.empty() || !journal_locked(batch)) return;
+  for (const Download* d : fresh) apply_download_locked(*d);
+}
+
+void LocalService::apply_download_locked(const Download& d) {
+  StatsDownload sd;
+  sd.server = d.server_id;
+  sd.local_cluster = d.local_cluster;
+  sd.global_cluster = d.global_cluster;
+  sd.phase = d.phase;
+  sd.replace = d.kind == kDownloadReplace;
+  sd.stats = from_wire_stats(d.stats);
+  if (local_.apply(sd)) {
+    ++stats_.downloads_applied;
+  } else {
+    ++stats_.downloads_stale;
+    if (log_ != nullptr && !replaying_) {
+      log_->info("download_stale", {{"version", d.version}, {"phase", d.phase}});
+    }
+  }
+  applied_version_ = d.version;  // acknowledged by send_ack
 }
 
 void LocalService::send_ack(const GlobalLink& link) {
@@ -852,7 +1004,12 @@ nlohmann::json LocalService::stats_json() const {
           {"answers_too_large", stats_.answers_too_large},
           {"applied_version", applied_version_},
           {"phases_started", stats_.phases_started},
-          {"epsilon_spent", local_.ledger().epsilon_spent(cfg_.delta)}};
+          {"store_failed", uint64_t{store_failed_ ? 1U : 0U}},
+          // The CDP ledger: the worst record's released nodes and its cost.
+          {"cdp_nodes_charged", local_.ledger().nodes_charged()},
+          {"rho_spent", local_.ledger().rho_spent()},
+          {"epsilon_spent", local_.ledger().epsilon_spent(cfg_.delta)},
+          {"state_digest", hex_of(local_.state_digest())}};
 }
 
 }  // namespace p2b::fclub

@@ -1,10 +1,10 @@
 // FCLUB as two services (docs/fclub-services.md): p2b-fclub-global holds the
 // GlobalServer, p2b-fclub-local a LocalServer. They talk over HTTP in the
 // P2BU / P2BD wire formats (fclub/wire): every message signed by its sender,
-// padded to one size per dim and sealed to its recipient. The global keeps
-// its state in memory and, with a store (open_store), journals every input
-// it accepts before answering (global_journal.hpp). Server code: no
-// exception crosses this API.
+// padded to one size per dim and sealed to its recipient. Each keeps its
+// state in memory and, with a store (open_store), journals every input it
+// accepts before answering (global_journal.hpp, local_journal.hpp). Server
+// code: no exception crosses this API.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +26,8 @@
 #include "fclub/fclub_config.hpp"
 #include "fclub/global_journal.hpp"
 #include "fclub/global_server.hpp"
+#include "fclub/local_journal.hpp"
+#include "fclub/local_requests.hpp"
 #include "fclub/local_server.hpp"
 #include "fclub/messages.hpp"
 #include "fclub/wire/fclub_wire.hpp"
@@ -218,8 +220,19 @@ class LocalService {
   LocalService(const FclubConfig& cfg, uint32_t id, uint32_t users, const ServiceKeys& keys,
                const PeerKeys& global, common::Logger* log);
 
+  // Opens (or creates) the journal at `path` and replays it, before the
+  // service answers or polls anything. False, with `err` set, when the
+  // store cannot be opened or replayed; `refused` then says whether the
+  // file itself is at fault (damaged, another kind or another local's, an
+  // entry this build refuses): restarting cannot help, an operator must act.
+  bool open_store(const std::string& path, std::string* err, bool* refused);
+
   Reply recommend(const std::string& body);  // POST /v1/recommend
-  Reply reward(const std::string& body);     // POST /v1/reward
+  // POST /v1/reward: 200 only once the reward is committed to the store.
+  Reply reward(const std::string& body);
+  // False once a journal write failed: rewards are answered 503 and the
+  // background loop stops (memory and store may disagree); restart it.
+  bool store_ok() const;
   nlohmann::json stats_json() const;
 
   // One round of the background loop: the phase, the outbox, the downloads.
@@ -236,6 +249,20 @@ class LocalService {
   };
   // Counts and logs an answer over its cap; true if `status` is one.
   bool too_large(int status, const char* what);
+  // The handlers, each both the live path (after its input is journalled)
+  // and the replay of its journal entry.
+  void reward_locked(const RewardRequest& req);
+  void start_phase_locked(uint32_t phase);
+  void apply_download_locked(const Download& d);
+  // Takes the outbox's front, `o`, out as answered `status` (200: the
+  // global has it). False (nothing changed) when the outbox is empty: on
+  // replay, a journal that does not match the outbox it rebuilt (replay
+  // also checks that the front is the message the entry names).
+  bool sent_locked(const Outgoing& o, int status);
+  // Journals `batch` (when there is a store and this is not its replay) in
+  // one transaction; false, and the service failed, if it was not committed.
+  bool journal_locked(const std::vector<LocalEntry>& batch);
+  bool replay_locked(const LocalEntry& e);
   void queue_upload_locked(const StatsUpload& up);
   void poll_phase(const GlobalLink& link);
   void flush(const GlobalLink& link);
@@ -257,6 +284,9 @@ class LocalService {
   uint64_t acked_version_ = 0;  // the last version the global took an ack of
   std::deque<Outgoing> outbox_;
   LocalStats stats_;
+  std::unique_ptr<LocalJournal> journal_;
+  bool replaying_ = false;
+  bool store_failed_ = false;
 };
 
 }  // namespace p2b::fclub

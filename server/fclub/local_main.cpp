@@ -1,7 +1,9 @@
 // p2b-fclub-local: an FCLUB local server as a service (docs/fclub-services.md).
 // It learns from its own users' rewards, uploads sealed P2BU messages to
 // p2b-fclub-global (kept in an outbox while the global is away) and applies
-// the global's P2BD downloads in version order. Routes:
+// the global's P2BD downloads in version order. With --store it journals
+// every reward, phase start, download and sent message before acting on it
+// (local_journal.hpp) and replays the journal at start. Routes:
 //   POST /v1/recommend  {"user":u,"items":[[...],...]} -> {"item":k}
 //   POST /v1/reward     {"user":u,"x":[...],"reward":y}
 //   GET  /v1/fclub/stats  counts; GET /healthz, GET /readyz
@@ -49,6 +51,7 @@ struct Options {
   uint32_t poll_ms = 200;
   double epsilon = 0;  // 0: not private
   double delta = 0.1;
+  std::string store;  // empty: in memory only
 };
 
 ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
@@ -76,6 +79,10 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
                  "upload privatized statistics (CDP-FCLUB-DC) at this epsilon per interaction "
                  "over the whole run (docs/fclub.md)");
   line.add_value("--delta", &delta, "its delta (default 0.1)");
+  line.add_value("--store", &out->store,
+                 "journal rewards, phases, downloads and the outbox in this SQLite file and "
+                 "replay it at start, so a restart keeps them and the CDP ledger "
+                 "(docs/fclub-services.md, \"Durability\"); default: memory only");
   line.add_value("--log-level", &level, "debug, info, warn or error");
   line.add_value("--log-file", &log_file, "append the log here instead of stderr");
   const ParseOutcome parsed = line.parse(argc, argv, message);
@@ -153,12 +160,21 @@ int run(const Options& opt, common::Logger& log) {
   }
   fclub::LocalService service(cfg, opt.id, opt.users, keys, global, &log);
   sodium_memzero(&keys, sizeof keys);
+  bool refused = false;
+  if (!opt.store.empty() && !service.open_store(opt.store, &err, &refused)) {
+    log.error("store_unusable", {{"error", err}});
+    return refused ? common::kExitStoreRefused : common::kExitFailure;
+  }
 
   // Every answer capped and counted when too large (global_link.hpp).
   const fclub::GlobalLink link = fclub::http_global_link(opt.global_url, 10.0);
 
   common::Readiness readiness;
   readiness.add("local", [] { return common::check_ok("serving"); });
+  readiness.add("store", [&service] {
+    return service.store_ok() ? common::check_ok("writable")
+                              : common::check_failed("a journal write failed: restart");
+  });
   common::HttpCounters counters;
   common::BoundedServer server(common::HttpLimits{}, counters);
   common::configure_server(server, std::size_t{4} << 20, log);
@@ -199,7 +215,8 @@ int run(const Options& opt, common::Logger& log) {
                        {"id", opt.id},
                        {"users", opt.users},
                        {"dim", opt.dim},
-                       {"poll_ms", opt.poll_ms}});
+                       {"poll_ms", opt.poll_ms},
+                       {"store", opt.store.empty() ? "memory" : opt.store}});
   const common::StopOutcome outcome = common::serve_until_stopped(server, log);
   {
     std::lock_guard<std::mutex> lock(mu);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include <sodium.h>
+
 #include "analyzer/spd_projection.hpp"
 
 namespace p2b::fclub {
@@ -228,6 +230,44 @@ bool LocalServer::apply(const StatsDownload& down) {
   }
   rebuild_view(c);
   return true;
+}
+
+namespace {
+
+void hash_stats(crypto_generichash_state* h, const Stats& s) {
+  crypto_generichash_update(h, reinterpret_cast<const unsigned char*>(s.gram.data()),
+                            static_cast<std::size_t>(s.gram.size()) * sizeof(double));
+  crypto_generichash_update(h, reinterpret_cast<const unsigned char*>(s.moment.data()),
+                            static_cast<std::size_t>(s.moment.size()) * sizeof(double));
+  crypto_generichash_update(h, reinterpret_cast<const unsigned char*>(&s.count), sizeof s.count);
+}
+
+void hash_u64(crypto_generichash_state* h, uint64_t v) {
+  crypto_generichash_update(h, reinterpret_cast<const unsigned char*>(&v), sizeof v);
+}
+
+}  // namespace
+
+std::array<uint8_t, 16> LocalServer::state_digest() const {
+  crypto_generichash_state h;
+  crypto_generichash_init(&h, nullptr, 0, 16);
+  hash_u64(&h, phase_);
+  hash_u64(&h, ledger_.worst_old());
+  hash_u64(&h, ledger_.depth());
+  hash_u64(&h, ledger_.started() ? 1 : 0);
+  for (const Stats& u : users_) hash_stats(&h, u);
+  for (const std::vector<bool>& row : linked_) {
+    for (const bool l : row) hash_u64(&h, l ? 1 : 0);
+  }
+  for (const Cluster& c : clusters_) {
+    for (const uint32_t m : c.members) hash_u64(&h, m);
+    for (const Stats* s : {&c.sync, &c.own_noise, &c.up, &c.base}) hash_stats(&h, *s);
+    hash_u64(&h, c.uploads);
+    hash_u64(&h, c.sharing ? 1 : 0);
+  }
+  std::array<uint8_t, 16> out{};
+  crypto_generichash_final(&h, out.data(), out.size());
+  return out;
 }
 
 }  // namespace p2b::fclub

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -48,6 +49,10 @@ class LocalServer {
   const Stats& user_stats(uint32_t user) const { return users_[user]; }
   // The cluster's synchronized statistics as the global server sent them.
   const Stats& synced(uint32_t cluster) const { return clusters_[cluster].sync; }
+  // A 16-byte hash of the whole learning state (users, clusters, the noise
+  // they carry, the phase and the CDP ledger): equal digests, equal states.
+  // It shows that replaying a store rebuilt the state bit for bit.
+  std::array<uint8_t, 16> state_digest() const;
 
  private:
   struct Cluster {

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -21,7 +22,9 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -31,6 +34,8 @@
 
 #include "common/sqlite_db.hpp"
 #include "fclub/fclub_services.hpp"
+#include "fclub/local_entries.hpp"
+#include "fclub/local_journal.hpp"
 #include "fclub/wire/fclub_wire.hpp"
 #include "p2b.h"
 
@@ -765,6 +770,406 @@ TEST(FclubPrivateServices, ARewardOutsideTheSensitivityBoundsIsRefused) {
   EXPECT_EQ(get_json(local, "/v1/fclub/stats")["rewards"], 1);
   local.stop();
   global.stop();
+}
+
+}  // namespace
+
+namespace {
+
+// A private deployment whose local 0 keeps a store (--store): one global
+// (with its own store, read afterwards as the global's side of the upload
+// ledger), local 0 with the store under test, and local 1 in memory, all at
+// epsilon 1. Rewards go to local 0 only, each carrying its id in y
+// (id / 2^16, exact in a double and within the sensitivity bounds), so that
+// the rewards the store holds can be matched, one by one, against those
+// answered 200.
+class FclubLocalStore : public ::testing::Test {
+ protected:
+  static constexpr double kIdScale = 65536.0;
+
+  void SetUp() override {
+    dir_ =
+        fs::path(P2B_TEST_TMP) /
+        ("fclub-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    std::string err;
+    ASSERT_TRUE(fclub::generate_service_keys((dir_ / "global").string(), false, &err)) << err;
+    for (const char* name : {"local0", "local1"}) {
+      ASSERT_TRUE(fclub::generate_service_keys((dir_ / name).string(), true, &err)) << err;
+    }
+    global_.start(
+        P2B_FCLUB_GLOBAL_BIN,
+        {"--keys", (dir_ / "global").string(), "--local", "0=" + (dir_ / "local0").string(),
+         "--local", "1=" + (dir_ / "local1").string(), "--dim", std::to_string(kDim), "--epsilon",
+         "1", "--store", (dir_ / "global.db").string()},
+        (dir_ / "global.log").string());
+    start_local(1, 0);
+    start_local(0, 0);
+  }
+  void TearDown() override {
+    for (ServiceProcess& l : locals_) {
+      if (l.running()) l.stop();
+    }
+    if (global_.running()) global_.stop();
+  }
+  std::string store() const { return (dir_ / "local0.db").string(); }
+  // Local 0 has the store; a restart keeps its port, so that clients of it
+  // (the loader) need not follow it.
+  void start_local(uint32_t s, int port) {
+    std::vector<std::string> args = {
+        "--keys",        (dir_ / ("local" + std::to_string(s))).string(),
+        "--id",          std::to_string(s),
+        "--users",       std::to_string(kUsers),
+        "--servers",     "2",
+        "--dim",         std::to_string(kDim),
+        "--global",      global_.url(),
+        "--global-keys", (dir_ / "global").string(),
+        "--poll-ms",     "50",
+        "--epsilon",     "1",
+        "--delta",       "0.1",
+        "--listen",      "127.0.0.1:" + std::to_string(port)};
+    if (s == 0) {
+      args.emplace_back("--store");
+      args.push_back(store());
+    }
+    ++starts_;
+    locals_[s].start(
+        P2B_FCLUB_LOCAL_BIN, args,
+        (dir_ / ("local" + std::to_string(s) + "-" + std::to_string(starts_) + ".log")).string());
+  }
+  // The reward of id `id` for a random user: a unit x and y = id / 2^16.
+  static std::string reward_body(uint64_t id, std::mt19937_64& rng) {
+    return json{{"user", rng() % kUsers}, {"x", unit(rng)}, {"reward", id / kIdScale}}.dump();
+  }
+  // `n` rewards to local 0 in turn, ids from next_id_, each answered 200.
+  void drive(uint32_t n, std::mt19937_64& rng) {
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string reply;
+      const uint64_t id = next_id_++;
+      ASSERT_EQ(post(locals_[0], "/v1/reward", reward_body(id, rng), &reply), 200) << reply;
+      ++acked_[id];
+    }
+  }
+  json local_stats() { return get_json(locals_[0], "/v1/fclub/stats"); }
+  json global_stats() { return get_json(global_, "/v1/fclub/stats"); }
+  // Both locals have started the global's phase (their ledgers charged it).
+  bool in_phase(uint64_t phase) {
+    for (ServiceProcess& l : locals_) {
+      const json s = get_json(l, "/v1/fclub/stats");
+      if (!s.is_object() || s["phase"] != phase) return false;
+    }
+    return true;
+  }
+  void advance_and_merge(uint64_t merges) {
+    ASSERT_EQ(post(global_, "/v1/fclub/advance", ""), 200);
+    ASSERT_TRUE(wait_for([&] {
+      const json s = global_stats();
+      return s.is_object() && s["merges"].get<uint64_t>() >= merges && in_phase(merges);
+    })) << global_stats().dump();
+  }
+  // Every outbox delivered, every download applied and acknowledged.
+  bool settled() {
+    const json g = global_stats();
+    if (!g.is_object() || g["downloads_pending"] != 0 ||
+        g["downloads_acked"] != g["downloads_queued"]) {
+      return false;
+    }
+    for (ServiceProcess& l : locals_) {
+      const json s = get_json(l, "/v1/fclub/stats");
+      if (!s.is_object() || s["outbox"] != 0) return false;
+    }
+    return true;
+  }
+
+  // The durable state, read through the local's own journal class with its
+  // own keys once the local has stopped: reward ids and the uploads sent.
+  using UploadId = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
+  struct Stored {
+    std::map<uint64_t, int> rewards;    // id -> times in the store
+    std::map<UploadId, int> delivered;  // uploads the global took
+    uint64_t refused = 0;               // messages the global refused
+  };
+  Stored read_local_store() {
+    fclub::ServiceKeys keys;
+    std::string warning, err;
+    EXPECT_TRUE(fclub::load_service_keys((dir_ / "local0").string(), true, &keys, &warning, &err));
+    Stored out;
+    fclub::LocalJournal journal(store(), fclub::derive_store_key(keys.box_sk));
+    journal.replay([&](const fclub::LocalEntry& e) {
+      if (e.kind == fclub::LocalEntryKind::reward) {
+        fclub::RewardRequest r;
+        EXPECT_TRUE(fclub::decode_reward(e.body, kDim, kUsers, &r));
+        ++out.rewards[static_cast<uint64_t>(std::llround(r.reward * kIdScale))];
+      } else if (e.kind == fclub::LocalEntryKind::sent) {
+        // local_entries.hpp: phase-done flag, then phase, cluster, seq (LE).
+        EXPECT_EQ(e.body.size(), 13u);
+        auto u32 = [&](std::size_t at) {
+          uint32_t v = 0;
+          for (int i = 0; i < 4; ++i) {
+            v |= static_cast<uint32_t>(static_cast<uint8_t>(e.body[at + i])) << (8 * i);
+          }
+          return v;
+        };
+        if (e.number != 200) {
+          ++out.refused;
+        } else if (e.body[0] == 0) {
+          ++out.delivered[UploadId{0, u32(1), u32(5), u32(9)}];
+        }
+      }
+    });
+    return out;
+  }
+  // The uploads the global journalled, per id.
+  std::map<UploadId, int> read_global_store() {
+    std::map<UploadId, int> stored;
+    p2b::common::Database db((dir_ / "global.db").string());
+    p2b::common::Statement q(
+        db, "SELECT server, phase, local_cluster, number FROM journal WHERE kind = 1");
+    while (q.step()) {
+      ++stored[UploadId{
+          static_cast<uint32_t>(q.column_int(0)), static_cast<uint32_t>(q.column_int(1)),
+          static_cast<uint32_t>(q.column_int(2)), static_cast<uint32_t>(q.column_int(3))}];
+    }
+    return stored;
+  }
+  // The global refused nothing but uploads it had taken before: a kill
+  // between the global's answer and local 0's record of it makes local 0
+  // send that one upload again (409 replay, counted as delivered); its
+  // outbox is sent one message at a time, so at most one per kill.
+  static void expect_only_replays_refused(const json& g, uint64_t kills) {
+    EXPECT_EQ(g["uploads_refused"], g["replays_refused"]) << g.dump();
+    EXPECT_LE(g["replays_refused"].get<uint64_t>(), kills) << g.dump();
+    EXPECT_EQ(g["refused_by_reason"].value("seq_gap", 0), 0) << g.dump();
+  }
+  // Each upload local 0 recorded as taken is in the global's journal once,
+  // and the global holds none of local 0's that local 0 did not record.
+  void expect_upload_ledger(const Stored& local) {
+    const std::map<UploadId, int> global = read_global_store();
+    uint64_t lost = 0, duplicated = 0, twice = 0, unrecorded = 0, from_local0 = 0;
+    for (const auto& [id, n] : local.delivered) {
+      if (global.count(id) == 0) ++lost;
+      if (n > 1) ++twice;
+    }
+    for (const auto& [id, n] : global) {
+      if (std::get<0>(id) != 0) continue;
+      ++from_local0;
+      if (n > 1) duplicated += n - 1;
+      if (local.delivered.count(id) == 0) ++unrecorded;
+    }
+    std::cout << "[ figures  ] uploads of local 0: delivered " << local.delivered.size()
+              << ", at the global " << from_local0 << ", lost " << lost << ", duplicated "
+              << duplicated << ", recorded twice " << twice << ", unrecorded " << unrecorded
+              << ", refused " << local.refused << "\n";
+    EXPECT_GT(local.delivered.size(), 10u);
+    EXPECT_EQ(lost, 0u);
+    EXPECT_EQ(duplicated, 0u);
+    EXPECT_EQ(twice, 0u);
+    EXPECT_EQ(unrecorded, 0u);
+    EXPECT_EQ(local.refused, 0u);
+  }
+
+  fs::path dir_;
+  int starts_ = 0;
+  ServiceProcess global_;
+  ServiceProcess locals_[2];
+  uint64_t next_id_ = 1;
+  std::map<uint64_t, int> acked_;  // reward id -> 200 answers
+};
+
+// The CDP ledger of a private local is what it was before a kill -9: the
+// restarted local (same store, same keys) replays its journal and comes back
+// with the same rewards, the same privatized uploads fired, the same budget
+// spent and, once quiet, the same state bit for bit (state_digest); it
+// rejoins the federation, which goes on without a seq_gap or a refusal.
+// Killed twice: once right after the 300th acknowledged reward while its
+// uploads are on their way, once when all is delivered.
+TEST_F(FclubLocalStore, APrivateLocalKeepsItsLedgerAcrossKill9) {
+  std::mt19937_64 rng(41);
+  drive(100, rng);
+  advance_and_merge(1);
+  drive(200, rng);
+  const json before = local_stats();
+  ASSERT_GT(before["epsilon_spent"].get<double>(), 0.0) << before.dump();
+  ASSERT_GT(before["uploads_fired"].get<uint64_t>(), 0u) << before.dump();
+  const int port = locals_[0].port();
+  locals_[0].kill_hard();
+  start_local(0, port);
+  const json after = local_stats();
+  for (const char* key :
+       {"phase", "rewards", "uploads_fired", "cdp_nodes_charged", "rho_spent", "epsilon_spent"}) {
+    EXPECT_EQ(after[key], before[key]) << key << ": " << before.dump() << " -> " << after.dump();
+  }
+  std::cout << "[ figures  ] ledger before kill: nodes " << before["cdp_nodes_charged"] << ", rho "
+            << before["rho_spent"] << ", epsilon " << before["epsilon_spent"]
+            << "; after restart: nodes " << after["cdp_nodes_charged"] << ", rho "
+            << after["rho_spent"] << ", epsilon " << after["epsilon_spent"] << "\n";
+
+  // It goes on: a phase merges with it, its uploads are taken.
+  advance_and_merge(2);
+  drive(200, rng);
+  ASSERT_TRUE(wait_for([&] { return settled(); })) << global_stats().dump();
+  const json quiet = local_stats();
+  locals_[0].kill_hard();
+  start_local(0, port);
+  const json back = local_stats();
+  EXPECT_EQ(back["state_digest"], quiet["state_digest"]) << quiet.dump() << " -> " << back.dump();
+  for (const char* key : {"rewards", "uploads_sent", "applied_version", "cdp_nodes_charged",
+                          "epsilon_spent", "downloads_applied"}) {
+    EXPECT_EQ(back[key], quiet[key]) << key;
+  }
+  EXPECT_EQ(back["outbox"], 0);
+  advance_and_merge(3);
+  drive(100, rng);
+  ASSERT_TRUE(wait_for([&] { return settled(); })) << global_stats().dump();
+
+  const json g = global_stats();
+  const json l = local_stats();
+  expect_only_replays_refused(g, 2);
+  EXPECT_EQ(l["uploads_refused"], 0) << l.dump();
+  EXPECT_EQ(l["phases_started"], 3) << l.dump();
+  EXPECT_EQ(l["rewards"], next_id_ - 1);
+  EXPECT_EQ(g["accepted_by_server"]["0"], l["uploads_sent"]) << g.dump() << l.dump();
+  // Spent only as the phases and uploads charge it: less than the budget.
+  EXPECT_LT(l["epsilon_spent"].get<double>(), 1.0 + 1e-9);
+  ASSERT_EQ(locals_[0].stop(), 0);
+  expect_upload_ledger(read_local_store());
+
+  // Local 1's keys do not open local 0's store: refused at start (exit 4),
+  // and the store is left as it was.
+  const auto size = fs::file_size(store());
+  EXPECT_EQ(p2b::proc::run_command({P2B_FCLUB_LOCAL_BIN,
+                                    "--keys",
+                                    (dir_ / "local1").string(),
+                                    "--id",
+                                    "1",
+                                    "--users",
+                                    std::to_string(kUsers),
+                                    "--servers",
+                                    "2",
+                                    "--dim",
+                                    std::to_string(kDim),
+                                    "--global",
+                                    global_.url(),
+                                    "--global-keys",
+                                    (dir_ / "global").string(),
+                                    "--epsilon",
+                                    "1",
+                                    "--store",
+                                    store(),
+                                    "--log-file",
+                                    (dir_ / "local1-on-local0-store.log").string()},
+                                   true),
+            4);
+  EXPECT_EQ(fs::file_size(store()), size);
+}
+
+// A per-id ledger of rewards under repeated kill -9. A loader posts rewards
+// to local 0 as fast as it answers, each with a fresh id; the test kills
+// local 0 once 150 more rewards have been answered 200 (mid-stream: the
+// loader has one in flight), restarts it on its store, and starts a phase
+// between kills so that phase starts, uploads and downloads are journalled
+// too. Afterwards the store holds every reward answered 200 exactly once
+// (lost 0, duplicated 0), at most one unanswered reward per kill (cut off
+// after its commit), and the global's journal holds each upload local 0
+// recorded as taken exactly once.
+TEST_F(FclubLocalStore, EveryAcknowledgedRewardOnceAcrossRepeatedKill9) {
+  constexpr int kKills = 4;
+  constexpr uint64_t kPerKill = 150;
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t generation = 0;  // local 0's starts by the test; a failed post waits for the next
+  bool stopping = false;
+  std::map<uint64_t, int> acked;
+  std::set<uint64_t> unanswered;
+  uint64_t acked_count = 0;
+  const int port = locals_[0].port();
+  std::thread loader([&] {
+    std::mt19937_64 rng(43);
+    httplib::Client c("127.0.0.1", port);
+    // Bounded: a test never loops forever, whatever happens to the flags.
+    for (uint64_t id = 1; id < 200000; ++id) {
+      uint64_t sent_to = 0;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (stopping) return;
+        sent_to = generation;
+      }
+      const auto r = c.Post("/v1/reward", reward_body(id, rng), "application/json");
+      std::unique_lock<std::mutex> lock(mu);
+      if (r && r->status == 200) {
+        ++acked[id];
+        ++acked_count;
+        continue;
+      }
+      // Cut off by a kill: one unanswered reward per kill, then wait for
+      // the restart (a big deadline only caps a failure).
+      unanswered.insert(id);
+      if (!cv.wait_for(lock, std::chrono::seconds(60),
+                       [&] { return generation != sent_to || stopping; }) ||
+          stopping) {
+        return;
+      }
+    }
+  });
+  auto acked_now = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return acked_count;
+  };
+  uint64_t merges = 0;
+  for (int kill = 0; kill < kKills; ++kill) {
+    const uint64_t target = (kill + 1) * kPerKill;
+    ASSERT_TRUE(wait_for([&] { return acked_now() >= target; }, 60.0));
+    locals_[0].kill_hard();
+    start_local(0, port);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++generation;
+    }
+    cv.notify_all();
+    advance_and_merge(++merges);
+  }
+  ASSERT_TRUE(wait_for([&] { return acked_now() >= (kKills + 1) * kPerKill; }, 60.0));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stopping = true;
+  }
+  cv.notify_all();
+  loader.join();
+  ASSERT_TRUE(wait_for([&] { return settled(); })) << global_stats().dump();
+  const json l = local_stats();
+  ASSERT_EQ(locals_[0].stop(), 0);
+
+  const Stored stored = read_local_store();
+  uint64_t lost = 0, duplicated = 0, told_twice = 0, cut_off = 0, unknown = 0;
+  for (const auto& [id, n] : acked) {
+    if (stored.rewards.count(id) == 0) ++lost;
+    if (n > 1) ++told_twice;
+  }
+  for (const auto& [id, n] : stored.rewards) {
+    if (n > 1) duplicated += n - 1;
+    if (acked.count(id) == 0) {
+      if (unanswered.count(id) != 0) {
+        ++cut_off;
+      } else {
+        ++unknown;
+      }
+    }
+  }
+  std::cout << "[ figures  ] " << kKills << " kills, " << acked.size() << " rewards answered 200, "
+            << unanswered.size() << " unanswered, stored " << stored.rewards.size() << ": lost "
+            << lost << ", duplicated " << duplicated << ", stored though cut off " << cut_off
+            << "; epsilon spent " << l["epsilon_spent"] << " after " << l["phases_started"]
+            << " phases\n";
+  EXPECT_EQ(lost, 0u);
+  EXPECT_EQ(duplicated, 0u);
+  EXPECT_EQ(told_twice, 0u);
+  EXPECT_EQ(unknown, 0u);
+  EXPECT_LE(cut_off, static_cast<uint64_t>(kKills));
+  EXPECT_EQ(l["rewards"].get<uint64_t>(), stored.rewards.size()) << l.dump();
+  EXPECT_EQ(l["phases_started"], merges);
+  expect_only_replays_refused(global_stats(), kKills);
+  EXPECT_EQ(l["uploads_refused"], 0) << l.dump();
+  expect_upload_ledger(stored);
 }
 
 }  // namespace
