@@ -6,8 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "spd_projection.hpp"
-#include "zcdp.hpp"
+#include "dp/spd_projection.hpp"
+#include "dp/zcdp.hpp"
 
 namespace p2b::analyzer {
 
@@ -17,7 +17,7 @@ double NoisyRelease::total_count() const {
   return n;
 }
 
-CentralDp::CentralDp(const CentralDpConfig& config, const NoiseSeed& seed)
+CentralDp::CentralDp(const CentralDpConfig& config, const dp::NoiseSeed& seed)
     : config_(config), seed_(seed), levels_(0), sigma_(0.0) {
   if (!(config.epsilon > 0.0 && std::isfinite(config.epsilon))) {
     throw std::invalid_argument("central DP: epsilon must be > 0");
@@ -26,8 +26,8 @@ CentralDp::CentralDp(const CentralDpConfig& config, const NoiseSeed& seed)
     throw std::invalid_argument("central DP: delta must be in (0, 1)");
   }
   if (config.horizon == 0) throw std::invalid_argument("central DP: horizon must be >= 1");
-  levels_ = tree_levels(config.horizon);
-  sigma_ = gaussian_sigma(config.epsilon, config.delta, kReportSensitivity, levels_);
+  levels_ = dp::tree_levels(config.horizon);
+  sigma_ = dp::gaussian_sigma(config.epsilon, config.delta, kReportSensitivity, levels_);
 }
 
 CentralDp::~CentralDp() {
@@ -60,9 +60,9 @@ NoisyRelease CentralDp::release(const Statistics& exact, uint64_t t, double lamb
   const std::size_t block = tri + d + 1;  // one arm's coordinates: upper(G), s, n
   const std::size_t n = block * arms;
   std::vector<double> noise(n, 0.0), node(n);
-  const std::vector<TreeNode> nodes = release_nodes(t);
-  for (const TreeNode& tn : nodes) {
-    node_normals(seed_, tn, node.data(), n);
+  const std::vector<dp::TreeNode> nodes = dp::release_nodes(t);
+  for (const dp::TreeNode& tn : nodes) {
+    dp::node_normals(seed_, tn, node.data(), n);
     for (std::size_t i = 0; i < n; ++i) noise[i] += node[i];
   }
 
@@ -85,16 +85,16 @@ NoisyRelease CentralDp::release(const Statistics& exact, uint64_t t, double lamb
     }
     for (uint32_t i = 0; i < d; ++i) b[i] += sigma_ * z[tri + i];
     out.counts[arm] = static_cast<double>(exact.count(arm)) + sigma_ * z[tri + d];
-    raise_eigenvalues(a, d, lambda);
+    dp::raise_eigenvalues(a, d, lambda);
   }
   sodium_memzero(noise.data(), noise.size() * sizeof(double));
   sodium_memzero(node.data(), node.size() * sizeof(double));
   return out;
 }
 
-NoiseSeed new_noise_seed() {
+dp::NoiseSeed new_noise_seed() {
   if (sodium_init() < 0) throw std::runtime_error("libsodium failed to start");
-  NoiseSeed seed;
+  dp::NoiseSeed seed;
   randombytes_buf(seed.data(), seed.size());
   return seed;
 }

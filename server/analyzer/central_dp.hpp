@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "dp/tree_noise.hpp"
 #include "statistics.hpp"
-#include "tree_noise.hpp"
 
 namespace p2b::analyzer {
 
@@ -48,7 +48,7 @@ class CentralDp {
  public:
   // Throws std::invalid_argument unless epsilon > 0, delta in (0, 1) and
   // horizon >= 1.
-  CentralDp(const CentralDpConfig& config, const NoiseSeed& seed);
+  CentralDp(const CentralDpConfig& config, const dp::NoiseSeed& seed);
   ~CentralDp();
   CentralDp(const CentralDp&) = delete;
   CentralDp& operator=(const CentralDp&) = delete;
@@ -74,12 +74,12 @@ class CentralDp {
 
  private:
   CentralDpConfig config_;
-  NoiseSeed seed_;
+  dp::NoiseSeed seed_;
   uint32_t levels_;
   double sigma_;
 };
 
 // 32 bytes from the CSPRNG, for a new store.
-NoiseSeed new_noise_seed();
+dp::NoiseSeed new_noise_seed();
 
 }  // namespace p2b::analyzer

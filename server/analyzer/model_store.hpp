@@ -21,9 +21,9 @@
 
 #include "batch_opener.hpp"
 #include "common/store_health.hpp"
+#include "dp/tree_noise.hpp"
 #include "metrics.hpp"
 #include "statistics.hpp"
-#include "tree_noise.hpp"
 #include "wire/batch_ack.hpp"
 #include "wire/batch_format.hpp"
 
@@ -102,7 +102,7 @@ struct CentralDpRecord {
   double epsilon = 0.0;
   double delta = 0.0;
   uint64_t horizon = 0;
-  NoiseSeed seed{};
+  dp::NoiseSeed seed{};
 };
 
 class ModelStore {

@@ -2,19 +2,19 @@
 
 #include <cmath>
 
-#include "analyzer/tree_noise.hpp"
-#include "analyzer/zcdp.hpp"
+#include "dp/tree_noise.hpp"
+#include "dp/zcdp.hpp"
 
 namespace p2b::fclub {
 
 CdpPlan plan_cdp(const FclubConfig& cfg) {
   CdpPlan p;
   p.sensitivity = cfg.max_item_norm * cfg.max_item_norm + cfg.max_reward * cfg.max_reward;
-  p.tree_levels = analyzer::tree_levels(cfg.max_uploads_per_phase);
+  p.tree_levels = dp::tree_levels(cfg.max_uploads_per_phase);
   p.phase_releases = cfg.max_phases;
   const uint32_t releases = p.tree_levels + p.phase_releases;
-  p.rho_budget = analyzer::zcdp_rho(cfg.epsilon, cfg.delta);
-  p.sigma = analyzer::gaussian_sigma(cfg.epsilon, cfg.delta, p.sensitivity, releases);
+  p.rho_budget = dp::zcdp_rho(cfg.epsilon, cfg.delta);
+  p.sigma = dp::gaussian_sigma(cfg.epsilon, cfg.delta, p.sensitivity, releases);
   p.rho_per_node = p.sensitivity * p.sensitivity / (2.0 * p.sigma * p.sigma);
   return p;
 }
@@ -36,12 +36,12 @@ void CdpLedger::on_phase_start() {
 }
 
 bool CdpLedger::can_upload(uint64_t k) const {
-  const uint64_t depth = analyzer::tree_levels(k);
+  const uint64_t depth = dp::tree_levels(k);
   return (depth > depth_ ? depth : depth_) <= budget_nodes() && worst_old_ <= budget_nodes();
 }
 
 void CdpLedger::on_upload(uint64_t k) {
-  const uint64_t depth = analyzer::tree_levels(k);
+  const uint64_t depth = dp::tree_levels(k);
   if (depth > depth_) depth_ = depth;
 }
 
@@ -51,7 +51,7 @@ double CdpLedger::rho_spent() const {
 
 double CdpLedger::epsilon_spent(double delta) const {
   const double rho = rho_spent();
-  return rho == 0.0 ? 0.0 : analyzer::zcdp_epsilon(rho, delta);
+  return rho == 0.0 ? 0.0 : dp::zcdp_epsilon(rho, delta);
 }
 
 }  // namespace p2b::fclub

@@ -14,9 +14,9 @@
 #include <filesystem>
 #include <utility>
 
-#include "analyzer/spd_projection.hpp"
 #include "common/keyfiles.hpp"
 #include "common/prometheus_text.hpp"
+#include "dp/spd_projection.hpp"
 #include "wire/model_bundle.hpp"
 
 namespace p2b::fclub {
@@ -503,7 +503,7 @@ Reply GlobalService::cluster_model(uint32_t server, uint32_t local_cluster, uint
   Eigen::MatrixXd gram = sum.gram;
   if (cfg_.private_uploads) {
     // Noisy sums can be indefinite; devices factor A. Post-processing.
-    analyzer::raise_eigenvalues(gram.data(), cfg_.dim, 0.0);
+    dp::raise_eigenvalues(gram.data(), cfg_.dim, 0.0);
   }
   Reply r;
   std::vector<uint8_t> bundle;

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "analyzer/spd_projection.hpp"
+#include "dp/spd_projection.hpp"
 
 namespace p2b::fclub {
 
@@ -11,12 +11,12 @@ namespace {
 // The estimate Eq. 4 compares, from statistics that may carry noise: the
 // Gram matrix is made PSD first (post-processing).
 Eigen::VectorXd merge_estimate(Stats s, const FclubConfig& cfg) {
-  if (cfg.private_uploads) analyzer::raise_eigenvalues(s.gram.data(), cfg.dim, 0.0);
+  if (cfg.private_uploads) dp::raise_eigenvalues(s.gram.data(), cfg.dim, 0.0);
   return ridge_estimate(s, cfg.estimate_ridge);
 }
 
 double psd_log_det(Eigen::MatrixXd gram, const FclubConfig& cfg) {
-  if (cfg.private_uploads) analyzer::raise_eigenvalues(gram.data(), cfg.dim, 0.0);
+  if (cfg.private_uploads) dp::raise_eigenvalues(gram.data(), cfg.dim, 0.0);
   double ld = 0.0;
   log_det(gram, cfg.ridge, &ld);
   return ld;

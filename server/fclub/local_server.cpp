@@ -6,7 +6,7 @@
 
 #include <sodium.h>
 
-#include "analyzer/spd_projection.hpp"
+#include "dp/spd_projection.hpp"
 
 namespace p2b::fclub {
 
@@ -53,7 +53,7 @@ void LocalServer::rebuild_view(Cluster& c) {
   if (cfg_.private_uploads) {
     // Others' noise can leave the Gram matrix indefinite; projecting it
     // is post-processing and costs no privacy.
-    analyzer::raise_eigenvalues(c.base.gram.data(), cfg_.dim, 0.0);
+    dp::raise_eigenvalues(c.base.gram.data(), cfg_.dim, 0.0);
   }
   const auto d = static_cast<Eigen::Index>(cfg_.dim);
   const Eigen::MatrixXd ridge = cfg_.ridge * Eigen::MatrixXd::Identity(d, d);

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "analyzer/tree_noise.hpp"
+#include "dp/tree_noise.hpp"
 
 namespace p2b::fclub {
 
@@ -35,9 +35,9 @@ void TreePrivatizer::node_noise(uint32_t level, uint64_t index, Eigen::MatrixXd*
                                 Eigen::VectorXd* moment_noise) const {
   const uint32_t n = dim_ + 1;
   std::vector<double> z(static_cast<std::size_t>(n) * (n + 1) / 2);
-  analyzer::NoiseSeed seed{};
+  dp::NoiseSeed seed{};
   std::memcpy(seed.data(), seed_.data(), seed.size());
-  analyzer::node_normals(seed, {level, index}, z.data(), z.size());
+  dp::node_normals(seed, {level, index}, z.data(), z.size());
   sodium_memzero(seed.data(), seed.size());
   gram_noise->setZero(dim_, dim_);
   moment_noise->setZero(dim_);
@@ -63,7 +63,7 @@ void TreePrivatizer::prefix_noise(uint64_t k, Eigen::MatrixXd* gram_noise,
   if (k == 0) return;
   Eigen::MatrixXd g;
   Eigen::VectorXd m;
-  for (const analyzer::TreeNode& node : analyzer::release_nodes(k)) {
+  for (const dp::TreeNode& node : dp::release_nodes(k)) {
     node_noise(node.level, node.index, &g, &m);
     *gram_noise += g;
     *moment_noise += m;

@@ -191,7 +191,7 @@ uint64_t noisiest_release(uint64_t horizon) {
 // model, its noise seeded from the run's seed so that a run repeats.
 void add_central_noise(const PointSpec& s, const analyzer::Statistics& exact, Model* model,
                        PointResult* res) {
-  analyzer::NoiseSeed seed{};
+  dp::NoiseSeed seed{};
   for (std::size_t i = 0; i < seed.size(); i += 8) {
     const uint64_t v = mix_seed(s.seed, kCentralNoise, i);
     for (std::size_t j = 0; j < 8; ++j) seed[i + j] = static_cast<uint8_t>(v >> (8 * j));

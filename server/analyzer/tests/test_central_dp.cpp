@@ -14,12 +14,12 @@
 
 #include "analyzer_test_support.hpp"
 #include "central_dp.hpp"
+#include "dp/spd_projection.hpp"
+#include "dp/tree_noise.hpp"
+#include "dp/zcdp.hpp"
 #include "options.hpp"
 #include "p2b.pb.h"
-#include "spd_projection.hpp"
-#include "tree_noise.hpp"
 #include "wire/model_bundle.hpp"
-#include "zcdp.hpp"
 
 namespace {
 
@@ -27,9 +27,10 @@ using analyzer_test::Deployment;
 using analyzer_test::TempDir;
 using analyzer_test::Tuple;
 namespace an = p2b::analyzer;
+namespace dp = p2b::dp;
 
-an::NoiseSeed seed_of(uint8_t v) {
-  an::NoiseSeed s{};
+dp::NoiseSeed seed_of(uint8_t v) {
+  dp::NoiseSeed s{};
   s.fill(v);
   return s;
 }
@@ -39,9 +40,9 @@ an::NoiseSeed seed_of(uint8_t v) {
 TEST(AnalyzerCentralDp, ZcdpConversionRoundTrips) {
   for (const double delta : {1e-3, 1e-6, 1e-10}) {
     for (const double eps : {0.05, 0.5, 1.0, 2.0, 8.0, 50.0}) {
-      const double rho = an::zcdp_rho(eps, delta);
+      const double rho = dp::zcdp_rho(eps, delta);
       EXPECT_GT(rho, 0.0);
-      EXPECT_NEAR(an::zcdp_epsilon(rho, delta), eps, 1e-12 * eps) << eps << " " << delta;
+      EXPECT_NEAR(dp::zcdp_epsilon(rho, delta), eps, 1e-12 * eps) << eps << " " << delta;
     }
   }
 }
@@ -49,36 +50,36 @@ TEST(AnalyzerCentralDp, ZcdpConversionRoundTrips) {
 TEST(AnalyzerCentralDp, SigmaFallsWithEpsilonAndDeltaAndGrowsWithCompositions) {
   double last = INFINITY;
   for (const double eps : {0.1, 0.5, 1.0, 2.0, 8.0}) {
-    const double s = an::gaussian_sigma(eps, 1e-6, 1.0, 21);
+    const double s = dp::gaussian_sigma(eps, 1e-6, 1.0, 21);
     EXPECT_LT(s, last);
     last = s;
   }
-  EXPECT_LT(an::gaussian_sigma(1, 1e-3, 1, 21), an::gaussian_sigma(1, 1e-9, 1, 21));
+  EXPECT_LT(dp::gaussian_sigma(1, 1e-3, 1, 21), dp::gaussian_sigma(1, 1e-9, 1, 21));
   // Compositions add in zCDP: k releases need sqrt(k) times the noise.
-  EXPECT_NEAR(an::gaussian_sigma(1, 1e-6, 1, 16), 4 * an::gaussian_sigma(1, 1e-6, 1, 1), 1e-9);
+  EXPECT_NEAR(dp::gaussian_sigma(1, 1e-6, 1, 16), 4 * dp::gaussian_sigma(1, 1e-6, 1, 1), 1e-9);
   // Sensitivity scales it linearly, and the total cost is what was asked.
-  const double s = an::gaussian_sigma(1, 1e-6, an::kReportSensitivity, 21);
+  const double s = dp::gaussian_sigma(1, 1e-6, an::kReportSensitivity, 21);
   const double rho_total = 21 * 3.0 / (2 * s * s);
-  EXPECT_NEAR(an::zcdp_epsilon(rho_total, 1e-6), 1.0, 1e-9);
+  EXPECT_NEAR(dp::zcdp_epsilon(rho_total, 1e-6), 1.0, 1e-9);
 }
 
 TEST(AnalyzerCentralDp, TreeLevelsCoverTheHorizon) {
-  EXPECT_EQ(an::tree_levels(1), 1u);
-  EXPECT_EQ(an::tree_levels(2), 2u);
-  EXPECT_EQ(an::tree_levels(3), 3u);
-  EXPECT_EQ(an::tree_levels(4), 3u);
-  EXPECT_EQ(an::tree_levels(uint64_t{1} << 20), 21u);
-  EXPECT_EQ(an::tree_levels((uint64_t{1} << 20) + 1), 22u);
+  EXPECT_EQ(dp::tree_levels(1), 1u);
+  EXPECT_EQ(dp::tree_levels(2), 2u);
+  EXPECT_EQ(dp::tree_levels(3), 3u);
+  EXPECT_EQ(dp::tree_levels(4), 3u);
+  EXPECT_EQ(dp::tree_levels(uint64_t{1} << 20), 21u);
+  EXPECT_EQ(dp::tree_levels((uint64_t{1} << 20) + 1), 22u);
 }
 
 TEST(AnalyzerCentralDp, ReleaseNodesPartitionTheBatchesAndEachBatchTouchesOneNodePerLevel) {
-  EXPECT_EQ(an::release_nodes(1), (std::vector<an::TreeNode>{{0, 0}}));
-  EXPECT_EQ(an::release_nodes(6), (std::vector<an::TreeNode>{{2, 0}, {1, 2}}));
+  EXPECT_EQ(dp::release_nodes(1), (std::vector<dp::TreeNode>{{0, 0}}));
+  EXPECT_EQ(dp::release_nodes(6), (std::vector<dp::TreeNode>{{2, 0}, {1, 2}}));
   const uint64_t horizon = 100;
   std::map<uint64_t, std::set<std::pair<uint32_t, uint64_t>>> nodes_of_batch;
   for (uint64_t t = 1; t <= horizon; ++t) {
     std::vector<int> covered(t + 1, 0);
-    for (const an::TreeNode& n : an::release_nodes(t)) {
+    for (const dp::TreeNode& n : dp::release_nodes(t)) {
       for (uint64_t i = n.index << n.level; i < (n.index + 1) << n.level; ++i) {
         ASSERT_LT(i, t);
         ++covered[i + 1];
@@ -88,7 +89,7 @@ TEST(AnalyzerCentralDp, ReleaseNodesPartitionTheBatchesAndEachBatchTouchesOneNod
     for (uint64_t i = 1; i <= t; ++i) ASSERT_EQ(covered[i], 1) << "t " << t << " batch " << i;
   }
   for (const auto& [batch, nodes] : nodes_of_batch) {
-    EXPECT_LE(nodes.size(), an::tree_levels(horizon)) << batch;
+    EXPECT_LE(nodes.size(), dp::tree_levels(horizon)) << batch;
     std::set<uint32_t> levels;
     for (const auto& n : nodes) levels.insert(n.first);
     EXPECT_EQ(levels.size(), nodes.size()) << "two nodes of one level hold batch " << batch;
@@ -98,15 +99,15 @@ TEST(AnalyzerCentralDp, ReleaseNodesPartitionTheBatchesAndEachBatchTouchesOneNod
 TEST(AnalyzerCentralDp, NodeNoiseIsStandardNormalAndAFunctionOfSeedAndNodeOnly) {
   const std::size_t n = 200001;  // odd: the last Box-Muller pair is cut
   std::vector<double> z(n), again(n), other_node(n), other_seed(n);
-  an::node_normals(seed_of(1), {3, 5}, z.data(), n);
-  an::node_normals(seed_of(1), {3, 5}, again.data(), n);
-  an::node_normals(seed_of(1), {3, 6}, other_node.data(), n);
-  an::node_normals(seed_of(2), {3, 5}, other_seed.data(), n);
+  dp::node_normals(seed_of(1), {3, 5}, z.data(), n);
+  dp::node_normals(seed_of(1), {3, 5}, again.data(), n);
+  dp::node_normals(seed_of(1), {3, 6}, other_node.data(), n);
+  dp::node_normals(seed_of(2), {3, 5}, other_seed.data(), n);
   EXPECT_EQ(z, again);
   EXPECT_NE(z, other_node);
   EXPECT_NE(z, other_seed);
   std::vector<double> prefix(5);
-  an::node_normals(seed_of(1), {3, 5}, prefix.data(), prefix.size());
+  dp::node_normals(seed_of(1), {3, 5}, prefix.data(), prefix.size());
   EXPECT_TRUE(std::equal(prefix.begin(), prefix.end(), z.begin()));
   double sum = 0, sum_sq = 0, sum4 = 0, corr = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -181,7 +182,7 @@ TEST(AnalyzerCentralDp, ReleasedNoiseHasTheCalibratedScale) {
     double sum_b = 0, sq_b = 0, sum_n = 0, sq_n = 0, sum_a = 0, sq_a = 0;
     double sigma = 0, shift = 0;
     for (int i = 0; i < runs; ++i) {
-      an::NoiseSeed seed{};
+      dp::NoiseSeed seed{};
       for (int j = 0; j < 4; ++j) seed[j] = static_cast<uint8_t>(i >> (8 * j));
       const an::CentralDp dp(cfg, seed);
       sigma = dp.sigma();
@@ -250,7 +251,7 @@ TEST(AnalyzerCentralDp, ShiftCoversTheNoiseMatrix) {
         std::vector<double> a(r.a.begin() + first, r.a.begin() + first + std::ptrdiff_t{d} * d);
         // A = (1 + shift) I + N; N's smallest eigenvalue above -shift means
         // nothing is left for the floor to raise.
-        raised += an::raise_eigenvalues(a.data(), d, 1.0) ? 1 : 0;
+        raised += dp::raise_eigenvalues(a.data(), d, 1.0) ? 1 : 0;
         ++total;
         const Eigen::Map<const Eigen::MatrixXd> m(a.data(), d, d);
         const double top =
@@ -265,10 +266,10 @@ TEST(AnalyzerCentralDp, ShiftCoversTheNoiseMatrix) {
 TEST(AnalyzerCentralDp, RaiseEigenvaluesLeavesAGoodMatrixAloneAndRepairsABadOne) {
   double good[4] = {2.0, 0.5, 0.5, 2.0};
   const double copy[4] = {2.0, 0.5, 0.5, 2.0};
-  EXPECT_FALSE(an::raise_eigenvalues(good, 2, 1.0));
+  EXPECT_FALSE(dp::raise_eigenvalues(good, 2, 1.0));
   EXPECT_TRUE(std::equal(good, good + 4, copy));
   double bad[4] = {1.0, 3.0, 3.0, 1.0};  // eigenvalues 4 and -2
-  EXPECT_TRUE(an::raise_eigenvalues(bad, 2, 0.5));
+  EXPECT_TRUE(dp::raise_eigenvalues(bad, 2, 0.5));
   EXPECT_EQ(bad[1], bad[2]);
   EXPECT_TRUE(cholesky_ok(bad, 2));
   EXPECT_NEAR(bad[0] + bad[3], 4.5, 1e-12);  // trace: 4 + 0.5

@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "analyzer/tree_noise.hpp"
-#include "analyzer/zcdp.hpp"
+#include "dp/tree_noise.hpp"
+#include "dp/zcdp.hpp"
 #include "fclub/cdp_ledger.hpp"
 #include "fclub/federation.hpp"
 #include "fclub/tree_privatizer.hpp"
@@ -36,9 +36,9 @@ TEST(TreePrivatizer, PrefixNoiseIsTheSumOfItsDecompositionNodes) {
   for (uint64_t k : {1ULL, 2ULL, 3ULL, 6ULL, 7ULL, 8ULL, 13ULL, 255ULL}) {
     Eigen::MatrixXd want_g = Eigen::MatrixXd::Zero(4, 4), g, ng;
     Eigen::VectorXd want_m = Eigen::VectorXd::Zero(4), m, nm;
-    const auto nodes = analyzer::release_nodes(k);
+    const auto nodes = dp::release_nodes(k);
     EXPECT_EQ(nodes.size(), TreePrivatizer::prefix_nodes(k));
-    EXPECT_LE(nodes.size(), analyzer::tree_levels(k));  // at most ceil(log2 k) + 1
+    EXPECT_LE(nodes.size(), dp::tree_levels(k));  // at most ceil(log2 k) + 1
     for (const auto& node : nodes) {
       tree.node_noise(node.level, node.index, &ng, &nm);
       want_g += ng;
@@ -121,9 +121,9 @@ TEST(CdpLedger, ThePlanSpendsExactlyTheBudgetOverTreeAndPhaseReleases) {
   // rho + 2 sqrt(rho ln(1/delta)) = epsilon at the budget.
   EXPECT_NEAR(rho + 2.0 * std::sqrt(rho * std::log(10.0)), 1.0, 1e-9);
   // Reference values of the zCDP -> (epsilon, delta) conversion.
-  EXPECT_NEAR(analyzer::zcdp_epsilon(0.5, 1e-5), 0.5 + 2.0 * std::sqrt(0.5 * std::log(1e5)), 1e-12);
-  EXPECT_NEAR(analyzer::zcdp_epsilon(0.0899, 0.1),
-              0.0899 + 2.0 * std::sqrt(0.0899 * std::log(10.0)), 1e-12);
+  EXPECT_NEAR(dp::zcdp_epsilon(0.5, 1e-5), 0.5 + 2.0 * std::sqrt(0.5 * std::log(1e5)), 1e-12);
+  EXPECT_NEAR(dp::zcdp_epsilon(0.0899, 0.1), 0.0899 + 2.0 * std::sqrt(0.0899 * std::log(10.0)),
+              1e-12);
 }
 
 TEST(CdpLedger, ChargesTheWorstRecordAndStopsAtTheBudget) {

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-namespace p2b::analyzer {
+namespace p2b::dp {
 
 // The epsilon that rho-zCDP gives at `delta`, in (0, 1).
 double zcdp_epsilon(double rho, double delta);
@@ -20,4 +20,4 @@ double zcdp_rho(double epsilon, double delta);
 // total: s = sensitivity * sqrt(compositions / (2 rho)).
 double gaussian_sigma(double epsilon, double delta, double sensitivity, uint32_t compositions);
 
-}  // namespace p2b::analyzer
+}  // namespace p2b::dp

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace p2b::analyzer {
+namespace p2b::dp {
 
 // Makes the symmetric column-major dim x dim matrix `a` have every
 // eigenvalue >= `floor` (> 0): eigenvalues below it are raised to it and the
@@ -12,4 +12,4 @@ namespace p2b::analyzer {
 // all >= floor already is left bit for bit. Returns whether it changed.
 bool raise_eigenvalues(double* a, uint32_t dim, double floor);
 
-}  // namespace p2b::analyzer
+}  // namespace p2b::dp

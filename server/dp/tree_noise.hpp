@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace p2b::analyzer {
+namespace p2b::dp {
 
 using NoiseSeed = std::array<uint8_t, 32>;
 
@@ -40,4 +40,4 @@ std::vector<TreeNode> release_nodes(uint64_t t);
 // BLAKE2b MAC of the node under the seed, turned normal by Box-Muller.
 void node_normals(const NoiseSeed& seed, TreeNode node, double* out, std::size_t n);
 
-}  // namespace p2b::analyzer
+}  // namespace p2b::dp

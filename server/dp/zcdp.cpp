@@ -1,8 +1,8 @@
-#include "zcdp.hpp"
+#include "dp/zcdp.hpp"
 
 #include <cmath>
 
-namespace p2b::analyzer {
+namespace p2b::dp {
 
 double zcdp_epsilon(double rho, double delta) {
   return rho + 2.0 * std::sqrt(rho * std::log(1.0 / delta));
@@ -21,4 +21,4 @@ double gaussian_sigma(double epsilon, double delta, double sensitivity, uint32_t
          std::sqrt(static_cast<double>(compositions) / (2.0 * zcdp_rho(epsilon, delta)));
 }
 
-}  // namespace p2b::analyzer
+}  // namespace p2b::dp

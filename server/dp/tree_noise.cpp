@@ -1,11 +1,11 @@
-#include "tree_noise.hpp"
+#include "dp/tree_noise.hpp"
 
 #include <sodium.h>
 
 #include <cmath>
 #include <cstring>
 
-namespace p2b::analyzer {
+namespace p2b::dp {
 
 namespace {
 
@@ -69,4 +69,4 @@ void node_normals(const NoiseSeed& seed, TreeNode node, double* out, std::size_t
   sodium_memzero(bits.data(), bits.size());
 }
 
-}  // namespace p2b::analyzer
+}  // namespace p2b::dp

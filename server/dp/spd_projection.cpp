@@ -1,8 +1,8 @@
-#include "spd_projection.hpp"
+#include "dp/spd_projection.hpp"
 
 #include <Eigen/Dense>
 
-namespace p2b::analyzer {
+namespace p2b::dp {
 
 bool raise_eigenvalues(double* a, uint32_t dim, double floor) {
   const auto n = static_cast<Eigen::Index>(dim);
@@ -22,4 +22,4 @@ bool raise_eigenvalues(double* a, uint32_t dim, double floor) {
   return true;
 }
 
-}  // namespace p2b::analyzer
+}  // namespace p2b::dp
