@@ -20,6 +20,7 @@
 #include "common/keyfiles.hpp"
 #include "common/readiness.hpp"
 #include "common/service_main.hpp"
+#include "common/service_metrics.hpp"
 #include "common/shutdown.hpp"
 #include "common/store_backup.hpp"
 #include "common/store_open.hpp"
@@ -216,6 +217,9 @@ int serve_postgresql(const p2b::analyzer::Options& opt, p2b::common::Logger& log
   p2b::common::BoundedServer server(opt.http, metrics.http());
   install_routes(&server, node.get(), &metrics, &log, opt.max_body, opt.max_batch_records,
                  &readiness, opt.access_log);
+  // Latency, process and build-info families, appended to /metrics.
+  p2b::common::ServiceMetrics service_metrics("p2b_analyzer");
+  service_metrics.attach(server);
   if (p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log) < 0) {
     return kExitFailure;
   }
@@ -338,6 +342,9 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   serve_key_list(&server, key_list.get());
   if (p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log) < 0) {
     return kExitFailure;
+  // Latency, process and build-info families, appended to /metrics.
+  p2b::common::ServiceMetrics service_metrics("p2b_analyzer");
+  service_metrics.attach(server);
   }
   const p2b::common::StopOutcome outcome = p2b::common::serve_until_stopped(server, log);
   analyzer.reset();

@@ -21,7 +21,8 @@ namespace {
 // What the handlers of the connection on this thread learned about it.
 struct ConnectionState {
   const ConnectionStream* stream = nullptr;
-  bool close = false;  // the answer says Connection: close, and it is so
+  bool close = false;                             // the answer says Connection: close, and it is so
+  std::chrono::steady_clock::time_point started;  // the request's first byte
 };
 thread_local ConnectionState* t_connection = nullptr;
 
@@ -82,7 +83,12 @@ BoundedServer::BoundedServer(const HttpLimits& limits, HttpCounters& counters)
     return HandlerResponse::Handled;
   });
   // An error may leave a body unread, or half read: never read on after one.
-  set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+  set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (hooks_.on_answer && t_connection != nullptr) {
+      const std::chrono::duration<double> took =
+          std::chrono::steady_clock::now() - t_connection->started;
+      hooks_.on_answer(req, res, took.count());
+    }
     if (t_connection == nullptr || (res.status < 400 && !t_connection->close)) return;
     t_connection->close = true;
     res.headers.erase("Keep-Alive");
@@ -158,7 +164,8 @@ void BoundedServer::serve_connection(socket_t sock) {
       case ConnectionStream::Wait::stopping:
         return;
     }
-    stream.set_deadline(ConnectionStream::Clock::now() + request_time);
+    state.started = ConnectionStream::Clock::now();
+    stream.set_deadline(state.started + request_time);
     switch (stream.read_head(limits_.max_head_bytes, limits_.max_headers)) {
       case ConnectionStream::Head::complete:
         break;
@@ -180,7 +187,7 @@ void BoundedServer::serve_connection(socket_t sock) {
     state.close = false;
     bool connection_closed = false;
     const bool last = served + 1 == keep_alive_max_count_;
-    const bool answered = process_request(stream, last, connection_closed, nullptr);
+    const bool answered = process_request(stream, last, connection_closed, hooks_.on_request);
     if (stream.deadline_passed()) {
       counters_.refused(HttpRefusal::request_timeout);
       return;

@@ -20,9 +20,11 @@
 #include <httplib.h>
 
 #include <cstddef>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "common/http_limits.hpp"
 
@@ -41,6 +43,18 @@ class BoundedServer : public httplib::Server {
   // On failure `error` (if given) says why, from errno.
   int bind(const std::string& host, int port, std::string* error = nullptr);
 
+  // What a service hooks into every request httplib parses (service_metrics.hpp
+  // times them this way): `on_request` before it is routed, `on_answer` once
+  // its answer is complete but not yet written, with the seconds since its
+  // first byte arrived. The refusals this class writes itself (408 on the
+  // head, 431, 503) reach neither; HttpCounters counts those. Set before
+  // listening.
+  struct RequestHooks {
+    std::function<void(httplib::Request&)> on_request;
+    std::function<void(const httplib::Request&, httplib::Response&, double seconds)> on_answer;
+  };
+  void set_request_hooks(RequestHooks hooks) { hooks_ = std::move(hooks); }
+
   // Shuts down the socket of every connection still open (once the drain
   // is over), so that no read or write on them can wait any longer.
   // Returns how many it cut.
@@ -52,6 +66,7 @@ class BoundedServer : public httplib::Server {
 
   HttpLimits limits_;
   HttpCounters& counters_;
+  RequestHooks hooks_;
   std::mutex open_mu_;  // held while a socket is cut, so none is closed under it
   std::set<socket_t> open_;
 };

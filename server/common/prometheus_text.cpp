@@ -1,5 +1,9 @@
 #include "common/prometheus_text.hpp"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 namespace p2b::common {
 
 std::string escape_label_value(const std::string& value) {
@@ -16,6 +20,30 @@ std::string escape_label_value(const std::string& value) {
     }
   }
   return out;
+}
+
+std::string label_pair(const std::string& name, const std::string& value) {
+  return name + "=\"" + escape_label_value(value) + '"';
+}
+
+std::string format_real(double value) {
+  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
+  if (std::isnan(value)) return "NaN";
+  char buf[32];
+  // Whole numbers as such ("10", not "1e+01"), up to where doubles stay exact.
+  if (value == std::floor(value) && std::fabs(value) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", value);
+    return buf;
+  }
+  // 17 significant digits: a double read back is the same double.
+  std::snprintf(buf, sizeof buf, "%.17g", value);
+  // Shorter when a shorter form is exact ("0.005" rather than "0.0050000000000000001").
+  char shorter[32];
+  for (int digits = 1; digits < 17; ++digits) {
+    std::snprintf(shorter, sizeof shorter, "%.*g", digits, value);
+    if (std::strtod(shorter, nullptr) == value) return shorter;
+  }
+  return buf;
 }
 
 void PrometheusText::family(const std::string& name, const char* type, const std::string& help) {
@@ -55,6 +83,39 @@ void PrometheusText::labelled_counter(
     std::string series = name;
     series.append("{").append(label).append("=\"").append(escape_label_value(label_value));
     sample(series.append("\"}"), value);
+  }
+}
+
+void PrometheusText::real_counter(const std::string& name, const std::string& help, double value) {
+  family(name, "counter", help);
+  out_ += name + ' ' + format_real(value) + '\n';
+}
+
+void PrometheusText::real_gauge(const std::string& name, const std::string& help, double value) {
+  family(name, "gauge", help);
+  out_ += name + ' ' + format_real(value) + '\n';
+}
+
+void PrometheusText::info(const std::string& name, const std::string& help,
+                          const std::string& label, const std::string& value) {
+  family(name, "gauge", help);
+  sample(name + '{' + label_pair(label, value) + '}', 1);
+}
+
+void PrometheusText::histogram(const std::string& name, const std::string& help,
+                               const std::vector<double>& bounds,
+                               const std::vector<HistogramSeries>& series) {
+  family(name, "histogram", help);
+  for (const HistogramSeries& s : series) {
+    const std::string sep = s.labels.empty() ? "" : ",";
+    for (std::size_t i = 0; i < bounds.size() && i < s.buckets.size(); ++i) {
+      sample(name + "_bucket{" + s.labels + sep + label_pair("le", format_real(bounds[i])) + '}',
+             s.buckets[i]);
+    }
+    sample(name + "_bucket{" + s.labels + sep + "le=\"+Inf\"}", s.count);
+    const std::string braces = s.labels.empty() ? "" : '{' + s.labels + '}';
+    out_ += name + "_sum" + braces + ' ' + format_real(s.sum) + '\n';
+    sample(name + "_count" + braces, s.count);
   }
 }
 

@@ -12,23 +12,27 @@ ServiceCommandLine::ServiceCommandLine(const std::string& program, const std::st
       "--listen", &listen_,
       "HOST:PORT to serve HTTP on (default 127.0.0.1:" + std::to_string(defaults.listen_port) +
           "); port 0 picks a free port");
-  cli_.app()
-      .add_option("--keys", key_dirs_, defaults.keys_help)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  if (defaults.keys) {
+    cli_.app()
+        .add_option("--keys", key_dirs_, defaults.keys_help)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
   const std::string store_names =
       defaults.store_alias.empty() ? "--store" : "--store,--" + defaults.store_alias;
   cli_.add_value(store_names, &store_, defaults.store_help);
   max_body_opt_ = cli_.add_value(
       "--max-body", &max_body_,
-      "largest request body in bytes (default " + std::to_string(defaults.max_body) + ")");
+      !defaults.max_body_help.empty()
+          ? defaults.max_body_help
+          : "largest request body in bytes (default " + std::to_string(defaults.max_body) + ")");
   log_level_opt_ =
       cli_.add_value("--log-level", &log_level_, "debug, info (default), warn or error");
   cli_.add_value("--log-file", &log_file_,
                  "write the log to this file instead of stderr; SIGHUP reopens it");
   access_log_opt_ =
       cli_.add_value("--access-log", &access_log_,
-                     "request log: all, default (all but model downloads and report posts) or off");
+                     "request log: all, default (all but the service's bulk requests) or off");
   const HttpLimits d;
   max_connections_opt_ = cli_.add_value("--max-connections", &max_connections_,
                                         "connections served at once; more get 503 (default " +
@@ -103,9 +107,9 @@ ParseOutcome ServiceCommandLine::parse(int argc, const char* const* argv, Servic
   for (const std::string& d : key_dirs_) {
     if (d.empty()) return refuse("--keys: empty directory name");
   }
-  if (key_dirs_.empty()) return refuse("--keys is required");
+  if (defaults_.keys && key_dirs_.empty()) return refuse("--keys is required");
   o.key_dirs = key_dirs_;
-  if (store_.empty()) return refuse("--store is required");
+  if (defaults_.store_required && store_.empty()) return refuse("--store is required");
   o.store = store_;
   uint64_t body = 0;
   if (given(max_body_opt_)) {

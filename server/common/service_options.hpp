@@ -1,4 +1,4 @@
-// The settings both services share, spelled the same in both
+// The settings every service shares, spelled the same in each
 // (docs/operations.md): --listen, --keys, --store, --max-body, --log-level,
 // --log-file, --access-log, the HTTP limits (--max-connections,
 // --request-timeout, --idle-timeout, --max-headers, --max-header-bytes,
@@ -32,8 +32,11 @@ struct ServiceDefaults {
   int listen_port = 0;
   std::string keys_help;
   std::string store_help;
-  std::string store_alias;  // an older name of --store ("spool"), or empty
-  std::size_t max_body = 0;
+  std::string store_alias;     // an older name of --store ("spool"), or empty
+  bool keys = true;            // false: the service has no --keys (the relay)
+  bool store_required = true;  // false: no --store is a valid choice (in memory)
+  std::size_t max_body = 0;    // 0 with max_body_help: the service derives it
+  std::string max_body_help;   // empty: "largest request body in bytes (default N)"
   std::size_t min_body = 1;
   std::size_t max_max_body = std::size_t{1} << 30;
 };

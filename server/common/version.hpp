@@ -9,4 +9,7 @@ namespace p2b::common {
 // P2B_VERSION_STRING, so services and library never disagree.
 std::string version_line(const std::string& program);
 
+// The version alone ("0.1.0"), as /metrics reports it in <prefix>_build_info.
+std::string version_string();
+
 }  // namespace p2b::common

@@ -18,26 +18,22 @@
 
 #include <sodium.h>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <ctime>
 #include <map>
-#include <mutex>
 #include <string>
-#include <thread>
+#include <utility>
 #include <vector>
 
-#include "common/bounded_server.hpp"
 #include "common/command_line.hpp"
 #include "common/exit_codes.hpp"
-#include "common/http_server.hpp"
 #include "common/json_log.hpp"
-#include "common/keyfiles.hpp"
 #include "common/option_values.hpp"
+#include "common/prometheus_text.hpp"
 #include "common/readiness.hpp"
+#include "common/service_host.hpp"
 #include "common/service_main.hpp"
-#include "common/shutdown.hpp"
+#include "common/service_options.hpp"
 #include "fclub/wire/fclub_wire.hpp"
 
 namespace {
@@ -46,13 +42,7 @@ namespace common = p2b::common;
 namespace fclub = p2b::fclub;
 using common::ParseOutcome;
 
-struct Options {
-  common::LogLevel log_level = common::LogLevel::info;
-  std::string log_file;
-  std::string host = "127.0.0.1";
-  int port = 0;
-  std::string keys;
-  std::string store;                       // empty: in memory only
+struct Options : common::ServiceOptions {
   std::map<uint32_t, std::string> locals;  // server id -> its key directory
   uint32_t dim = 10;
   double phase_seconds = 0;
@@ -61,64 +51,63 @@ struct Options {
 };
 
 ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
-  common::CommandLine line(
+  common::ServiceDefaults defaults;
+  defaults.keys_help = "DIR with fclub.box.{pk,sk} and fclub.sign.{pk,sk}";
+  defaults.store_help =
+      "journal every accepted upload, phase-done, advance and acknowledgement in this SQLite "
+      "file and replay it at start, so a restart resumes at its phase "
+      "(docs/fclub-services.md, \"Durability\"); default: memory only";
+  defaults.store_required = false;
+  defaults.max_body_help =
+      "largest request body in bytes (default: two uploads of --dim, plus 1024)";
+  common::ServiceCommandLine cli(
       "p2b-fclub-global", "usage: p2b-fclub-global --keys DIR --local ID=DIR... --dim D [options]",
       "FCLUB's global server: merges the local servers' clusters and sends them the others' "
       "statistics (docs/fclub-services.md).",
-      true);
-  std::string listen, dim, phase_seconds, level, log_file;
+      defaults);
+  common::CommandLine& line = cli.command_line();
+  std::string dim, phase_seconds, epsilon, delta;
   std::vector<std::string> locals;
-  line.add_value("--listen", &listen, "HOST:PORT (default 127.0.0.1:0, a free port)");
-  line.add_value("--keys", &out->keys, "DIR with fclub.box.{pk,sk} and fclub.sign.{pk,sk}");
   line.app().add_option("--local", locals,
                         "ID=DIR: local server ID's public keys (DIR/fclub.sign.pk, "
                         "DIR/fclub.box.pk); once per local server");
   line.add_value("--dim", &dim, "the context dimension d (1..64)");
-  line.add_value("--store", &out->store,
-                 "PATH of the SQLite journal that keeps the state across restarts "
-                 "(default: in memory only)");
   line.add_value("--phase-seconds", &phase_seconds, "advance the phase every S seconds (0: never)");
-  std::string epsilon, delta;
   line.add_value(
       "--epsilon", &epsilon,
       "the deployment is private (CDP-FCLUB-DC) at this epsilon; must match the locals'");
   line.add_value("--delta", &delta, "its delta (default 0.1)");
-  line.add_value("--log-level", &level, "debug, info, warn or error");
-  line.add_value("--log-file", &log_file, "append the log here instead of stderr");
-  const ParseOutcome parsed = line.parse(argc, argv, message);
+  Options o;
+  const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
   if (parsed != ParseOutcome::ok) return parsed;
-  if (!listen.empty() && !common::parse_listen(listen, &out->host, &out->port)) {
-    return common::usage_error(message, common::bad_value("listen", "HOST:PORT", listen));
-  }
-  if (out->keys.empty()) return common::usage_error(message, "--keys is required");
+  if (o.key_dirs.size() != 1) return common::usage_error(message, "--keys: give one DIR");
   uint64_t v = 0;
   if (!common::parse_count(dim, 1, fclub::kMaxDim, &v)) {
     return common::usage_error(message, common::bad_value("dim", "1..64", dim));
   }
-  out->dim = static_cast<uint32_t>(v);
-  if (!phase_seconds.empty() && !common::parse_real(phase_seconds, 0, 1e9, &out->phase_seconds)) {
+  o.dim = static_cast<uint32_t>(v);
+  if (!phase_seconds.empty() && !common::parse_real(phase_seconds, 0, 1e9, &o.phase_seconds)) {
     return common::usage_error(message,
                                common::bad_value("phase-seconds", "seconds >= 0", phase_seconds));
   }
-  if (!epsilon.empty() && !common::parse_real(epsilon, 1e-6, 1e6, &out->epsilon)) {
+  if (!epsilon.empty() && !common::parse_real(epsilon, 1e-6, 1e6, &o.epsilon)) {
     return common::usage_error(message, common::bad_value("epsilon", "a number > 0", epsilon));
   }
-  if (!delta.empty() && !common::parse_real(delta, 1e-12, 0.5, &out->delta)) {
+  if (!delta.empty() && !common::parse_real(delta, 1e-12, 0.5, &o.delta)) {
     return common::usage_error(message, common::bad_value("delta", "in (0, 0.5]", delta));
   }
-  if (!level.empty() && !common::parse_log_level(level, &out->log_level)) {
-    return common::usage_error(message, common::bad_value("log-level", "a level", level));
-  }
-  out->log_file = log_file;
   for (const std::string& l : locals) {
     const auto eq = l.find('=');
     if (eq == std::string::npos || !common::parse_count(l.substr(0, eq), 0, UINT32_MAX, &v) ||
         eq + 1 == l.size()) {
       return common::usage_error(message, common::bad_value("local", "ID=DIR", l));
     }
-    out->locals[static_cast<uint32_t>(v)] = l.substr(eq + 1);
+    o.locals[static_cast<uint32_t>(v)] = l.substr(eq + 1);
   }
-  if (out->locals.empty()) return common::usage_error(message, "give --local ID=DIR at least once");
+  if (o.locals.empty()) return common::usage_error(message, "give --local ID=DIR at least once");
+  // Two uploads' worth: an upload's length is fixed per dim (fclub/wire).
+  if (o.max_body == 0) o.max_body = 2 * fclub::upload_wire_size(o.dim) + 1024;
+  *out = std::move(o);
   return ParseOutcome::ok;
 }
 
@@ -138,7 +127,7 @@ bool is_loopback(const std::string& addr) {
 int run(const Options& opt, common::Logger& log) {
   fclub::ServiceKeys keys;
   std::string err, warning;
-  if (!fclub::load_service_keys(opt.keys, false, &keys, &warning, &err)) {
+  if (!fclub::load_service_keys(opt.key_dirs.front(), false, &keys, &warning, &err)) {
     log.error("keys_unreadable", {{"error", err}});
     return common::kExitFailure;
   }
@@ -169,22 +158,20 @@ int run(const Options& opt, common::Logger& log) {
     return common::kExitFailure;
   }
 
-  common::Readiness readiness;
-  readiness.add(
+  common::ServiceHost host(opt, "p2b_fclub_global", log, [](const httplib::Request& req) {
+    return req.path == "/v1/fclub/upload" || req.path == "/v1/fclub/downloads" ||
+           req.path == "/v1/fclub/downloads-ack" || req.path == "/v1/fclub/phase";
+  });
+  host.readiness().add(
       "phase", [&service] { return common::check_ok("phase " + std::to_string(service.phase())); });
-  readiness.add("store", [&service] {
+  host.readiness().add("store", [&service] {
     return service.store_ok() ? common::check_ok("writable")
                               : common::check_failed("a journal write failed: restart");
   });
-  common::HttpCounters counters;
-  common::BoundedServer server(common::HttpLimits{}, counters);
-  common::configure_server(server, 2 * fclub::upload_wire_size(opt.dim) + 1024, log);
-  common::serve_readiness(server, readiness);
-  common::install_access_log(
-      server, log, common::AccessLog::standard, [](const httplib::Request& req) {
-        return req.path == "/v1/fclub/upload" || req.path == "/v1/fclub/downloads" ||
-               req.path == "/v1/fclub/downloads-ack" || req.path == "/v1/fclub/phase";
-      });
+  host.serve_metrics([&service](common::PrometheusText& out) {
+    out.append(fclub::stats_as_prometheus("p2b_fclub_global_", service.stats_json()));
+  });
+  httplib::Server& server = host.server();
   server.Post("/v1/fclub/upload", [&](const httplib::Request& req, httplib::Response& res) {
     const fclub::Reply r = service.upload(req.body);
     if (!r.code.empty()) {
@@ -246,7 +233,7 @@ int run(const Options& opt, common::Logger& log) {
   server.Post("/v1/fclub/advance", [&](const httplib::Request& req, httplib::Response& res) {
     // Bound to loopback, every client is local; otherwise the peer must be
     // (BoundedServer may leave remote_addr empty: then it is refused).
-    if (!is_loopback(opt.host) && !is_loopback(req.remote_addr)) {
+    if (!is_loopback(opt.listen_host) && !is_loopback(req.remote_addr)) {
       answer(res, {403, R"({"error":"forbidden"})", "application/json", "forbidden"});
       return;
     }
@@ -255,37 +242,17 @@ int run(const Options& opt, common::Logger& log) {
   server.Get("/v1/fclub/stats", [&](const httplib::Request&, httplib::Response& res) {
     res.set_content(service.stats_json().dump(), "application/json");
   });
-  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-    res.set_content(fclub::stats_as_prometheus("p2b_fclub_global_", service.stats_json()),
-                    "text/plain; version=0.0.4");
-  });
-  const int port = common::bind_and_announce(server, opt.host, opt.port, log);
-  if (port < 0) return common::kExitFailure;
-
-  std::mutex mu;
-  std::condition_variable cv;
-  bool stopping = false;
-  std::thread clock;
   if (opt.phase_seconds > 0) {
-    clock = std::thread([&] {
-      std::unique_lock<std::mutex> lock(mu);
-      const auto period = std::chrono::duration<double>(opt.phase_seconds);
-      while (!cv.wait_for(lock, period, [&] { return stopping; })) service.advance();
-    });
+    host.every(std::chrono::duration<double>(opt.phase_seconds), "phase_clock",
+               [&service] { service.advance(); });
   }
-  log.info("started", {{"port", port},
-                       {"dim", opt.dim},
-                       {"local_servers", locals.size()},
-                       {"phase_seconds", opt.phase_seconds},
-                       {"store", opt.store.empty() ? "memory" : opt.store}});
-  const common::StopOutcome outcome = common::serve_until_stopped(server, log);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    stopping = true;
-  }
-  cv.notify_all();
-  if (clock.joinable()) clock.join();
-  return common::finish_stop(outcome, log);
+  return host.run([&](int port) {
+    log.info("started", {{"port", port},
+                         {"dim", opt.dim},
+                         {"local_servers", locals.size()},
+                         {"phase_seconds", opt.phase_seconds},
+                         {"store", opt.store.empty() ? "memory" : opt.store}});
+  });
 }
 
 }  // namespace

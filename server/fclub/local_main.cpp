@@ -17,20 +17,19 @@
 #include <sodium.h>
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
+#include <cstddef>
 #include <string>
-#include <thread>
+#include <utility>
 
-#include "common/bounded_server.hpp"
 #include "common/command_line.hpp"
 #include "common/exit_codes.hpp"
-#include "common/http_server.hpp"
 #include "common/json_log.hpp"
 #include "common/option_values.hpp"
+#include "common/prometheus_text.hpp"
 #include "common/readiness.hpp"
+#include "common/service_host.hpp"
 #include "common/service_main.hpp"
-#include "common/shutdown.hpp"
+#include "common/service_options.hpp"
 
 namespace {
 
@@ -38,12 +37,8 @@ namespace common = p2b::common;
 namespace fclub = p2b::fclub;
 using common::ParseOutcome;
 
-struct Options {
-  common::LogLevel log_level = common::LogLevel::info;
-  std::string log_file;
-  std::string host = "127.0.0.1";
-  int port = 0;
-  std::string keys, global_keys, global_url;
+struct Options : common::ServiceOptions {
+  std::string global_keys, global_url;
   uint32_t id = 0;
   uint32_t users = 0;
   uint32_t servers = 1;
@@ -51,83 +46,81 @@ struct Options {
   uint32_t poll_ms = 200;
   double epsilon = 0;  // 0: not private
   double delta = 0.1;
-  std::string store;  // empty: in memory only
 };
 
 ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
-  common::CommandLine line(
+  common::ServiceDefaults defaults;
+  defaults.keys_help = "DIR with fclub.box.{pk,sk}, fclub.sign.{pk,sk} and fclub.noise.sk";
+  defaults.store_help =
+      "journal rewards, phases, downloads and the outbox in this SQLite file and replay it at "
+      "start, so a restart keeps them and the CDP ledger (docs/fclub-services.md, "
+      "\"Durability\"); default: memory only";
+  defaults.store_required = false;
+  // A recommend request carries up to 1024 items of 64 numbers as JSON.
+  defaults.max_body = std::size_t{4} << 20;
+  common::ServiceCommandLine cli(
       "p2b-fclub-local",
       "usage: p2b-fclub-local --keys DIR --id N --users N --servers N --dim D\n"
       "                       --global http://HOST:PORT --global-keys DIR [options]",
       "An FCLUB local server: recommends to its users and shares cluster statistics with "
       "p2b-fclub-global (docs/fclub-services.md).",
-      true);
-  std::string listen, id, users, servers, dim, poll_ms, level, log_file;
-  line.add_value("--listen", &listen, "HOST:PORT (default 127.0.0.1:0, a free port)");
-  line.add_value("--keys", &out->keys,
-                 "DIR with fclub.box.{pk,sk}, fclub.sign.{pk,sk} and fclub.noise.sk");
+      defaults);
+  common::CommandLine& line = cli.command_line();
+  std::string id, users, servers, dim, poll_ms, epsilon, delta;
   line.add_value("--id", &id, "this local server's id, as the global's --local ID=DIR names it");
   line.add_value("--users", &users, "how many users this server has (1..100000)");
   line.add_value("--servers", &servers, "how many local servers the deployment has");
   line.add_value("--dim", &dim, "the context dimension d (1..64)");
-  line.add_value("--global", &out->global_url, "the global server, http://HOST:PORT");
-  line.add_value("--global-keys", &out->global_keys,
+  std::string global_url, global_keys;
+  line.add_value("--global", &global_url, "the global server, http://HOST:PORT");
+  line.add_value("--global-keys", &global_keys,
                  "DIR with the global's fclub.box.pk and fclub.sign.pk");
   line.add_value("--poll-ms", &poll_ms, "how often to ask the global (default 200)");
-  std::string epsilon, delta;
   line.add_value("--epsilon", &epsilon,
                  "upload privatized statistics (CDP-FCLUB-DC) at this epsilon per interaction "
                  "over the whole run (docs/fclub.md)");
   line.add_value("--delta", &delta, "its delta (default 0.1)");
-  line.add_value("--store", &out->store,
-                 "journal rewards, phases, downloads and the outbox in this SQLite file and "
-                 "replay it at start, so a restart keeps them and the CDP ledger "
-                 "(docs/fclub-services.md, \"Durability\"); default: memory only");
-  line.add_value("--log-level", &level, "debug, info, warn or error");
-  line.add_value("--log-file", &log_file, "append the log here instead of stderr");
-  const ParseOutcome parsed = line.parse(argc, argv, message);
+  Options o;
+  const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
   if (parsed != ParseOutcome::ok) return parsed;
-  if (!listen.empty() && !common::parse_listen(listen, &out->host, &out->port)) {
-    return common::usage_error(message, common::bad_value("listen", "HOST:PORT", listen));
-  }
-  if (out->keys.empty() || out->global_keys.empty() || out->global_url.empty()) {
-    return common::usage_error(message, "--keys, --global and --global-keys are required");
+  if (o.key_dirs.size() != 1) return common::usage_error(message, "--keys: give one DIR");
+  o.global_url = global_url;
+  o.global_keys = global_keys;
+  if (o.global_keys.empty() || o.global_url.empty()) {
+    return common::usage_error(message, "--global and --global-keys are required");
   }
   uint64_t v = 0;
   if (!common::parse_count(id, 0, UINT32_MAX, &v)) {
     return common::usage_error(message, common::bad_value("id", "an integer", id));
   }
-  out->id = static_cast<uint32_t>(v);
+  o.id = static_cast<uint32_t>(v);
   if (!common::parse_count(users, 1, 100000, &v)) {
     return common::usage_error(message, common::bad_value("users", "1..100000", users));
   }
-  out->users = static_cast<uint32_t>(v);
+  o.users = static_cast<uint32_t>(v);
   if (!servers.empty()) {
     if (!common::parse_count(servers, 1, 1 << 20, &v)) {
       return common::usage_error(message, common::bad_value("servers", ">= 1", servers));
     }
-    out->servers = static_cast<uint32_t>(v);
+    o.servers = static_cast<uint32_t>(v);
   }
   if (!common::parse_count(dim, 1, fclub::kMaxDim, &v)) {
     return common::usage_error(message, common::bad_value("dim", "1..64", dim));
   }
-  out->dim = static_cast<uint32_t>(v);
+  o.dim = static_cast<uint32_t>(v);
   if (!poll_ms.empty()) {
     if (!common::parse_count(poll_ms, 10, 600000, &v)) {
       return common::usage_error(message, common::bad_value("poll-ms", "10..600000", poll_ms));
     }
-    out->poll_ms = static_cast<uint32_t>(v);
+    o.poll_ms = static_cast<uint32_t>(v);
   }
-  if (!epsilon.empty() && !common::parse_real(epsilon, 1e-6, 1e6, &out->epsilon)) {
+  if (!epsilon.empty() && !common::parse_real(epsilon, 1e-6, 1e6, &o.epsilon)) {
     return common::usage_error(message, common::bad_value("epsilon", "a number > 0", epsilon));
   }
-  if (!delta.empty() && !common::parse_real(delta, 1e-12, 0.5, &out->delta)) {
+  if (!delta.empty() && !common::parse_real(delta, 1e-12, 0.5, &o.delta)) {
     return common::usage_error(message, common::bad_value("delta", "in (0, 0.5]", delta));
   }
-  if (!level.empty() && !common::parse_log_level(level, &out->log_level)) {
-    return common::usage_error(message, common::bad_value("log-level", "a level", level));
-  }
-  out->log_file = log_file;
+  *out = std::move(o);
   return ParseOutcome::ok;
 }
 
@@ -140,7 +133,7 @@ int run(const Options& opt, common::Logger& log) {
   fclub::ServiceKeys keys;
   fclub::PeerKeys global;
   std::string err, warning;
-  if (!fclub::load_service_keys(opt.keys, true, &keys, &warning, &err) ||
+  if (!fclub::load_service_keys(opt.key_dirs.front(), true, &keys, &warning, &err) ||
       !fclub::load_peer_keys(opt.global_keys, &global, &err)) {
     log.error("keys_unreadable", {{"error", err}});
     return common::kExitFailure;
@@ -169,20 +162,18 @@ int run(const Options& opt, common::Logger& log) {
   // Every answer capped and counted when too large (global_link.hpp).
   const fclub::GlobalLink link = fclub::http_global_link(opt.global_url, 10.0);
 
-  common::Readiness readiness;
-  readiness.add("local", [] { return common::check_ok("serving"); });
-  readiness.add("store", [&service] {
+  common::ServiceHost host(opt, "p2b_fclub_local", log, [](const httplib::Request& req) {
+    return req.path == "/v1/recommend" || req.path == "/v1/reward";
+  });
+  host.readiness().add("local", [] { return common::check_ok("serving"); });
+  host.readiness().add("store", [&service] {
     return service.store_ok() ? common::check_ok("writable")
                               : common::check_failed("a journal write failed: restart");
   });
-  common::HttpCounters counters;
-  common::BoundedServer server(common::HttpLimits{}, counters);
-  common::configure_server(server, std::size_t{4} << 20, log);
-  common::serve_readiness(server, readiness);
-  common::install_access_log(server, log, common::AccessLog::standard,
-                             [](const httplib::Request& req) {
-                               return req.path == "/v1/recommend" || req.path == "/v1/reward";
-                             });
+  host.serve_metrics([&service](common::PrometheusText& out) {
+    out.append(fclub::stats_as_prometheus("p2b_fclub_local_", service.stats_json()));
+  });
+  httplib::Server& server = host.server();
   server.Post("/v1/recommend", [&](const httplib::Request& req, httplib::Response& res) {
     answer(res, service.recommend(req.body));
   });
@@ -192,40 +183,19 @@ int run(const Options& opt, common::Logger& log) {
   server.Get("/v1/fclub/stats", [&](const httplib::Request&, httplib::Response& res) {
     res.set_content(service.stats_json().dump(), "application/json");
   });
-  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-    res.set_content(fclub::stats_as_prometheus("p2b_fclub_local_", service.stats_json()),
-                    "text/plain; version=0.0.4");
-  });
-  const int port = common::bind_and_announce(server, opt.host, opt.port, log);
-  if (port < 0) return common::kExitFailure;
-
-  std::mutex mu;
-  std::condition_variable cv;
-  bool stopping = false;
-  std::thread poller([&] {
-    std::unique_lock<std::mutex> lock(mu);
-    const auto period = std::chrono::milliseconds(opt.poll_ms);
-    while (!cv.wait_for(lock, period, [&] { return stopping; })) {
-      lock.unlock();
-      service.poll(link);
-      lock.lock();
-    }
-  });
-  log.info("started", {{"port", port},
-                       {"id", opt.id},
-                       {"users", opt.users},
-                       {"dim", opt.dim},
-                       {"poll_ms", opt.poll_ms},
-                       {"store", opt.store.empty() ? "memory" : opt.store}});
-  const common::StopOutcome outcome = common::serve_until_stopped(server, log);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    stopping = true;
-  }
-  cv.notify_all();
-  poller.join();
-  log.info("final_counts", {{"stats", service.stats_json()}});
-  return common::finish_stop(outcome, log);
+  host.every(std::chrono::milliseconds(opt.poll_ms), "poll", [&] { service.poll(link); });
+  return host.run(
+      [&](int port) {
+        log.info("started", {{"port", port},
+                             {"id", opt.id},
+                             {"users", opt.users},
+                             {"dim", opt.dim},
+                             {"poll_ms", opt.poll_ms},
+                             {"store", opt.store.empty() ? "memory" : opt.store}});
+      },
+      [&] {
+        log.info("final_counts", {{"stats", service.stats_json()}});
+      });
 }
 
 }  // namespace

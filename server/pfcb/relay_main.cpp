@@ -9,28 +9,23 @@
 //   GET  /healthz, /readyz   (checks: storage, quarantine)
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <ctime>
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <mutex>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "common/bounded_server.hpp"
 #include "common/command_line.hpp"
 #include "common/exit_codes.hpp"
-#include "common/http_server.hpp"
 #include "common/json_log.hpp"
 #include "common/option_values.hpp"
 #include "common/prometheus_text.hpp"
-#include "common/readiness.hpp"
+#include "common/service_host.hpp"
 #include "common/service_main.hpp"
-#include "common/shutdown.hpp"
+#include "common/service_options.hpp"
 #include "pfcb/relay_requests.hpp"
 #include "pfcb/relay_service.hpp"
 #include "pfcb/wire/pfcb_wire.hpp"
@@ -41,28 +36,27 @@ namespace common = p2b::common;
 namespace pfcb = p2b::pfcb;
 using common::ParseOutcome;
 
-struct Options {
-  common::LogLevel log_level = common::LogLevel::info;
-  std::string log_file;
-  std::string host = "127.0.0.1";
-  int port = 0;
-  std::string store;
+struct Options : common::ServiceOptions {
   std::string members_file;
   pfcb::RelayConfig relay;
   double sweep_seconds = 0;  // 0: derived from the retention
 };
 
 ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std::string* message) {
-  common::CommandLine line(
+  common::ServiceDefaults defaults;
+  defaults.keys = false;  // the relay holds no key; members prove theirs
+  defaults.store_help = "the SQLite file of the postings (created if missing)";
+  defaults.max_body_help =
+      "largest request body in bytes (default: one posting of --producers, plus 1024)";
+  common::ServiceCommandLine cli(
       "p2b-relay",
       "usage: p2b-relay --store FILE --members FILE --consortium-fp HEX --producers M [options]",
       "P-FCB's relay: stores the agents' signed, sealed postings and hands each agent the "
       "others' (docs/pfcb-relay.md). It holds no consortium key and reads no share.",
-      true);
-  std::string listen, producers, fp, retention, sweep, batch, level;
-  line.add_value("--listen", &listen, "HOST:PORT (default 127.0.0.1:0, a free port)");
-  line.add_value("--store", &out->store, "the SQLite file of the postings (created if missing)");
-  line.add_value("--members", &out->members_file,
+      defaults);
+  common::CommandLine& line = cli.command_line();
+  std::string members, producers, fp, retention, sweep, batch;
+  line.add_value("--members", &members,
                  "the members file: one Ed25519 verify key (64 hex digits) per line");
   line.add_value("--consortium-fp", &fp,
                  "the consortium key's fingerprint (32 hex digits, p2b-keygen --pfcb-consortium)");
@@ -73,42 +67,45 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
                  "how often to delete them (default: a quarter of the retention, at most 60)");
   line.add_value("--max-batch", &batch,
                  "the most postings one GET returns (1..1024, default 1024)");
-  line.add_value("--log-level", &level, "debug, info, warn or error");
-  line.add_value("--log-file", &out->log_file, "append the log here instead of stderr");
-  const ParseOutcome parsed = line.parse(argc, argv, message);
+  Options o;
+  const ParseOutcome parsed = cli.parse(argc, argv, &o, message);
   if (parsed != ParseOutcome::ok) return parsed;
-  if (!listen.empty() && !common::parse_listen(listen, &out->host, &out->port)) {
-    return common::usage_error(message, common::bad_value("listen", "HOST:PORT", listen));
-  }
-  if (out->store.empty()) return common::usage_error(message, "--store is required");
-  if (out->members_file.empty()) return common::usage_error(message, "--members is required");
-  if (!pfcb::parse_fingerprint_hex(fp, out->relay.consortium_fp)) {
-    return common::usage_error(message, common::bad_value("consortium-fp", "32 hex digits", fp));
+  const auto bad = [message](const char* name, const char* what, const std::string& raw) {
+    return common::usage_error(message, common::bad_value(name, what, raw));
+  };
+  if (members.empty()) return common::usage_error(message, "--members is required");
+  o.members_file = members;
+  if (!pfcb::parse_fingerprint_hex(fp, o.relay.consortium_fp)) {
+    return bad("consortium-fp", "32 hex digits", fp);
   }
   uint64_t v = 0;
   if (!common::parse_count(producers, 1, pfcb::kMaxProducers, &v)) {
-    return common::usage_error(message, common::bad_value("producers", "1..64", producers));
+    return bad("producers", "1..64", producers);
   }
-  out->relay.producers = static_cast<uint32_t>(v);
+  o.relay.producers = static_cast<uint32_t>(v);
   if (!retention.empty()) {
     if (!common::parse_count(retention, 1, 10ULL * 365 * 24 * 3600, &v)) {
-      return common::usage_error(message,
-                                 common::bad_value("retention-seconds", "seconds >= 1", retention));
+      return bad("retention-seconds", "seconds >= 1", retention);
     }
-    out->relay.retention_seconds = v;
+    o.relay.retention_seconds = v;
   }
-  if (!sweep.empty() && !common::parse_real(sweep, 0.01, 1e6, &out->sweep_seconds)) {
-    return common::usage_error(message, common::bad_value("sweep-seconds", "seconds > 0", sweep));
+  if (!sweep.empty() && !common::parse_real(sweep, 0.01, 1e6, &o.sweep_seconds)) {
+    return bad("sweep-seconds", "seconds > 0", sweep);
+  }
+  if (o.sweep_seconds <= 0) {
+    o.sweep_seconds =
+        std::min(60.0, std::max(1.0, static_cast<double>(o.relay.retention_seconds) / 4));
   }
   if (!batch.empty()) {
-    if (!common::parse_count(batch, 1, pfcb::kMaxBatch, &v)) {
-      return common::usage_error(message, common::bad_value("max-batch", "1..1024", batch));
-    }
-    out->relay.max_batch = static_cast<uint32_t>(v);
+    if (!common::parse_count(batch, 1, pfcb::kMaxBatch, &v))
+      return bad("max-batch", "1..1024", batch);
+    o.relay.max_batch = static_cast<uint32_t>(v);
   }
-  if (!level.empty() && !common::parse_log_level(level, &out->log_level)) {
-    return common::usage_error(message, common::bad_value("log-level", "a level", level));
-  }
+  // A little over one posting: a slightly long body still reaches the
+  // relay's own length check (counted as wrong_length); a larger one is
+  // refused by the HTTP layer before it is read (413, body_too_large).
+  if (o.max_body == 0) o.max_body = pfcb::posting_wire_size(o.relay.producers) + 1024;
+  *out = std::move(o);
   return ParseOutcome::ok;
 }
 
@@ -138,37 +135,31 @@ uint64_t now_unix_us() {
 }
 
 int run(const Options& opt, common::Logger& log) {
-  Options o = opt;
+  pfcb::RelayConfig relay = opt.relay;
   std::string text, why;
   // A members file lists at most 1024 keys of 65 bytes each, with comments.
-  if (!read_text(o.members_file, 1 << 20, &text) ||
-      !pfcb::parse_members(text, &o.relay.members, &why)) {
+  if (!read_text(opt.members_file, 1 << 20, &text) ||
+      !pfcb::parse_members(text, &relay.members, &why)) {
     log.error("members_unreadable",
-              {{"file", o.members_file}, {"error", why.empty() ? "cannot read" : why}});
+              {{"file", opt.members_file}, {"error", why.empty() ? "cannot read" : why}});
     return common::kExitFailure;
   }
   std::unique_ptr<pfcb::RelayService> service;
   try {
-    service = std::make_unique<pfcb::RelayService>(o.relay, o.store, &log);
+    service = std::make_unique<pfcb::RelayService>(relay, opt.store, &log);
   } catch (const std::exception& e) {
     log.error("store_unusable", {{"error", e.what()}});
     return common::kExitFailure;
   }
-  const std::size_t wire = pfcb::posting_wire_size(o.relay.producers);
 
-  common::Readiness readiness;
-  readiness.add("storage", [&service] { return service->store_check(); });
-  readiness.add("quarantine", [&service] { return service->quarantine_check(); });
-  common::HttpCounters counters;
-  common::BoundedServer server(common::HttpLimits{}, counters);
-  // A little over one posting: a slightly long body still reaches the
-  // relay's own length check (counted as wrong_length); a larger one is
-  // refused by the HTTP layer before it is read (413, body_too_large).
-  common::configure_server(server, wire + 1024, log);
-  common::serve_readiness(server, readiness);
-  common::install_access_log(
-      server, log, common::AccessLog::standard,
-      [](const httplib::Request& req) { return req.path == "/v1/pfcb/postings"; });
+  common::ServiceHost host(opt, "p2b_relay", log, [](const httplib::Request& req) {
+    return req.path == "/v1/pfcb/postings";
+  });
+  host.readiness().add("storage", [&service] { return service->store_check(); });
+  host.readiness().add("quarantine", [&service] { return service->quarantine_check(); });
+  host.serve_metrics(
+      [&service](common::PrometheusText& out) { out.append(service->metrics_text()); });
+  httplib::Server& server = host.server();
   server.Post("/v1/pfcb/postings", [&](const httplib::Request& req, httplib::Response& res) {
     const pfcb::Reply r = service->post(req.body, now_unix());
     if (!r.code.empty()) {
@@ -195,42 +186,21 @@ int run(const Options& opt, common::Logger& log) {
   server.Get("/v1/pfcb/stats", [&](const httplib::Request&, httplib::Response& res) {
     res.set_content(service->stats_json().dump(), "application/json");
   });
-  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-    common::PrometheusText http;
-    counters.render(http, "p2b_relay");
-    res.set_content(service->metrics_text() + http.text(), "text/plain; version=0.0.4");
-  });
-  const int port = common::bind_and_announce(server, o.host, o.port, log);
-  if (port < 0) return common::kExitFailure;
 
   // Retention: a sweep at start (what aged out while the relay was down),
   // then every period.
-  double period = o.sweep_seconds;
-  if (period <= 0) {
-    period = std::min(60.0, std::max(1.0, static_cast<double>(o.relay.retention_seconds) / 4));
-  }
   service->sweep(now_unix());
-  std::mutex mu;
-  std::condition_variable cv;
-  bool stopping = false;
-  std::thread sweeper([&] {
-    std::unique_lock<std::mutex> lock(mu);
-    const auto every = std::chrono::duration<double>(period);
-    while (!cv.wait_for(lock, every, [&] { return stopping; })) service->sweep(now_unix());
+  host.every(std::chrono::duration<double>(opt.sweep_seconds), "retention_sweep",
+             [&service] { service->sweep(now_unix()); });
+  return host.run([&](int port) {
+    log.info("started", {{"port", port},
+                         {"producers", relay.producers},
+                         {"members", relay.members.size()},
+                         {"posting_bytes", pfcb::posting_wire_size(relay.producers)},
+                         {"max_body", opt.max_body},
+                         {"retention_seconds", relay.retention_seconds},
+                         {"sweep_seconds", opt.sweep_seconds}});
   });
-  log.info("started", {{"port", port},
-                       {"producers", o.relay.producers},
-                       {"members", o.relay.members.size()},
-                       {"posting_bytes", wire},
-                       {"retention_seconds", o.relay.retention_seconds}});
-  const common::StopOutcome outcome = common::serve_until_stopped(server, log);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    stopping = true;
-  }
-  cv.notify_all();
-  sweeper.join();
-  return common::finish_stop(outcome, log);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "common/readiness.hpp"
 #include "common/secret_keys.hpp"
 #include "common/service_main.hpp"
+#include "common/service_metrics.hpp"
 #include "common/shutdown.hpp"
 #include "common/store_open.hpp"
 #include "shuffler/batcher.hpp"
@@ -149,6 +150,9 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
            {{"port", port},
             {"key_fingerprints", keys.fingerprints},
             {"sign_key_fingerprint", p2b::common::verify_key_fingerprint(sign_sk.data())},
+  // Latency, process and build-info families, appended to /metrics.
+  p2b::common::ServiceMetrics service_metrics("p2b_shuffler");
+  service_metrics.attach(server);
             {"analyzer_key_fingerprint", analyzer_fp},
             {"store", opt.store_url.describe()},
             {"partitions", all_partitions.size()},

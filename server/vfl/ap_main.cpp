@@ -4,25 +4,25 @@
 //   POST /v1/reward  {"decision_id":N,"reward":r}
 //   POST /v1/mask    open the own bundle file again (after the PMG rotated Q)
 //   GET  /v1/stats   decisions, time per decision, P2BV bytes per party
-//   GET  /healthz, GET /readyz
+//   GET  /metrics    the same as Prometheus text, with the common families
+//   GET  /healthz, GET /readyz (checks: storage, mask)
 #include <httplib.h>
 
 #include <sodium.h>
 
 #include <string>
 
-#include "common/bounded_server.hpp"
 #include "common/exit_codes.hpp"
-#include "common/http_server.hpp"
 #include "common/json_log.hpp"
 #include "common/keyfiles.hpp"
 #include "common/option_values.hpp"
-#include "common/readiness.hpp"
+#include "common/service_host.hpp"
 #include "common/service_main.hpp"
 #include "common/service_options.hpp"
-#include "common/shutdown.hpp"
 #include "vfl/ap_service.hpp"
 #include "vfl/service_keys.hpp"
+#include "vfl/service_metrics.hpp"
+#include "vfl/service_routes.hpp"
 
 namespace {
 
@@ -146,11 +146,6 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   return ParseOutcome::ok;
 }
 
-void answer(httplib::Response& res, const vfl::ServiceReply& r) {
-  res.status = r.status;
-  res.set_content(r.body, r.content_type);
-}
-
 int run(const Options& opt, common::Logger& log) {
   vfl::ApConfig cfg;
   cfg.d = opt.dim;
@@ -186,39 +181,25 @@ int run(const Options& opt, common::Logger& log) {
     log.error("start_failed", {{"error", err}});
     return service.store_refused() ? common::kExitStoreRefused : common::kExitFailure;
   }
-  common::Readiness readiness;
-  readiness.add("storage", [&service] { return service.store_check(); });
-  readiness.add("mask", [&service] {
-    return common::check_ok("epoch " + std::to_string(service.epoch()) + " mask_id " +
-                            service.mask_id_hex());
-  });
-  common::HttpCounters counters;
-  common::BoundedServer server(opt.http, counters);
-  common::configure_server(server, opt.max_body, log);
-  common::serve_readiness(server, readiness);
-  common::install_access_log(server, log, opt.access_log, [](const httplib::Request& req) {
+  common::ServiceHost host(opt, "p2b_vfl_ap", log, [](const httplib::Request& req) {
     return req.path == "/v1/decide" || req.path == "/v1/reward";
   });
+  host.readiness().add("storage", [&service] { return service.store_check(); });
+  vfl::add_mask_check(host.readiness(), service);
+  host.serve_metrics([&service](common::PrometheusText& out) {
+    vfl::render_ap_metrics(out, service.stats(), service.epoch());
+  });
+  httplib::Server& server = host.server();
   server.Post("/v1/decide", [&service, &log](const httplib::Request& req, httplib::Response& res) {
     const vfl::ServiceReply r = service.decide(req.body);
     // Codes and counts only: never a feature, a score or a key.
     if (!r.code.empty()) log.warn("decision_refused", {{"error", r.code}, {"status", r.status}});
-    answer(res, r);
+    vfl::answer(res, r);
   });
   server.Post("/v1/reward", [&service](const httplib::Request& req, httplib::Response& res) {
-    answer(res, service.reward(req.body));
+    vfl::answer(res, service.reward(req.body));
   });
-  server.Post("/v1/mask", [&service, &log](const httplib::Request&, httplib::Response& res) {
-    const vfl::ServiceReply r = service.reload_mask();
-    if (r.status == 200) {
-      log.info(
-          "mask_rotated",
-          {{"epoch", service.epoch()}, {"mask_id", service.mask_id_hex()}, {"model_reset", true}});
-    } else {
-      log.warn("mask_refused", {{"error", r.code}});
-    }
-    answer(res, r);
-  });
+  vfl::serve_mask_reload(server, service, log, true);
   server.Get("/v1/stats", [&service](const httplib::Request&, httplib::Response& res) {
     const vfl::ApStats s = service.stats();
     res.set_content(nlohmann::json{{"decisions", s.decisions},
@@ -236,24 +217,22 @@ int run(const Options& opt, common::Logger& log) {
                         .dump(),
                     "application/json");
   });
-  const int port = common::bind_and_announce(server, opt.listen_host, opt.listen_port, log);
-  if (port < 0) return common::kExitFailure;
-  log.info("started", {{"port", port},
-                       {"dim", opt.dim},
-                       {"parties", service.parties()},
-                       {"epoch", service.epoch()},
-                       {"mask_id", service.mask_id_hex()},
-                       {"next_decision_id", service.stats().next_decision_id},
-                       {"box_key_fingerprint", own_fp},
-                       {"pmg_key_fingerprint", pmg_fp},
-                       {"party_key_fingerprints", party_fps},
-                       {"policy", opt.model.policy == p2b::Policy::linucb ? "linucb" : "lints"},
-                       {"precision", opt.model.precision == p2b::Precision::f64 ? "f64" : "f32"},
-                       {"tie_rel_tol", opt.model.tie_rel_tol},
-                       {"allow_partial", opt.allow_partial},
-                       {"party_timeout_ms", opt.party_timeout_ms}});
-  const common::StopOutcome outcome = common::serve_until_stopped(server, log);
-  return common::finish_stop(outcome, log);
+  return host.run([&](int port) {
+    log.info("started", {{"port", port},
+                         {"dim", opt.dim},
+                         {"parties", service.parties()},
+                         {"epoch", service.epoch()},
+                         {"mask_id", service.mask_id_hex()},
+                         {"next_decision_id", service.stats().next_decision_id},
+                         {"box_key_fingerprint", own_fp},
+                         {"pmg_key_fingerprint", pmg_fp},
+                         {"party_key_fingerprints", party_fps},
+                         {"policy", opt.model.policy == p2b::Policy::linucb ? "linucb" : "lints"},
+                         {"precision", opt.model.precision == p2b::Precision::f64 ? "f64" : "f32"},
+                         {"tie_rel_tol", opt.model.tie_rel_tol},
+                         {"allow_partial", opt.allow_partial},
+                         {"party_timeout_ms", opt.party_timeout_ms}});
+  });
 }
 
 }  // namespace

@@ -3,27 +3,26 @@
 //   POST /v1/masked  a P2BR request from the active party -> a P2BV message
 //   POST /v1/mask    open the bundle file again (after the PMG rotated Q)
 //   GET  /v1/stats   answered, refused, time spent answering
-//   GET  /healthz, GET /readyz
+//   GET  /metrics    the same as Prometheus text, with the common families
+//   GET  /healthz, GET /readyz (check: mask)
 #include <httplib.h>
 
 #include <sodium.h>
 
 #include <string>
 
-#include "common/bounded_server.hpp"
 #include "common/exit_codes.hpp"
-#include "common/http_errors.hpp"
-#include "common/http_server.hpp"
 #include "common/json_log.hpp"
 #include "common/keyfiles.hpp"
 #include "common/option_values.hpp"
-#include "common/readiness.hpp"
+#include "common/service_host.hpp"
 #include "common/service_main.hpp"
 #include "common/service_options.hpp"
-#include "common/shutdown.hpp"
 #include "vfl/masked_request.hpp"
 #include "vfl/party_service.hpp"
 #include "vfl/service_keys.hpp"
+#include "vfl/service_metrics.hpp"
+#include "vfl/service_routes.hpp"
 
 namespace {
 
@@ -84,11 +83,6 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   return ParseOutcome::ok;
 }
 
-void answer(httplib::Response& res, const vfl::ServiceReply& r) {
-  res.status = r.status;
-  res.set_content(r.body, r.content_type);
-}
-
 int run(const Options& opt, common::Logger& log) {
   vfl::PartyConfig cfg;
   cfg.party_index = opt.party_index;
@@ -112,31 +106,19 @@ int run(const Options& opt, common::Logger& log) {
     log.error("start_failed", {{"error", err}});
     return common::kExitFailure;
   }
-  common::Readiness readiness;
-  readiness.add("mask", [&service] {
-    return common::check_ok("epoch " + std::to_string(service.epoch()) + " mask_id " +
-                            service.mask_id_hex());
+  common::ServiceHost host(opt, "p2b_vfl_party", log,
+                           [](const httplib::Request& req) { return req.path == "/v1/masked"; });
+  vfl::add_mask_check(host.readiness(), service);
+  host.serve_metrics([&service](common::PrometheusText& out) {
+    vfl::render_party_metrics(out, service.stats(), service.epoch());
   });
-  common::HttpCounters counters;
-  common::BoundedServer server(opt.http, counters);
-  common::configure_server(server, opt.max_body, log);
-  common::serve_readiness(server, readiness);
-  common::install_access_log(server, log, opt.access_log,
-                             [](const httplib::Request& req) { return req.path == "/v1/masked"; });
+  httplib::Server& server = host.server();
   server.Post("/v1/masked", [&service, &log](const httplib::Request& req, httplib::Response& res) {
     const vfl::ServiceReply r = service.masked(req.body);
     if (!r.code.empty()) log.warn("request_refused", {{"error", r.code}, {"status", r.status}});
-    answer(res, r);
+    vfl::answer(res, r);
   });
-  server.Post("/v1/mask", [&service, &log](const httplib::Request&, httplib::Response& res) {
-    const vfl::ServiceReply r = service.reload_mask();
-    if (r.status == 200) {
-      log.info("mask_rotated", {{"epoch", service.epoch()}, {"mask_id", service.mask_id_hex()}});
-    } else {
-      log.warn("mask_refused", {{"error", r.code}});
-    }
-    answer(res, r);
-  });
+  vfl::serve_mask_reload(server, service, log, false);
   server.Get("/v1/stats", [&service](const httplib::Request&, httplib::Response& res) {
     const vfl::PartyStats s = service.stats();
     res.set_content(nlohmann::json{{"answered", s.answered},
@@ -146,20 +128,18 @@ int run(const Options& opt, common::Logger& log) {
                         .dump(),
                     "application/json");
   });
-  const int port = common::bind_and_announce(server, opt.listen_host, opt.listen_port, log);
-  if (port < 0) return common::kExitFailure;
-  log.info("started", {{"port", port},
-                       {"party_index", opt.party_index},
-                       {"dim", opt.dim},
-                       {"epoch", service.epoch()},
-                       {"mask_id", service.mask_id_hex()},
-                       {"box_key_fingerprint", own_fp},
-                       {"pmg_key_fingerprint", pmg_fp},
-                       {"ap_key_fingerprint", ap_fp},
-                       {"feature_rows", service.feature_rows()},
-                       {"user_only", service.user_only()}});
-  const common::StopOutcome outcome = common::serve_until_stopped(server, log);
-  return common::finish_stop(outcome, log);
+  return host.run([&](int port) {
+    log.info("started", {{"port", port},
+                         {"party_index", opt.party_index},
+                         {"dim", opt.dim},
+                         {"epoch", service.epoch()},
+                         {"mask_id", service.mask_id_hex()},
+                         {"box_key_fingerprint", own_fp},
+                         {"pmg_key_fingerprint", pmg_fp},
+                         {"ap_key_fingerprint", ap_fp},
+                         {"feature_rows", service.feature_rows()},
+                         {"user_only", service.user_only()}});
+  });
 }
 
 }  // namespace

@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/sqlite_db.hpp"
+#include "exposition_check.hpp"
 #include "fclub/fclub_services.hpp"
 #include "fclub/local_entries.hpp"
 #include "fclub/local_journal.hpp"
@@ -336,6 +337,12 @@ TEST_F(FclubServices, PhasesUploadsDownloadsAndRefusals) {
     const auto l = lm.Get("/metrics");
     ASSERT_TRUE(l && l->status == 200);
     EXPECT_NE(l->body.find("p2b_fclub_local_rewards_total "), std::string::npos) << l->body;
+    // Both on the one service host: one exposition style and the common
+    // families (latency, process, build info, HTTP counters).
+    EXPECT_EQ(p2b::test::exposition_error(m->body), "");
+    EXPECT_EQ(p2b::test::common_families_missing(m->body, "p2b_fclub_global"), "");
+    EXPECT_EQ(p2b::test::exposition_error(l->body), "");
+    EXPECT_EQ(p2b::test::common_families_missing(l->body, "p2b_fclub_local"), "");
     EXPECT_EQ(get_json(locals_[0], "/v1/fclub/stats")["epsilon_spent"], 0.0);  // not private
   }
 

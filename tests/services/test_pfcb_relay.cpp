@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/keyfiles.hpp"
+#include "exposition_check.hpp"
 #include "p2b_pfcb.pb.h"
 #include "pfcb/read_auth.hpp"
 #include "pfcb/relay_link.hpp"
@@ -322,6 +323,13 @@ TEST_F(PfcbRelay, StoresInOrderAndEachAgentFetchesTheOthers) {
   ASSERT_TRUE(metrics && metrics->status == 200);
   EXPECT_NE(metrics->body.find("p2b_relay_postings_accepted_total 12"), std::string::npos);
   EXPECT_NE(metrics->body.find("p2b_relay_stored 12"), std::string::npos);
+  // In the one style of every service (the common host's families).
+  EXPECT_EQ(p2b::test::exposition_error(metrics->body), "");
+  EXPECT_EQ(p2b::test::common_families_missing(metrics->body, "p2b_relay"), "");
+  EXPECT_EQ(p2b::proc::metric_value(metrics->body,
+                                    "p2b_relay_http_request_duration_seconds_count{method="
+                                    "\"POST\",code=\"200\"}"),
+            12.0);
   const auto ready = c.Get("/readyz");
   ASSERT_TRUE(ready);
   EXPECT_EQ(ready->status, 200);

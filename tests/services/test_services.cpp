@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "envelope_forge.hpp"
+#include "exposition_check.hpp"
 #include "file_scan.hpp"
 #include "ledger.hpp"
 #include "model_support.hpp"
@@ -458,6 +459,18 @@ TEST(Services, GarbageAndReplaysCannotFillAVictimsCrowd) {
   EXPECT_EQ(metric(a, "p2b_analyzer_records_applied_total"), 3.0);
   httplib::Client to_analyzer("127.0.0.1", a);
   const std::string text = to_analyzer.Get("/metrics")->body;
+  // Both scrapes in the one style of every service: they parse, and hold
+  // the latency histogram, process metrics and build info.
+  EXPECT_EQ(p2b::test::exposition_error(text), "");
+  EXPECT_EQ(p2b::test::common_families_missing(text, "p2b_analyzer"), "");
+  httplib::Client to_shuffler_metrics("127.0.0.1", d.shuffler().port());
+  const std::string shuffler_text = to_shuffler_metrics.Get("/metrics")->body;
+  EXPECT_EQ(p2b::test::exposition_error(shuffler_text), "");
+  EXPECT_EQ(p2b::test::common_families_missing(shuffler_text, "p2b_shuffler"), "");
+  EXPECT_GE(p2b::proc::metric_value(shuffler_text,
+                                    "p2b_shuffler_http_request_duration_seconds_count{method="
+                                    "\"POST\",code=\"202\"}"),
+            1.0);
   for (const char* line : {"p2b_analyzer_records_rejected_total{reason=\"unknown_key\"} 1",
                            "p2b_analyzer_records_rejected_total{reason=\"crowd_mismatch\"} 1",
                            "p2b_analyzer_records_rejected_total{reason=\"below_threshold\"} 1"}) {

@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/keyfiles.hpp"
+#include "exposition_check.hpp"
 #include "p2b/shared_model.hpp"
 #include "proc/run_command.hpp"
 #include "proc/service_process.hpp"
@@ -477,6 +478,28 @@ TEST_F(VflServices, LosslessOverRealProcessesAndTheWireCarriesOnlyMaskedParts) {
   EXPECT_EQ(exchanges, 2U * kRounds);
   const nlohmann::json s = get_json(ap_->port(), "/v1/stats");
   ASSERT_EQ(s["decisions"].get<uint64_t>(), kRounds);
+  // /metrics (the common host's): the same counts as Prometheus text, with
+  // the latency histogram, process metrics and build info.
+  const auto metrics_of = [](int port) {
+    httplib::Client cli("127.0.0.1", port);
+    const auto res = cli.Get("/metrics");
+    return res && res->status == 200 ? res->body : std::string();
+  };
+  const std::string ap_metrics = metrics_of(ap_->port());
+  EXPECT_EQ(p2b::test::exposition_error(ap_metrics), "");
+  EXPECT_EQ(p2b::test::common_families_missing(ap_metrics, "p2b_vfl_ap"), "");
+  EXPECT_EQ(p2b::proc::metric_value(ap_metrics, "p2b_vfl_ap_decisions_total"), kRounds);
+  EXPECT_EQ(
+      p2b::proc::metric_value(ap_metrics,
+                              "p2b_vfl_ap_http_request_duration_seconds_count{method=\"POST\","
+                              "code=\"200\"}"),
+      2.0 * kRounds);  // a decision and a reward each round
+  for (uint32_t j = 1; j < kParties; ++j) {
+    const std::string pm = metrics_of(parties_[j - 1]->port());
+    EXPECT_EQ(p2b::test::exposition_error(pm), "");
+    EXPECT_EQ(p2b::test::common_families_missing(pm, "p2b_vfl_party"), "");
+    EXPECT_EQ(p2b::proc::metric_value(pm, "p2b_vfl_party_answered_total"), kRounds);
+  }
   double party_ms[kParties] = {};
   double persist_ms[kParties] = {};
   for (uint32_t j = 1; j < kParties; ++j) {

@@ -36,8 +36,9 @@ p2b::common::ServiceDefaults defaults() {
   return d;
 }
 
-Parsed parse(const std::vector<std::string>& args) {
-  p2b::common::ServiceCommandLine cli("p2b-test", "usage: p2b-test ...", "A test.", defaults());
+Parsed parse(const std::vector<std::string>& args,
+             const p2b::common::ServiceDefaults& d = defaults()) {
+  p2b::common::ServiceCommandLine cli("p2b-test", "usage: p2b-test ...", "A test.", d);
   Parsed p;
   cli.command_line().add_value("--color", &p.extra, "a service's own value");
   std::vector<const char*> argv = {"p2b-test"};
@@ -69,6 +70,28 @@ TEST(CommonServiceOptions, DefaultsAndEveryFlag) {
   EXPECT_EQ(p.options.max_body, 4000u);
   EXPECT_EQ(p.options.log_level, p2b::common::LogLevel::debug);
   EXPECT_EQ(p.extra, "red");
+}
+
+// A service without keys (the relay) has no --keys; one that may run in
+// memory needs no --store; one that derives its body limit sees 0 when
+// --max-body is not given, and says so in its own help text.
+TEST(CommonServiceOptions, KeysStoreAndMaxBodyAreOptionalWhereAServiceSaysSo) {
+  p2b::common::ServiceDefaults d = defaults();
+  d.keys = false;
+  d.store_required = false;
+  d.max_body = 0;
+  d.max_body_help = "derived from the deployment";
+  Parsed p = parse({}, d);
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_TRUE(p.options.key_dirs.empty());
+  EXPECT_TRUE(p.options.store.empty());
+  EXPECT_EQ(p.options.max_body, 0u);
+  p = parse({"--keys", "k"}, d);
+  EXPECT_EQ(p.outcome, ParseOutcome::usage_error) << "no --keys flag at all";
+  p = parse({"--help"}, d);
+  ASSERT_EQ(p.outcome, ParseOutcome::help);
+  EXPECT_NE(p.message.find("derived from the deployment"), std::string::npos);
+  EXPECT_EQ(p.message.find("--keys"), std::string::npos);
 }
 
 TEST(CommonServiceOptions, HttpLimits) {
