@@ -30,6 +30,8 @@
 #include "options.hpp"
 #include "pg_node.hpp"
 #include "pg_store.hpp"
+#include "quarantine_check.hpp"
+#include "quarantine_main.hpp"
 #include "sqlite_store.hpp"
 #include "stats_mac.hpp"
 
@@ -215,11 +217,11 @@ int serve_postgresql(const p2b::analyzer::Options& opt, p2b::common::Logger& log
     });
   }
   p2b::common::BoundedServer server(opt.http, metrics.http());
-  install_routes(&server, node.get(), &metrics, &log, opt.max_body, opt.max_batch_records,
-                 &readiness, opt.access_log);
   // Latency, process and build-info families, appended to /metrics.
   p2b::common::ServiceMetrics service_metrics("p2b_analyzer");
   service_metrics.attach(server);
+  install_routes(&server, node.get(), &metrics, &log, opt.max_body, opt.max_batch_records,
+                 &readiness, opt.access_log);
   if (p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log) < 0) {
     return kExitFailure;
   }
@@ -336,15 +338,18 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
                ? p2b::common::check_ok(served)
                : p2b::common::check_failed("the last model signing or commit failed; " + served);
   });
+  readiness.add("quarantine", [&metrics, max = opt.max_quarantine] {
+    return quarantine_check(metrics.quarantine_size(), max);
+  });
   p2b::common::BoundedServer server(opt.http, metrics.http());
+  // Latency, process and build-info families, appended to /metrics.
+  p2b::common::ServiceMetrics service_metrics("p2b_analyzer");
+  service_metrics.attach(server);
   install_routes(&server, analyzer.get(), &metrics, &log, opt.max_body, opt.max_batch_records,
                  &readiness, opt.access_log);
   serve_key_list(&server, key_list.get());
   if (p2b::common::bind_and_announce(server, opt.listen_host, opt.listen_port, log) < 0) {
     return kExitFailure;
-  // Latency, process and build-info families, appended to /metrics.
-  p2b::common::ServiceMetrics service_metrics("p2b_analyzer");
-  service_metrics.attach(server);
   }
   const p2b::common::StopOutcome outcome = p2b::common::serve_until_stopped(server, log);
   analyzer.reset();
@@ -357,6 +362,9 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "backup") == 0) return backup(argc, argv);
   if (argc > 1 && std::strcmp(argv[1], "retire-key") == 0) return retire_key(argc, argv);
+  if (argc > 1 && std::strcmp(argv[1], "quarantine") == 0) {
+    return p2b::analyzer::quarantine_main(argc - 1, argv + 1);
+  }
   return p2b::common::service_main<p2b::analyzer::Options>("p2b-analyzer", argc, argv,
                                                            p2b::analyzer::parse_options, serve);
 }

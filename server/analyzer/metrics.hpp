@@ -65,6 +65,7 @@ class Metrics {
   void records_quarantined(const RejectCounts& by_reason);
   void records_released(ReleaseOutcome o, uint64_t n) { released_[static_cast<int>(o)] += n; }
   void set_quarantine_size(uint64_t n) { quarantine_size_ = n; }
+  uint64_t quarantine_size() const { return quarantine_size_; }
   void set_model_version(uint64_t v) { model_version_ = v; }
   void set_raw_model_version(uint64_t v) { raw_model_version_ = v; }
   // Central DP (listed only once set): its budget and what is left of it.

@@ -117,4 +117,39 @@ std::vector<QuarantinedRecord> records(common::Database& db, const server::Batch
   return out;
 }
 
+namespace {
+
+constexpr const char* kMatches =
+    "(?1 = '' OR reason = ?1) AND (?2 IS NULL OR quarantined_unix < ?2)";
+
+void bind_filter(Statement* q, const Filter& filter) {
+  q->bind_text(1, filter.reason);
+  if (filter.quarantined_before) q->bind_int(2, *filter.quarantined_before);
+}
+
+}  // namespace
+
+std::vector<Listed> list(common::Database& db, const Filter& filter) {
+  std::vector<Listed> out;
+  Statement q(db, std::string("SELECT batch_id, position, reason, quarantined_unix FROM quarantine "
+                              "WHERE ") +
+                      kMatches + " ORDER BY rowid");
+  bind_filter(&q, filter);
+  while (q.step()) {
+    Listed& l = out.emplace_back();
+    q.column_blob_exact(0, l.batch_id.data(), l.batch_id.size());
+    l.position = static_cast<uint32_t>(q.column_int(1));
+    l.reason = q.column_text(2);
+    l.quarantined_unix = q.column_int(3);
+  }
+  return out;
+}
+
+uint64_t purge(common::Database& db, const Filter& filter) {
+  Statement del(db, std::string("DELETE FROM quarantine WHERE ") + kMatches);
+  bind_filter(&del, filter);
+  del.run();
+  return static_cast<uint64_t>(db.changes());
+}
+
 }  // namespace p2b::analyzer::quarantine_table

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "common/sqlite_db.hpp"
@@ -25,5 +27,22 @@ uint64_t size(common::Database& db);
 bool contains(common::Database& db, const server::InnerDigest& digest);
 std::vector<server::BatchId> batches(common::Database& db);
 std::vector<QuarantinedRecord> records(common::Database& db, const server::BatchId& id);
+
+// For `p2b-analyzer quarantine` (quarantine_main.hpp): which records a
+// listing or a purge takes; every one that matches both.
+struct Filter {
+  std::string reason;                         // empty: any
+  std::optional<int64_t> quarantined_before;  // unix seconds; none: any time
+};
+// A record as listed: where it came from and why, never its contents.
+struct Listed {
+  server::BatchId batch_id{};
+  uint32_t position = 0;
+  std::string reason;
+  int64_t quarantined_unix = 0;
+};
+std::vector<Listed> list(common::Database& db, const Filter& filter);
+// Deletes the matching records; returns how many went.
+uint64_t purge(common::Database& db, const Filter& filter);
 
 }  // namespace p2b::analyzer::quarantine_table

@@ -146,6 +146,13 @@ void Batcher::note_backlog() {
   metrics_.unacknowledged_batches = spool_.unacknowledged_batches();
 }
 
+void Batcher::note_quarantine() {
+  if (!spool_.has_quarantine()) return;
+  const std::size_t now = spool_.quarantine_size();
+  const uint64_t before = metrics_.quarantined.exchange(now);
+  if (now > before) metrics_.damaged_in_spool.fetch_add(now - before);
+}
+
 std::optional<Lease> Batcher::hold_lease() {
   return spool_.acquire_lease(policy_.partition, holder_, policy_.lease_ttl);
 }
@@ -169,12 +176,14 @@ ClosedBatch Batcher::close_batch() {
   }
   metrics_.thresholded.fetch_add(closed.thresholded);
   if (closed.kept > 0) note_backlog();
+  if (closed.damaged > 0) note_quarantine();
   if (closed.taken > 0) {
     common::service_log().info(
         "batch_closed", {{"batch_id", closed.kept > 0 ? server::batch_id_hex(id) : std::string()},
                          {"records", closed.taken},
                          {"kept", closed.kept},
-                         {"thresholded", closed.thresholded}});
+                         {"thresholded", closed.thresholded},
+                         {"damaged", closed.damaged}});
   }
   return closed;
 }
@@ -200,6 +209,7 @@ bool Batcher::deliver_pending() {
     std::optional<server::Batch> batch;
     try {
       batch = spool_.oldest_unacknowledged(policy_.partition);
+      note_quarantine();  // it may have set damaged rows of the batch aside
     } catch (const SpoolError& e) {
       delivery_failed(e.what());
       return false;

@@ -101,6 +101,9 @@ class Batcher {
   // Records a failed delivery (not one cut short by stop()).
   void delivery_failed(const std::string& reason);
   void note_backlog();
+  // Reads the quarantine's size into the metrics; growth since the last
+  // read was set aside by this process (a SQLite spool has one).
+  void note_quarantine();
   // Sets pending_ from the store's count of the partition's unbatched
   // records; false if the store is not shared (the count is not kept).
   bool poll_shared_count();

@@ -27,6 +27,7 @@
 #include "shuffler/http_api.hpp"
 #include "shuffler/intake.hpp"
 #include "shuffler/options.hpp"
+#include "shuffler/quarantine_main.hpp"
 #include "shuffler/readiness_checks.hpp"
 #include "shuffler/retire_key.hpp"
 #include "shuffler/spool_factory.hpp"
@@ -94,6 +95,11 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
     }
   }
   sh::Metrics metrics;
+  try {
+    metrics.quarantined = spool->quarantine_size();
+  } catch (const sh::SpoolError& e) {
+    return fail(log, "store_unusable", e.what());
+  }
   std::vector<std::unique_ptr<sh::Batcher>> batchers;
   for (const uint32_t p : batched) {
     sh::BatchingPolicy policy;
@@ -138,8 +144,15 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
                   [batcher, grace] { return sh::delivery_check(batcher->status(), grace); });
   }
   if (disk) readiness.add("disk", [&disk] { return sh::disk_check(*disk); });
+  if (spool->has_quarantine()) {
+    readiness.add("quarantine",
+                  [&metrics] { return sh::quarantine_check(metrics.quarantined.load()); });
+  }
 
   p2b::common::BoundedServer server(opt.http, metrics.http);
+  // Latency, process and build-info families, appended to /metrics.
+  p2b::common::ServiceMetrics service_metrics("p2b_shuffler");
+  service_metrics.attach(server);
   sh::install_routes(server, *intake, metrics, *spool, opt.max_body, &readiness, opt.access_log);
   if (opt.access_log == p2b::common::AccessLog::all) {
     log.warn("access_log_all", {{"note", "every report post is logged with its time"}});
@@ -150,9 +163,6 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
            {{"port", port},
             {"key_fingerprints", keys.fingerprints},
             {"sign_key_fingerprint", p2b::common::verify_key_fingerprint(sign_sk.data())},
-  // Latency, process and build-info families, appended to /metrics.
-  p2b::common::ServiceMetrics service_metrics("p2b_shuffler");
-  service_metrics.attach(server);
             {"analyzer_key_fingerprint", analyzer_fp},
             {"store", opt.store_url.describe()},
             {"partitions", all_partitions.size()},
@@ -176,6 +186,9 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "retire-key") {
     return p2b::shuffler::retire_key_main(argc - 1, argv + 1);
+  }
+  if (argc > 1 && std::string(argv[1]) == "quarantine") {
+    return p2b::shuffler::quarantine_main(argc - 1, argv + 1);
   }
   return p2b::common::service_main<p2b::shuffler::Options>("p2b-shuffler", argc, argv,
                                                            p2b::shuffler::parse_options, run);

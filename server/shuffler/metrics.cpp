@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/prometheus_text.hpp"
+#include "shuffler/spool.hpp"
 
 namespace p2b::shuffler {
 
@@ -107,6 +108,12 @@ std::string Metrics::render(std::optional<std::size_t> spool_depth,
   out.gauge("p2b_shuffler_disk_low",
             "1 while free space is below --min-free-disk and new reports get 507.",
             disk_low.load() ? 1 : 0);
+  out.labelled_counter("p2b_shuffler_set_aside_total",
+                       "Records set aside in the shuffler's quarantine instead of sent, by reason.",
+                       "reason", {{kDamagedInSpool, damaged_in_spool.load()}});
+  out.gauge("p2b_shuffler_quarantine_records",
+            "Records in the shuffler's quarantine (p2b-shuffler quarantine list).",
+            quarantined.load());
   http.render(out, "p2b_shuffler");
   if (store != nullptr) store->render(out, "p2b_shuffler");
   return out.text();

@@ -55,6 +55,11 @@ struct Metrics {
   std::atomic<int64_t> oldest_unacknowledged_since_ms{-1};
   std::atomic<uint64_t> disk_free_bytes{0};
   std::atomic<bool> disk_low{false};
+  // Records set aside instead of sent (spool.hpp, QuarantineEntry): the
+  // quarantine's size as last read, and those this process set aside because
+  // their row failed its checksum.
+  std::atomic<uint64_t> quarantined{0};
+  std::atomic<uint64_t> damaged_in_spool{0};
 
   void reject(Rejection r) { rejected[static_cast<int>(r)].fetch_add(1); }
 

@@ -6,11 +6,15 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
+#include "common/json_log.hpp"
 #include "common/pg/pg.hpp"
 #include "common/store_health.hpp"
 #include "common/store_open.hpp"
+#include "shuffler/row_checksum.hpp"
 
 namespace p2b::shuffler {
 
@@ -20,6 +24,16 @@ namespace {
 // made by open_epoch); records carry their partition, a random id and no
 // time; a batch's order among its partition's is the lease row's close
 // counter, not a clock.
+//
+// Version 2: each record's checksum (row_checksum.hpp) and the quarantine
+// of rows that fail it. The column is nullable so that it can be added to
+// existing rows, which fill_row_sums then fills from their bytes as they
+// are (found through the partial index, empty once filled). The NOT VALID
+// check holds only for rows written from now on: a process of an older
+// release still running on the store has its inserts refused (its clients
+// retry elsewhere) instead of storing rows without a checksum, which a
+// close would set aside as damaged although they were accepted. Quarantine
+// numbers count up: the entries hold no report data.
 const std::vector<pg::Migration> kMigrations = {
     {1, R"sql(
 CREATE TABLE shuffler_config (name text PRIMARY KEY, value int8 NOT NULL);
@@ -50,6 +64,14 @@ CREATE TABLE shuffler_leases (
 CREATE TABLE shuffler_batches (id bytea PRIMARY KEY, part int4 NOT NULL, seq int8 NOT NULL,
   UNIQUE (part, seq));
 )sql"},
+    {2, R"sql(
+ALTER TABLE shuffler_records ADD COLUMN row_sum bytea;
+ALTER TABLE shuffler_records ADD CONSTRAINT shuffler_records_row_sum_written
+  CHECK (row_sum IS NOT NULL) NOT VALID;
+CREATE INDEX shuffler_records_unsummed ON shuffler_records (id) WHERE row_sum IS NULL;
+CREATE TABLE shuffler_quarantine (id int8 GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  origin text NOT NULL, reason text NOT NULL, quarantined_unix int8 NOT NULL);
+)sql"},
 };
 
 // Serialises open_epoch and retire_epoch across processes (DDL on the
@@ -58,6 +80,9 @@ constexpr int64_t kEpochLockKey = 0x7032625f65706f63;  // "p2b_epoc"
 
 constexpr int kAttempts = 4;
 constexpr std::size_t kMaxIdle = 8;
+// Rows fill_row_sums gives checksums per transaction, each one well within
+// the session's statement timeout however large the backlog.
+constexpr int64_t kFillChunk = 10000;
 
 int64_t random_record_id() {
   uint64_t v = 0;
@@ -134,18 +159,30 @@ void store_records(pg::Connection& c, const std::vector<const SpoolRecord*>& rec
   for (int attempt = 0; attempt < 8 && !left.empty(); ++attempt) {
     std::vector<int64_t> ids;
     std::vector<int32_t> parts, crowds;
-    std::vector<std::pair<const uint8_t*, std::size_t>> inners;
+    std::vector<std::pair<const uint8_t*, std::size_t>> inners, sum_spans;
+    // Computed here and sent in the same statement: the checksum costs the
+    // insert no round trip.
+    std::vector<RowSum> sums;
+    sums.reserve(left.size());
     for (const SpoolRecord* r : left) {
       ids.push_back(random_record_id());
       parts.push_back(static_cast<int32_t>(r->partition));
       crowds.push_back(static_cast<int32_t>(r->crowd_id));
       inners.push_back(span(r->inner));
+      sums.push_back(row_sum(r->crowd_id, r->inner.data(), r->inner.size()));
     }
+    sum_spans.reserve(sums.size());
+    for (const RowSum& sum : sums) sum_spans.push_back(span(sum));
     const pg::Result rows = c.query(
-        "INSERT INTO shuffler_records (id, part, crowd_id, inner_ct) SELECT * FROM "
-        "unnest($1::int8[], $2::int4[], $3::int4[], $4::bytea[]) ON CONFLICT (id) DO NOTHING "
-        "RETURNING id",
-        pg::Params().int8_array(ids).int4_array(parts).int4_array(crowds).bytea_array(inners));
+        "INSERT INTO shuffler_records (id, part, crowd_id, inner_ct, row_sum) SELECT * FROM "
+        "unnest($1::int8[], $2::int4[], $3::int4[], $4::bytea[], $5::bytea[]) "
+        "ON CONFLICT (id) DO NOTHING RETURNING id",
+        pg::Params()
+            .int8_array(ids)
+            .int4_array(parts)
+            .int4_array(crowds)
+            .bytea_array(inners)
+            .bytea_array(sum_spans));
     std::set<int64_t> stored;
     for (int i = 0; i < rows.rows(); ++i) stored.insert(rows.int8(i, 0));
     std::vector<const SpoolRecord*> again;
@@ -170,6 +207,66 @@ bool lease_live(pg::Connection& c, const Lease& lease, bool lock) {
 [[noreturn]] void lease_lost(const Lease& lease) {
   throw LeaseLost("spool: the lease of partition " + std::to_string(lease.partition) +
                   " is no longer held");
+}
+
+// Row `i` of `rows` (crowd id, inner ciphertext and checksum in columns
+// `col`, `col` + 1 and `col` + 2) as read back; `intact` only if the inner
+// ciphertext has the one length there is and the checksum, which a row
+// from before schema 2 may lack, matches. Every int4 is some crowd id (it
+// holds the id's 32 bits), so the crowd id has no range to check.
+struct StoredRow {
+  uint32_t crowd_id = 0;
+  std::vector<uint8_t> inner;
+  bool intact = false;
+};
+
+StoredRow read_row(const pg::Result& rows, int i, int col) {
+  StoredRow row;
+  row.crowd_id = static_cast<uint32_t>(rows.int4(i, col));
+  row.inner = rows.bytes(i, col + 1);
+  const std::vector<uint8_t> sum =
+      rows.is_null(i, col + 2) ? std::vector<uint8_t>() : rows.bytes(i, col + 2);
+  row.intact = row.inner.size() == kInnerBytes &&
+               row_intact(row.crowd_id, row.inner.data(), row.inner.size(), sum.data(), sum.size());
+  return row;
+}
+
+// Damaged rows on their way out of shuffler_records (ids, and where each
+// was, as QuarantineEntry::origin puts it).
+struct Damaged {
+  std::vector<int64_t> ids;
+  std::vector<std::string> origins;
+  void add(int64_t id, std::string origin) {
+    ids.push_back(id);
+    origins.push_back(std::move(origin));
+  }
+};
+
+// Entries filed in this transaction, logged once it committed.
+using Filed = std::vector<std::pair<int64_t, std::string>>;
+
+// Moves the rows to the quarantine, in one statement: deleted and filed
+// with their place and the database's time, never their contents.
+void set_aside(pg::Connection& c, const Damaged& damaged, Filed* filed) {
+  if (damaged.ids.empty()) return;
+  const pg::Result rows = c.query(
+      "WITH gone AS (DELETE FROM shuffler_records WHERE id = ANY($1::int8[]) RETURNING id) "
+      "INSERT INTO shuffler_quarantine (origin, reason, quarantined_unix) "
+      "SELECT u.origin, $3, floor(extract(epoch FROM clock_timestamp()))::int8 "
+      "FROM unnest($1::int8[], $2::text[]) AS u(id, origin) JOIN gone USING (id) "
+      "RETURNING id, origin",
+      pg::Params().int8_array(damaged.ids).text_array(damaged.origins).text(kDamagedInSpool));
+  for (int i = 0; i < rows.rows(); ++i) filed->emplace_back(rows.int8(i, 0), rows.text(i, 1));
+}
+
+// Logged after COMMIT, so that a close rolled back (a lost lease, a retry
+// on a new connection) logs nothing it did not file.
+void log_filed(const Filed& filed) {
+  for (const auto& [id, origin] : filed) {
+    common::service_log().error(
+        "record_set_aside",
+        {{"quarantine_id", id}, {"origin", origin}, {"reason", std::string(kDamagedInSpool)}});
+  }
 }
 
 }  // namespace
@@ -250,7 +347,45 @@ PgSpool::PgSpool(const std::string& conninfo, PgSpoolOptions options)
     tx.commit();
     return 0;
   });
+  fill_row_sums();
   health_->arm_log();
+}
+
+// Rows written before schema 2 get their checksum from their bytes as they
+// are, as a SQLite spool's do on upgrade (docs/shuffler.md, "Row
+// integrity"). Every process runs it at start, after the migration and
+// before it closes a batch: it finds nothing once done (the partial index
+// is empty), and processes starting together wait on each other's locked
+// rows rather than skip them, so none closes while rows lack checksums.
+void PgSpool::fill_row_sums() {
+  for (;;) {
+    const int filled = run("fill checksums", [&](pg::Connection& c) {
+      pg::Transaction tx(c);
+      const pg::Result rows = c.query(
+          "SELECT id, crowd_id, inner_ct FROM shuffler_records WHERE row_sum IS NULL "
+          "LIMIT $1 FOR UPDATE",
+          pg::Params().int8(kFillChunk));
+      std::vector<int64_t> ids;
+      std::vector<RowSum> sums;
+      for (int i = 0; i < rows.rows(); ++i) {
+        const std::vector<uint8_t> inner = rows.bytes(i, 2);
+        ids.push_back(rows.int8(i, 0));
+        sums.push_back(row_sum(static_cast<uint32_t>(rows.int4(i, 1)), inner.data(), inner.size()));
+      }
+      std::vector<std::pair<const uint8_t*, std::size_t>> sum_spans;
+      sum_spans.reserve(sums.size());
+      for (const RowSum& sum : sums) sum_spans.push_back(span(sum));
+      if (!ids.empty()) {
+        c.query(
+            "UPDATE shuffler_records r SET row_sum = u.sum "
+            "FROM unnest($1::int8[], $2::bytea[]) AS u(id, sum) WHERE r.id = u.id",
+            pg::Params().int8_array(ids).bytea_array(sum_spans));
+      }
+      tx.commit();
+      return rows.rows();
+    });
+    if (filled == 0) return;
+  }
 }
 
 PgSpool::~PgSpool() = default;
@@ -471,19 +606,32 @@ ClosedBatch PgSpool::close_batch(const server::BatchId& id, const Lease& lease,
     if (!lease_live(c, lease, true)) lease_lost(lease);
     const auto part = static_cast<int32_t>(lease.partition);
     const pg::Result taken = c.query(
-        "SELECT id, crowd_id FROM shuffler_records WHERE part = $1 AND batch_id IS NULL "
-        "LIMIT $2 FOR UPDATE SKIP LOCKED",
+        "SELECT id, crowd_id, inner_ct, row_sum FROM shuffler_records "
+        "WHERE part = $1 AND batch_id IS NULL LIMIT $2 FOR UPDATE SKIP LOCKED",
         pg::Params().int4(part).int8(static_cast<int64_t>(max_records)));
     ClosedBatch closed;
     closed.taken = static_cast<std::size_t>(taken.rows());
     if (closed.taken == 0) return closed;
-    std::vector<int64_t> ids(closed.taken);
-    std::vector<uint32_t> crowds(closed.taken);
+    // A damaged row is never counted towards a crowd nor sent: its crowd id
+    // may be the damaged part. It leaves shuffler_records in this
+    // transaction, fenced by the lease like the rest of the close.
+    std::vector<int64_t> ids;
+    std::vector<uint32_t> crowds;
+    Damaged damaged;
     for (int i = 0; i < taken.rows(); ++i) {
-      ids[i] = taken.int8(i, 0);
-      crowds[i] = static_cast<uint32_t>(taken.int4(i, 1));
+      const StoredRow row = read_row(taken, i, 1);
+      const int64_t row_id = taken.int8(i, 0);
+      if (!row.intact) {
+        damaged.add(row_id, "unbatched row " + std::to_string(row_id));
+        continue;
+      }
+      ids.push_back(row_id);
+      crowds.push_back(row.crowd_id);
     }
-    const std::vector<std::size_t> keep = select(crowds);
+    Filed filed;
+    set_aside(c, damaged, &filed);
+    closed.damaged = damaged.ids.size();
+    const std::vector<std::size_t> keep = ids.empty() ? std::vector<std::size_t>() : select(crowds);
     std::vector<bool> kept(ids.size(), false);
     std::vector<int64_t> kept_ids, dropped_ids;
     std::vector<int32_t> positions;
@@ -517,6 +665,7 @@ ClosedBatch PgSpool::close_batch(const server::BatchId& id, const Lease& lease,
     // commits nothing.
     if (!lease_live(c, lease, false)) lease_lost(lease);
     tx.commit();
+    log_filed(filed);
     closed.kept = keep.size();
     closed.thresholded = ids.size() - keep.size();
     return closed;
@@ -525,28 +674,51 @@ ClosedBatch PgSpool::close_batch(const server::BatchId& id, const Lease& lease,
 
 std::optional<server::Batch> PgSpool::oldest_unacknowledged(uint32_t partition) {
   return run("batch", [&](pg::Connection& c) -> std::optional<server::Batch> {
+    // Repeatable read: the batch and its rows are one snapshot; setting a
+    // row aside that someone changed meanwhile fails and is run again.
     pg::Transaction tx(c, pg::Transaction::Isolation::repeatable_read);
-    const pg::Result oldest =
-        c.query("SELECT id FROM shuffler_batches WHERE part = $1 ORDER BY seq LIMIT 1",
-                pg::Params().int4(static_cast<int32_t>(partition)));
-    if (oldest.rows() == 0) return std::nullopt;
-    server::Batch batch;
-    batch.partition = partition;
-    const std::vector<uint8_t> id = oldest.bytes(0, 0);
-    if (id.size() != batch.id.size()) throw SpoolError("spool: a malformed batch id");
-    std::memcpy(batch.id.data(), id.data(), id.size());
-    const pg::Result records =
-        c.query("SELECT crowd_id, inner_ct FROM shuffler_records WHERE batch_id = $1 ORDER BY pos",
+    Filed filed;
+    std::optional<server::Batch> found;
+    // A batch whose every row turns out damaged is gone; the next one is tried.
+    while (!found) {
+      const pg::Result oldest =
+          c.query("SELECT id FROM shuffler_batches WHERE part = $1 ORDER BY seq LIMIT 1",
+                  pg::Params().int4(static_cast<int32_t>(partition)));
+      if (oldest.rows() == 0) break;
+      server::Batch batch;
+      batch.partition = partition;
+      const std::vector<uint8_t> id = oldest.bytes(0, 0);
+      if (id.size() != batch.id.size()) throw SpoolError("spool: a malformed batch id");
+      std::memcpy(batch.id.data(), id.data(), id.size());
+      const pg::Result records = c.query(
+          "SELECT id, pos, crowd_id, inner_ct, row_sum FROM shuffler_records "
+          "WHERE batch_id = $1 ORDER BY pos",
+          pg::Params().bytes(batch.id.data(), batch.id.size()));
+      Damaged damaged;
+      for (int i = 0; i < records.rows(); ++i) {
+        const StoredRow row = read_row(records, i, 2);
+        if (!row.intact) {
+          damaged.add(records.int8(i, 0), "batch " + server::batch_id_hex(batch.id) + " position " +
+                                              std::to_string(records.int4(i, 1)));
+          continue;
+        }
+        server::BatchRecord& r = batch.records.emplace_back();
+        r.crowd_id = row.crowd_id;
+        std::memcpy(r.inner.data(), row.inner.data(), r.inner.size());
+      }
+      // The batch that leaves is then smaller than the one closed
+      // (docs/shuffler.md, "Row integrity", on a re-send).
+      set_aside(c, damaged, &filed);
+      if (batch.records.empty()) {
+        c.query("DELETE FROM shuffler_batches WHERE id = $1",
                 pg::Params().bytes(batch.id.data(), batch.id.size()));
-    for (int i = 0; i < records.rows(); ++i) {
-      server::BatchRecord& r = batch.records.emplace_back();
-      r.crowd_id = static_cast<uint32_t>(records.int4(i, 0));
-      const std::vector<uint8_t> inner = records.bytes(i, 1);
-      if (inner.size() != r.inner.size()) throw SpoolError("spool: a malformed record");
-      std::memcpy(r.inner.data(), inner.data(), inner.size());
+      } else {
+        found = std::move(batch);
+      }
     }
     tx.commit();
-    return batch;
+    log_filed(filed);
+    return found;
   });
 }
 
@@ -586,6 +758,43 @@ std::optional<std::size_t> PgSpool::shared_unbatched(uint32_t partition) {
 
 std::size_t PgSpool::unacknowledged_batches() {
   return count("SELECT count(*) FROM shuffler_batches");
+}
+
+std::vector<QuarantineEntry> PgSpool::quarantined() {
+  return run("quarantine", [&](pg::Connection& c) {
+    const pg::Result rows =
+        c.query("SELECT id, origin, reason, quarantined_unix FROM shuffler_quarantine ORDER BY id");
+    std::vector<QuarantineEntry> out;
+    for (int i = 0; i < rows.rows(); ++i) {
+      QuarantineEntry& e = out.emplace_back();
+      e.id = rows.int8(i, 0);
+      e.origin = rows.text(i, 1);
+      e.reason = rows.text(i, 2);
+      e.quarantined_unix = rows.int8(i, 3);
+    }
+    return out;
+  });
+}
+
+std::size_t PgSpool::quarantine_size() {
+  return count("SELECT count(*) FROM shuffler_quarantine");
+}
+
+std::size_t PgSpool::purge_quarantine(const QuarantineFilter& filter) {
+  return run("quarantine purge", [&](pg::Connection& c) {
+    pg::Params params;
+    params.text(filter.reason);
+    if (filter.quarantined_before) {
+      params.int8(*filter.quarantined_before);
+    } else {
+      params.null();
+    }
+    return static_cast<std::size_t>(
+        c.query("DELETE FROM shuffler_quarantine WHERE ($1 = '' OR reason = $1) AND "
+                "($2::int8 IS NULL OR quarantined_unix < $2)",
+                params)
+            .affected());
+  });
 }
 
 common::CheckResult PgSpool::storage_check() {

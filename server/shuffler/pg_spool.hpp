@@ -17,6 +17,9 @@
 //   server and cannot commit after it lost the lease.
 // - Nothing follows arrival: records have random ids, no serial and no
 //   timestamp; batches are ordered by a per-partition close counter.
+// - Row integrity (docs/shuffler.md, "Row integrity"): each record's row
+//   carries its row_checksum.hpp checksum, checked at close and when a batch
+//   is read for delivery; a damaged row goes to `shuffler_quarantine`.
 //
 // Each call borrows a connection from a small pool (one per concurrent
 // caller: the group-commit leader, each batcher, /metrics), so threads never
@@ -86,6 +89,10 @@ class PgSpool final : public Spool {
   std::size_t unbatched() override;
   std::optional<std::size_t> shared_unbatched(uint32_t partition) override;
   std::size_t unacknowledged_batches() override;
+  std::vector<QuarantineEntry> quarantined() override;
+  std::size_t quarantine_size() override;
+  std::size_t purge_quarantine(const QuarantineFilter& filter) override;
+  bool has_quarantine() const override { return true; }
   const common::StoreHealth* health() const override { return health_.get(); }
 
   // /readyz "storage": a round trip to the database within a second.
@@ -100,6 +107,8 @@ class PgSpool final : public Spool {
   template <typename Fn>
   auto run(const char* what, Fn&& fn) -> decltype(fn(std::declval<pg::Connection&>()));
   std::size_t count(const char* sql);
+  // Gives rows of a store migrated from schema 1 their checksums.
+  void fill_row_sums();
 
   const std::string conninfo_;
   const PgSpoolOptions options_;

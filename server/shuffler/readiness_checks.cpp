@@ -36,4 +36,10 @@ common::CheckResult disk_check(DiskGuard& disk) {
   return common::check_ok(detail);
 }
 
+common::CheckResult quarantine_check(uint64_t quarantined) {
+  if (quarantined == 0) return common::check_ok("empty");
+  return common::check_ok(std::to_string(quarantined) +
+                          " records set aside; see p2b-shuffler quarantine list");
+}
+
 }  // namespace p2b::shuffler

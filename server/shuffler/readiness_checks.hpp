@@ -22,5 +22,10 @@ common::CheckResult batcher_check(const BatcherStatus& s);
 common::CheckResult delivery_check(const BatcherStatus& s, std::chrono::milliseconds grace);
 // "disk": fails while new reports are refused for lack of space.
 common::CheckResult disk_check(DiskGuard& disk);
+// "quarantine": passes, and names how many records were set aside, so that
+// /readyz shows a non-empty quarantine. It does not fail: the records are
+// already out of the data path, and new reports are still taken and sent
+// (docs/operations.md, "Quarantine").
+common::CheckResult quarantine_check(uint64_t quarantined);
 
 }  // namespace p2b::shuffler

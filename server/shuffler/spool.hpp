@@ -75,6 +75,28 @@ struct ClosedBatch {
   std::size_t taken = 0;        // unbatched records the batch started from
   std::size_t kept = 0;         // records assigned to the batch
   std::size_t thresholded = 0;  // records deleted by the selector
+  // Records whose row failed its checksum (row_checksum.hpp): set aside in
+  // the quarantine, neither counted by the selector nor sent.
+  std::size_t damaged = 0;
+};
+
+// The reason a row is set aside when its checksum no longer matches.
+inline constexpr const char* kDamagedInSpool = "damaged_in_spool";
+
+// A record the shuffler set aside instead of sending. Its contents are not
+// kept: a damaged row's bytes are not what was accepted, so there is
+// nothing to send again, and keeping them would only keep report data.
+struct QuarantineEntry {
+  int64_t id = 0;      // the quarantine's own number, for the log and purge
+  std::string origin;  // where the row was: "unbatched" or "batch HEX position N"
+  std::string reason;  // kDamagedInSpool
+  int64_t quarantined_unix = 0;
+};
+
+// Which entries purge_quarantine deletes: every one that matches both.
+struct QuarantineFilter {
+  std::string reason;                         // empty: any reason
+  std::optional<int64_t> quarantined_before;  // unix seconds; none: any time
 };
 
 class SpoolError : public std::runtime_error {
@@ -167,6 +189,15 @@ class Spool {
   }
   // Batches closed and not yet acknowledged.
   virtual std::size_t unacknowledged_batches() = 0;
+
+  // The records set aside (QuarantineEntry), oldest first; and how many.
+  // A backend without a quarantine has none.
+  virtual std::vector<QuarantineEntry> quarantined() { return {}; }
+  virtual std::size_t quarantine_size() { return 0; }
+  // Deletes the entries that match; returns how many went.
+  virtual std::size_t purge_quarantine(const QuarantineFilter& /*filter*/) { return 0; }
+  // Whether this backend checks row checksums and keeps a quarantine.
+  virtual bool has_quarantine() const { return false; }
 
   // The backend's storage health (common/store_health.hpp), if it keeps one.
   virtual const common::StoreHealth* health() const { return nullptr; }

@@ -1,12 +1,17 @@
 #include "shuffler/sqlite_spool.hpp"
 
 #include "common/store_open.hpp"
+#include "shuffler/row_checksum.hpp"
+#include "shuffler/spool_quarantine.hpp"
 
 #include <sodium.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace p2b::shuffler {
 
@@ -15,8 +20,9 @@ namespace {
 // 2: seen_inner, and the partition of each batch. 3: auto_vacuum=INCREMENTAL
 // and application_id (common/store_open.hpp). 4: replay state per epoch (the
 // outer key's fingerprint) in one table, and batched records apart from the
-// unbatched ones.
-constexpr int kSchemaVersion = 4;
+// unbatched ones. 5: a checksum in every record's row (row_checksum.hpp)
+// and the quarantine of rows that fail it (spool_quarantine.hpp).
+constexpr int kSchemaVersion = 5;
 
 // Every table is keyed so that nothing keeps the arrival order: `seen` is
 // WITHOUT ROWID, ordered by (epoch, inner digest); unbatched records get
@@ -35,10 +41,12 @@ CREATE TABLE IF NOT EXISTS seen_legacy (digest BLOB PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS records (
   id INTEGER PRIMARY KEY,
   crowd_id INTEGER NOT NULL,
-  inner BLOB NOT NULL
+  inner BLOB NOT NULL,
+  row_sum BLOB
 );
 CREATE TABLE IF NOT EXISTS batched (batch_id BLOB NOT NULL, position INTEGER NOT NULL,
-  crowd_id INTEGER NOT NULL, inner BLOB NOT NULL, PRIMARY KEY (batch_id, position)) WITHOUT ROWID;
+  crowd_id INTEGER NOT NULL, inner BLOB NOT NULL, row_sum BLOB,
+  PRIMARY KEY (batch_id, position)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE,
   partition_id INTEGER NOT NULL DEFAULT 0);
 )sql";
@@ -62,13 +70,23 @@ ALTER TABLE records RENAME TO records_v3;
 constexpr const char* kEpochMigration = R"sql(
 INSERT OR IGNORE INTO seen_legacy SELECT digest FROM seen_v3;
 INSERT OR IGNORE INTO seen_legacy SELECT digest FROM seen_inner_v3;
-INSERT INTO records SELECT id, crowd_id, inner FROM records_v3 WHERE batch_id IS NULL;
-INSERT INTO batched SELECT batch_id, position, crowd_id, inner FROM records_v3
+INSERT INTO records (id, crowd_id, inner) SELECT id, crowd_id, inner FROM records_v3
+  WHERE batch_id IS NULL;
+INSERT INTO batched (batch_id, position, crowd_id, inner)
+  SELECT batch_id, position, crowd_id, inner FROM records_v3
   WHERE batch_id IS NOT NULL;
 DROP TABLE seen_v3;
 DROP TABLE seen_inner_v3;
 DROP TABLE records_v3;
 INSERT OR IGNORE INTO epochs (fp) VALUES (zeroblob(16));
+)sql";
+
+// Schema 4 had no checksums: the column is added (nullable, as ALTER TABLE
+// requires; a row without a checksum fails the check) and filled by
+// fill_row_sums from the rows as they are.
+constexpr const char* kAddRowSums = R"sql(
+ALTER TABLE records ADD COLUMN row_sum BLOB;
+ALTER TABLE batched ADD COLUMN row_sum BLOB;
 )sql";
 
 constexpr EpochId kLegacyEpoch{};
@@ -86,6 +104,57 @@ int64_t random_record_id() {
   uint64_t v = 0;
   randombytes_buf(&v, sizeof v);
   return static_cast<int64_t>(v & INT64_MAX);
+}
+
+// A stored row as read back: intact only if its crowd id fits, its inner
+// ciphertext has the one length there is and its checksum matches.
+struct StoredRow {
+  uint32_t crowd_id = 0;
+  std::vector<uint8_t> inner;
+  bool intact = false;
+};
+
+StoredRow read_row(const Statement& q, int crowd_col, int inner_col, int sum_col) {
+  StoredRow row;
+  const int64_t crowd = q.column_int(crowd_col);
+  row.inner = q.column_blob(inner_col);
+  const std::vector<uint8_t> sum = q.column_blob(sum_col);
+  row.crowd_id = static_cast<uint32_t>(crowd);
+  row.intact = crowd >= 0 && crowd <= int64_t{UINT32_MAX} && row.inner.size() == kInnerBytes &&
+               row_intact(row.crowd_id, row.inner.data(), row.inner.size(), sum.data(), sum.size());
+  return row;
+}
+
+// Schemas 1-4 kept no checksums. The rows get one from their bytes as they
+// are now: damage from before the upgrade cannot be told from the truth
+// (the start-up page check has run), and refusing instead would strand
+// every record of a spool that cannot be drained first (an analyzer down).
+// A row of the wrong length still fails read_row's length check.
+void fill_row_sums(common::Database& db) {
+  Statement put(db, "UPDATE records SET row_sum = ?1 WHERE id = ?2");
+  Statement records(db, "SELECT id, crowd_id, inner FROM records WHERE row_sum IS NULL");
+  while (records.step()) {
+    const std::vector<uint8_t> inner = records.column_blob(2);
+    const RowSum sum =
+        row_sum(static_cast<uint32_t>(records.column_int(1)), inner.data(), inner.size());
+    put.bind_blob(1, sum.data(), sum.size());
+    put.bind_int(2, records.column_int(0));
+    put.run();
+  }
+  Statement put_batched(db,
+                        "UPDATE batched SET row_sum = ?1 WHERE batch_id = ?2 AND position = ?3");
+  Statement batched(
+      db, "SELECT batch_id, position, crowd_id, inner FROM batched WHERE row_sum IS NULL");
+  while (batched.step()) {
+    const std::vector<uint8_t> id = batched.column_blob(0);
+    const std::vector<uint8_t> inner = batched.column_blob(3);
+    const RowSum sum =
+        row_sum(static_cast<uint32_t>(batched.column_int(2)), inner.data(), inner.size());
+    put_batched.bind_blob(1, sum.data(), sum.size());
+    put_batched.bind_blob(2, id.data(), id.size());
+    put_batched.bind_int(3, batched.column_int(1));
+    put_batched.run();
+  }
 }
 
 }  // namespace
@@ -112,6 +181,9 @@ SqliteSpool::SqliteSpool(const std::string& path, uint32_t partition) : partitio
       db_->exec("ALTER TABLE batches ADD COLUMN partition_id INTEGER NOT NULL DEFAULT 0");
     }
     if (have >= 1 && have <= 3) db_->exec(kEpochMigration);
+    if (have == 4) db_->exec(kAddRowSums);
+    db_->exec(spool_quarantine::kSchema);
+    if (have >= 1 && have <= 4) fill_row_sums(*db_);
     db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     tx.commit();
     // A WAL left by a crash may still hold forwarded or thresholded records.
@@ -301,7 +373,8 @@ std::vector<InsertCounts> SqliteSpool::insert_all(
                   "ON CONFLICT DO NOTHING"),
         Statement(*db_, "SELECT outer_digest FROM seen WHERE epoch = ?1 AND inner_digest = ?2"),
         Statement(*db_, "SELECT 1 FROM seen_legacy WHERE digest = ?1")};
-    Statement put(*db_, "INSERT INTO records (id, crowd_id, inner) VALUES (?1, ?2, ?3)");
+    Statement put(*db_,
+                  "INSERT INTO records (id, crowd_id, inner, row_sum) VALUES (?1, ?2, ?3, ?4)");
     for (std::size_t i = 0; i < requests.size(); ++i) {
       InsertCounts& counts = all[i];
       if (request_retired(*requests[i], &counts)) continue;
@@ -318,11 +391,13 @@ std::vector<InsertCounts> SqliteSpool::insert_all(
         }
         // A random id collides with odds of about n / 2^63; retry a few times
         // rather than assume it never happens.
+        const RowSum sum = row_sum(r.crowd_id, r.inner.data(), r.inner.size());
         bool stored = false;
         for (int attempt = 0; attempt < 8 && !stored; ++attempt) {
           put.bind_int(1, random_record_id());
           put.bind_int(2, r.crowd_id);
           put.bind_blob(3, r.inner.data(), r.inner.size());
+          put.bind_blob(4, sum.data(), sum.size());
           stored = put.run_unless_constraint();
         }
         if (!stored) throw SpoolError("spool: no free record id");
@@ -423,23 +498,43 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lea
     Transaction tx(*db_);
     std::vector<int64_t> ids;
     std::vector<uint32_t> crowds;
+    std::vector<int64_t> damaged;
     {
-      Statement take(*db_, "SELECT id, crowd_id FROM records LIMIT ?1");
+      Statement take(*db_, "SELECT id, crowd_id, inner, row_sum FROM records LIMIT ?1");
       take.bind_int(1, static_cast<int64_t>(max_records));
       while (take.step()) {
-        ids.push_back(take.column_int(0));
-        crowds.push_back(static_cast<uint32_t>(take.column_int(1)));
+        const StoredRow row = read_row(take, 1, 2, 3);
+        (row.intact ? ids : damaged).push_back(take.column_int(0));
+        if (row.intact) crowds.push_back(row.crowd_id);
       }
     }
     ClosedBatch closed;
-    closed.taken = ids.size();
-    if (ids.empty()) return closed;
+    closed.taken = ids.size() + damaged.size();
+    closed.damaged = damaged.size();
+    // A damaged row is never counted towards a crowd nor sent: its crowd id
+    // may be the damaged part. It leaves `records` in this transaction.
+    if (!damaged.empty()) {
+      Statement drop(*db_, "DELETE FROM records WHERE id = ?1");
+      for (const int64_t id_of_row : damaged) {
+        spool_quarantine::set_aside(*db_, "unbatched row " + std::to_string(id_of_row),
+                                    kDamagedInSpool);
+        drop.bind_int(1, id_of_row);
+        drop.run();
+      }
+    }
+    if (ids.empty()) {
+      if (!damaged.empty()) {
+        tx.commit();
+        request_scrub();
+      }
+      return closed;
+    }
 
     const std::vector<std::size_t> keep = select(crowds);
     std::vector<bool> kept(ids.size(), false);
     Statement assign(*db_,
-                     "INSERT INTO batched (batch_id, position, crowd_id, inner) "
-                     "SELECT ?1, ?2, crowd_id, inner FROM records WHERE id = ?3");
+                     "INSERT INTO batched (batch_id, position, crowd_id, inner, row_sum) "
+                     "SELECT ?1, ?2, crowd_id, inner, row_sum FROM records WHERE id = ?3");
     for (std::size_t pos = 0; pos < keep.size(); ++pos) {
       const std::size_t i = keep[pos];
       if (i >= ids.size() || kept[i]) throw SpoolError("spool: the batch selection is invalid");
@@ -475,25 +570,65 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lea
 std::optional<server::Batch> SqliteSpool::oldest_unacknowledged(uint32_t /*partition*/) {
   std::lock_guard<std::mutex> lock(mu_);
   return spool_call([&]() -> std::optional<server::Batch> {
-    server::Batch batch;
-    {
-      // Batches closed before the partition was configured keep the label
-      // they closed under; they still leave first.
-      Statement oldest(*db_, "SELECT id, partition_id FROM batches ORDER BY seq LIMIT 1");
-      if (!oldest.step()) return std::nullopt;
-      oldest.column_blob_exact(0, batch.id.data(), batch.id.size());
-      batch.partition = static_cast<uint32_t>(oldest.column_int(1));
+    // A batch whose every row turns out damaged is gone; the next one is tried.
+    for (;;) {
+      server::Batch batch;
+      {
+        // Batches closed before the partition was configured keep the label
+        // they closed under; they still leave first.
+        Statement oldest(*db_, "SELECT id, partition_id FROM batches ORDER BY seq LIMIT 1");
+        if (!oldest.step()) return std::nullopt;
+        oldest.column_blob_exact(0, batch.id.data(), batch.id.size());
+        batch.partition = static_cast<uint32_t>(oldest.column_int(1));
+      }
+      std::vector<int64_t> damaged;  // positions
+      {
+        Statement records(*db_,
+                          "SELECT position, crowd_id, inner, row_sum FROM batched "
+                          "WHERE batch_id = ?1 ORDER BY position");
+        records.bind_blob(1, batch.id.data(), batch.id.size());
+        while (records.step()) {
+          const StoredRow row = read_row(records, 1, 2, 3);
+          if (!row.intact) {
+            damaged.push_back(records.column_int(0));
+            continue;
+          }
+          server::BatchRecord& r = batch.records.emplace_back();
+          r.crowd_id = row.crowd_id;
+          std::copy(row.inner.begin(), row.inner.end(), r.inner.begin());
+        }
+      }
+      if (damaged.empty()) return batch;
+      set_aside_batched(batch.id, damaged, batch.records.empty());
+      if (!batch.records.empty()) return batch;
     }
-    Statement records(*db_,
-                      "SELECT crowd_id, inner FROM batched WHERE batch_id = ?1 ORDER BY position");
-    records.bind_blob(1, batch.id.data(), batch.id.size());
-    while (records.step()) {
-      server::BatchRecord& r = batch.records.emplace_back();
-      r.crowd_id = static_cast<uint32_t>(records.column_int(0));
-      records.column_blob_exact(1, r.inner.data(), kInnerBytes);
-    }
-    return batch;
   });
+}
+
+// Moves damaged rows of a closed batch to the quarantine, and the batch
+// itself when nothing of it is left. The batch that leaves is then smaller
+// than the one closed; if an earlier send of it reached the analyzer, the
+// analyzer refuses the changed batch under the same id and delivery stops
+// with that error (docs/shuffler.md, "Row integrity").
+void SqliteSpool::set_aside_batched(const server::BatchId& id,
+                                    const std::vector<int64_t>& positions, bool whole_batch) {
+  Transaction tx(*db_);
+  const std::string id_hex = server::batch_id_hex(id);
+  Statement drop(*db_, "DELETE FROM batched WHERE batch_id = ?1 AND position = ?2");
+  for (const int64_t pos : positions) {
+    spool_quarantine::set_aside(*db_, "batch " + id_hex + " position " + std::to_string(pos),
+                                kDamagedInSpool);
+    drop.bind_blob(1, id.data(), id.size());
+    drop.bind_int(2, pos);
+    drop.run();
+  }
+  if (whole_batch) {
+    Statement batch(*db_, "DELETE FROM batches WHERE id = ?1");
+    batch.bind_blob(1, id.data(), id.size());
+    batch.run();
+  }
+  tx.commit();
+  request_scrub();
 }
 
 std::size_t SqliteSpool::acknowledge(const server::BatchId& id) {
@@ -531,6 +666,21 @@ std::size_t SqliteSpool::unbatched() {
 
 std::size_t SqliteSpool::unacknowledged_batches() {
   return count("SELECT COUNT(*) FROM batches");
+}
+
+std::vector<QuarantineEntry> SqliteSpool::quarantined() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return spool_call([&] { return spool_quarantine::list(*db_); });
+}
+
+std::size_t SqliteSpool::quarantine_size() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return spool_call([&] { return spool_quarantine::size(*db_); });
+}
+
+std::size_t SqliteSpool::purge_quarantine(const QuarantineFilter& filter) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return spool_call([&] { return spool_quarantine::purge(*db_, filter); });
 }
 
 }  // namespace p2b::shuffler

@@ -27,6 +27,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/sqlite_db.hpp"
 #include "common/store_open.hpp"
@@ -61,6 +62,10 @@ class SqliteSpool final : public Spool {
   std::size_t depth() override;
   std::size_t unbatched() override;
   std::size_t unacknowledged_batches() override;
+  std::vector<QuarantineEntry> quarantined() override;
+  std::size_t quarantine_size() override;
+  std::size_t purge_quarantine(const QuarantineFilter& filter) override;
+  bool has_quarantine() const override { return true; }
   const common::StoreHealth* health() const override { return &db_->health(); }
 
   // Waits until the WAL was emptied after every close, acknowledgement and
@@ -92,6 +97,9 @@ class SqliteSpool final : public Spool {
   Sighting sight(InsertStatements& q, const SpoolRecord& r);
   Sighting earlier(InsertStatements& q, const EpochId& epoch, const SpoolRecord& r);
   void check_lease(const Lease& lease) const;
+  // Sets damaged rows of a closed batch aside (called with mu_ held).
+  void set_aside_batched(const server::BatchId& id, const std::vector<int64_t>& positions,
+                         bool whole_batch);
 
   std::unique_ptr<common::StoreLock> lock_;  // released after db_ closes
   std::mutex mu_;

@@ -3,7 +3,9 @@
 // drops an epoch's child tables and refuses its records everywhere; the
 // partition count is fixed at creation and partition_of is a fixed hash;
 // leases expire by the database's clock and a close under a lost lease
-// changes nothing.
+// changes nothing; a row whose bytes changed in the database is set aside
+// as damaged_in_spool, never batched or sent, and `p2b-shuffler
+// quarantine` lists and purges what was set aside.
 #include <gtest/gtest.h>
 #include <sodium.h>
 
@@ -18,10 +20,12 @@
 #include <thread>
 #include <vector>
 
+#include "common/exit_codes.hpp"
 #include "common/pg/pg.hpp"
 #include "common/store_open.hpp"
 #include "pg_cluster.hpp"
 #include "shuffler/pg_spool.hpp"
+#include "shuffler/quarantine_main.hpp"
 #include "wire/batch_format.hpp"
 
 namespace {
@@ -93,6 +97,23 @@ class PgSpoolTest : public ::testing::Test {
   int64_t scalar(const std::string& sql) const {
     p2b::pg::Connection c(url_);
     return c.query(sql).int8(0, 0);
+  }
+  // Changes stored rows behind the spool's back, as a damaged disk or a
+  // stray write would: the row stays well-formed, its bytes differ.
+  void tamper(const std::string& sql, const p2b::pg::Params& params = {}) const {
+    p2b::pg::Connection c(url_);
+    if (params.size() == 0) {
+      c.exec(sql);  // may be several statements
+    } else {
+      c.query(sql, params);
+    }
+  }
+  // Flips one byte in the middle of a stored record's inner ciphertext.
+  void flip_inner(const SpoolRecord& r) const {
+    tamper(
+        "UPDATE shuffler_records SET inner_ct = set_byte(inner_ct, 56, get_byte(inner_ct, 56) # "
+        "255) WHERE inner_ct = $1",
+        p2b::pg::Params().bytes(r.inner.data(), r.inner.size()));
   }
 
   static PgCluster* cluster_;
@@ -408,6 +429,246 @@ TEST_F(PgSpoolTest, StorageCostPerEnvelopeAndPerEpoch) {
   RecordProperty("record_bytes_per_envelope", std::to_string(records / kEnvelopes));
   EXPECT_GT(seen, 2.0 * 32 * kEnvelopes);  // two 32-byte digests each, at least
   EXPECT_EQ(spool->retire_epoch(a), 2U * kEnvelopes);
+}
+
+// The inner ciphertexts of a batch, to look records up among them.
+std::set<std::vector<uint8_t>> inners_of(const p2b::server::Batch& batch) {
+  std::set<std::vector<uint8_t>> out;
+  for (const auto& r : batch.records) out.emplace(r.inner.begin(), r.inner.end());
+  return out;
+}
+
+std::vector<uint8_t> inner_of(const SpoolRecord& r) {
+  return {r.inner.begin(), r.inner.end()};
+}
+
+TEST_F(PgSpoolTest, ADamagedRowIsSetAsideAtCloseAndEveryOtherRecordIsBatched) {
+  auto spool = open(1);
+  const EpochId a = epoch_of(1);
+  spool->open_epoch(a);
+  std::vector<SpoolRecord> all;
+  for (uint32_t i = 0; i < 10; ++i) all.push_back(record(*spool, 5, a));
+  ASSERT_EQ(spool->insert(all).accepted, 10U);
+  // One record's ciphertext and another's crowd id: the crowd id may be the
+  // damaged part, so that row must not count towards any crowd either.
+  flip_inner(all[3]);
+  tamper("UPDATE shuffler_records SET crowd_id = 6 WHERE inner_ct = $1",
+         p2b::pg::Params().bytes(all[7].inner.data(), all[7].inner.size()));
+  const int64_t moved_crowd_row = scalar("SELECT id FROM shuffler_records WHERE crowd_id = 6");
+
+  const auto lease = spool->acquire_lease(0, "me", std::chrono::seconds(30));
+  ASSERT_TRUE(lease);
+  std::vector<uint32_t> counted;
+  const ClosedBatch closed =
+      spool->close_batch(batch_id(1), *lease, 100, [&](const std::vector<uint32_t>& crowds) {
+        counted = crowds;
+        return keep_all(crowds);
+      });
+  EXPECT_EQ(closed.taken, 10U);
+  EXPECT_EQ(closed.damaged, 2U);
+  EXPECT_EQ(closed.kept, 8U);
+  EXPECT_EQ(closed.thresholded, 0U);
+  EXPECT_EQ(counted, std::vector<uint32_t>(8, 5));  // the damaged rows were never counted
+
+  const auto batch = spool->oldest_unacknowledged(0);
+  ASSERT_TRUE(batch);
+  const auto sent = inners_of(*batch);
+  EXPECT_EQ(sent.size(), 8U);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(sent.count(inner_of(all[i])), i == 3 || i == 7 ? 0U : 1U) << i;
+  }
+  for (const auto& r : batch->records) EXPECT_EQ(r.crowd_id, 5U);
+  EXPECT_EQ(spool->depth(), 8U);  // the damaged rows left the records
+
+  EXPECT_TRUE(spool->has_quarantine());
+  EXPECT_EQ(spool->quarantine_size(), 2U);
+  const auto entries = spool->quarantined();
+  ASSERT_EQ(entries.size(), 2U);
+  std::set<std::string> origins;
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.reason, p2b::shuffler::kDamagedInSpool);
+    EXPECT_GT(e.quarantined_unix, 0);
+    EXPECT_EQ(e.origin.rfind("unbatched row ", 0), 0U) << e.origin;
+    origins.insert(e.origin);
+  }
+  EXPECT_EQ(origins.count("unbatched row " + std::to_string(moved_crowd_row)), 1U);
+  // Nothing of a damaged row is kept: the quarantine has no bytes column.
+  EXPECT_EQ(scalar("SELECT count(*) FROM information_schema.columns WHERE table_name = "
+                   "'shuffler_quarantine' AND data_type = 'bytea'"),
+            0);
+}
+
+TEST_F(PgSpoolTest, ACloseOfOnlyDamagedRowsSetsThemAsideAndMakesNoBatch) {
+  auto spool = open(1);
+  const EpochId a = epoch_of(1);
+  spool->open_epoch(a);
+  const SpoolRecord r = record(*spool, 5, a);
+  ASSERT_EQ(spool->insert({r}).accepted, 1U);
+  flip_inner(r);
+  const auto lease = spool->acquire_lease(0, "me", std::chrono::seconds(30));
+  ASSERT_TRUE(lease);
+  const ClosedBatch closed = spool->close_batch(batch_id(1), *lease, 100, keep_all);
+  EXPECT_EQ(closed.taken, 1U);
+  EXPECT_EQ(closed.damaged, 1U);
+  EXPECT_EQ(closed.kept, 0U);
+  EXPECT_EQ(spool->unacknowledged_batches(), 0U);
+  EXPECT_EQ(spool->depth(), 0U);
+  EXPECT_EQ(spool->quarantine_size(), 1U);
+}
+
+TEST_F(PgSpoolTest, ADamagedRowOfAClosedBatchIsTakenOutWhenReadForDelivery) {
+  auto spool = open(1);
+  const EpochId a = epoch_of(1);
+  spool->open_epoch(a);
+  std::vector<SpoolRecord> all;
+  for (uint32_t i = 0; i < 6; ++i) all.push_back(record(*spool, 5, a));
+  ASSERT_EQ(spool->insert(all).accepted, 6U);
+  const auto lease = spool->acquire_lease(0, "me", std::chrono::seconds(30));
+  ASSERT_TRUE(lease);
+  ASSERT_EQ(spool->close_batch(batch_id(1), *lease, 100, keep_all).kept, 6U);
+  const auto before = spool->oldest_unacknowledged(0);
+  ASSERT_TRUE(before);
+  ASSERT_EQ(before->records.size(), 6U);
+
+  tamper(
+      "UPDATE shuffler_records SET inner_ct = set_byte(inner_ct, 56, get_byte(inner_ct, 56) # "
+      "255) WHERE pos = 2");
+  const auto batch = spool->oldest_unacknowledged(0);
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch->id, batch_id(1));
+  ASSERT_EQ(batch->records.size(), 5U);
+  // The others keep their order; the damaged one is not sent.
+  std::vector<std::vector<uint8_t>> expected;
+  for (std::size_t pos = 0; pos < before->records.size(); ++pos) {
+    if (pos == 2) continue;
+    const auto& inner = before->records[pos].inner;
+    expected.emplace_back(inner.begin(), inner.end());
+  }
+  for (std::size_t i = 0; i < batch->records.size(); ++i) {
+    const auto& inner = batch->records[i].inner;
+    EXPECT_EQ(std::vector<uint8_t>(inner.begin(), inner.end()), expected[i]) << i;
+  }
+  const auto entries = spool->quarantined();
+  ASSERT_EQ(entries.size(), 1U);
+  EXPECT_EQ(entries[0].reason, p2b::shuffler::kDamagedInSpool);
+  EXPECT_EQ(entries[0].origin, "batch " + p2b::server::batch_id_hex(batch_id(1)) + " position 2");
+
+  // Read again (a re-send): the same five records, nothing set aside twice.
+  const auto again = spool->oldest_unacknowledged(0);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->records.size(), 5U);
+  EXPECT_EQ(spool->quarantine_size(), 1U);
+  EXPECT_EQ(spool->acknowledge(batch_id(1)), 5U);
+  EXPECT_EQ(spool->depth(), 0U);
+}
+
+TEST_F(PgSpoolTest, ABatchWhoseEveryRowIsDamagedIsDroppedAndTheNextIsRead) {
+  auto spool = open(1);
+  const EpochId a = epoch_of(1);
+  spool->open_epoch(a);
+  const auto lease = spool->acquire_lease(0, "me", std::chrono::seconds(30));
+  ASSERT_TRUE(lease);
+  ASSERT_EQ(spool->insert({record(*spool, 5, a), record(*spool, 5, a)}).accepted, 2U);
+  ASSERT_EQ(spool->close_batch(batch_id(1), *lease, 100, keep_all).kept, 2U);
+  ASSERT_EQ(spool->insert({record(*spool, 5, a)}).accepted, 1U);
+  ASSERT_EQ(spool->close_batch(batch_id(2), *lease, 100, keep_all).kept, 1U);
+  const BatchId first = batch_id(1);
+  tamper(
+      "UPDATE shuffler_records SET inner_ct = set_byte(inner_ct, 56, get_byte(inner_ct, 56) # "
+      "255) WHERE batch_id = $1",
+      p2b::pg::Params().bytes(first.data(), first.size()));
+  const auto batch = spool->oldest_unacknowledged(0);
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch->id, batch_id(2));
+  EXPECT_EQ(batch->records.size(), 1U);
+  EXPECT_EQ(spool->unacknowledged_batches(), 1U);
+  EXPECT_EQ(spool->quarantine_size(), 2U);
+}
+
+TEST_F(PgSpoolTest, AStoreOfSchema1GetsChecksumsFromItsRowsAndRefusesRowsWithoutOne) {
+  {
+    auto spool = open(1);
+    const EpochId a = epoch_of(1);
+    spool->open_epoch(a);
+    std::vector<SpoolRecord> all;
+    for (uint32_t i = 0; i < 3; ++i) all.push_back(record(*spool, 5, a));
+    ASSERT_EQ(spool->insert(all).accepted, 3U);
+  }
+  // What a store of schema 1 looked like: no checksums, no quarantine.
+  tamper(
+      "ALTER TABLE shuffler_records DROP COLUMN row_sum; DROP TABLE shuffler_quarantine; "
+      "UPDATE p2b_schema SET version = 1 WHERE component = 'shuffler'");
+  auto spool = open(1);
+  EXPECT_EQ(scalar("SELECT version::int8 FROM p2b_schema WHERE component = 'shuffler'"), 2);
+  EXPECT_EQ(scalar("SELECT count(*) FROM shuffler_records WHERE row_sum IS NULL"), 0);
+  const auto lease = spool->acquire_lease(0, "me", std::chrono::seconds(30));
+  ASSERT_TRUE(lease);
+  const ClosedBatch closed = spool->close_batch(batch_id(1), *lease, 100, keep_all);
+  EXPECT_EQ(closed.kept, 3U);
+  EXPECT_EQ(closed.damaged, 0U);
+  EXPECT_EQ(spool->quarantine_size(), 0U);
+  // A process of the older release, still running, cannot store a row
+  // without a checksum (which a close would set aside as damaged).
+  EXPECT_THROW(tamper("INSERT INTO shuffler_records (id, part, crowd_id, inner_ct) "
+                      "VALUES (1, 0, 5, '\\x00'::bytea)"),
+               p2b::pg::Error);
+}
+
+// Runs `p2b-shuffler quarantine` in-process; its standard output in `out`.
+int quarantine(std::vector<std::string> args, std::string* out) {
+  args.insert(args.begin(), "quarantine");
+  std::vector<const char*> argv;
+  argv.reserve(args.size());
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  testing::internal::CaptureStdout();
+  const int rc = p2b::shuffler::quarantine_main(static_cast<int>(argv.size()), argv.data());
+  *out = testing::internal::GetCapturedStdout();
+  return rc;
+}
+
+TEST_F(PgSpoolTest, QuarantineListAndPurgeWorkOnAPostgresqlStore) {
+  auto spool = open(1);
+  const EpochId a = epoch_of(1);
+  spool->open_epoch(a);
+  const SpoolRecord r = record(*spool, 5, a);
+  ASSERT_EQ(spool->insert({r, record(*spool, 5, a)}).accepted, 2U);
+  flip_inner(r);
+  const auto lease = spool->acquire_lease(0, "me", std::chrono::seconds(30));
+  ASSERT_TRUE(lease);
+  ASSERT_EQ(spool->close_batch(batch_id(1), *lease, 100, keep_all).damaged, 1U);
+  ASSERT_EQ(url_.rfind("postgresql://", 0), 0U) << url_;
+
+  // While the spool is open elsewhere: a shared store is listed and purged live.
+  std::string out;
+  ASSERT_EQ(quarantine({"list", "--store", url_}, &out), p2b::common::kExitClean) << out;
+  EXPECT_NE(out.find("1 records in quarantine"), std::string::npos) << out;
+  EXPECT_NE(out.find("reason damaged_in_spool: 1"), std::string::npos) << out;
+  EXPECT_NE(out.find(" unbatched row "), std::string::npos) << out;
+  ASSERT_EQ(quarantine({"list", "--store", url_, "--reason", "other"}, &out),
+            p2b::common::kExitClean);
+  EXPECT_NE(out.find("0 records in quarantine"), std::string::npos) << out;
+
+  EXPECT_EQ(quarantine({"retry", "--store", url_}, &out), p2b::common::kExitUsage);
+  ASSERT_EQ(quarantine({"purge", "--store", url_, "--older-than", "1"}, &out),
+            p2b::common::kExitClean);
+  EXPECT_NE(out.find("purged 0 records"), std::string::npos) << out;
+  ASSERT_EQ(quarantine({"purge", "--store", url_, "--reason", "other"}, &out),
+            p2b::common::kExitClean);
+  EXPECT_NE(out.find("purged 0 records"), std::string::npos) << out;
+  EXPECT_EQ(spool->quarantine_size(), 1U);
+  ASSERT_EQ(
+      quarantine({"purge", "--store", url_, "--reason", "damaged_in_spool", "--older-than", "0"},
+                 &out),
+      p2b::common::kExitClean);
+  EXPECT_NE(out.find("purged 1 records"), std::string::npos) << out;
+  EXPECT_EQ(spool->quarantine_size(), 0U);
+  EXPECT_EQ(spool->unacknowledged_batches(), 1U);  // the batch is not the quarantine's
+}
+
+TEST_F(PgSpoolTest, TheQuarantineCommandDoesNotCreateAStore) {
+  std::string out;
+  EXPECT_EQ(quarantine({"list", "--store", url_}, &out), p2b::common::kExitFailure);
+  EXPECT_EQ(scalar("SELECT count(*) FROM pg_class WHERE relname LIKE 'shuffler%'"), 0);
 }
 
 }  // namespace

@@ -388,7 +388,7 @@ PRAGMA user_version=2;
   p2b::common::Database raw(path);
   for (const auto& [pragma, want] :
        std::vector<std::pair<std::string, int64_t>>{{"PRAGMA auto_vacuum", 2},
-                                                    {"PRAGMA user_version", 4},
+                                                    {"PRAGMA user_version", 5},
                                                     {"PRAGMA application_id", 0x50324253}}) {
     p2b::common::Statement q(raw, pragma);
     ASSERT_TRUE(q.step());
