@@ -62,7 +62,9 @@ class CApiErrors : public ::testing::Test {
     auto mem = p2b_test::aligned_arena(t_.bytes);
     p2b_agent* other = nullptr;
     const p2b_status s = p2b_agent_init(mem.get(), t_.bytes, &k, &other);
-    if (s != P2B_OK) EXPECT_EQ(other, nullptr);
+    if (s != P2B_OK) {
+      EXPECT_EQ(other, nullptr);
+    }
     return s;
   }
 
@@ -279,9 +281,9 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
     return p2b_agent_restore(ag, other, good.data(), good.size());
   });
   expect(P2B_ERR_NULL_POINTER, "state key", [&] {
-    size_t n = 0;
-    std::vector<uint8_t> buf(good.size());
-    return p2b_agent_save(ag, nullptr, buf.data(), buf.size(), &n);
+    size_t written = 0;
+    std::vector<uint8_t> out(good.size());
+    return p2b_agent_save(ag, nullptr, out.data(), out.size(), &written);
   });
   expect(P2B_ERR_NULL_POINTER, "restore key",
          [&] { return p2b_agent_restore(ag, nullptr, good.data(), good.size()); });
@@ -509,10 +511,11 @@ TEST_F(CApiErrors, EveryErrorStatusIsReachedAndLeavesTheAgentUnchanged) {
     EXPECT_EQ(p2b_cmab_decide(sender, units, 2), P2B_OK);
     EXPECT_EQ(p2b_cmab_observe(sender, units, 2), P2B_OK);
     std::vector<uint8_t> share(p2b_cmab_share_size(2));
-    size_t n = 0;
-    EXPECT_EQ(p2b_cmab_poll_share(sender, share.data(), share.size(), &n), P2B_OK);
-    EXPECT_EQ(p2b_cmab_apply_share(receiver, 0, share.data(), n, nullptr, nullptr), P2B_OK);
-    return p2b_cmab_apply_share(receiver, 0, share.data(), n, nullptr, nullptr);
+    size_t share_bytes = 0;
+    EXPECT_EQ(p2b_cmab_poll_share(sender, share.data(), share.size(), &share_bytes), P2B_OK);
+    EXPECT_EQ(p2b_cmab_apply_share(receiver, 0, share.data(), share_bytes, nullptr, nullptr),
+              P2B_OK);
+    return p2b_cmab_apply_share(receiver, 0, share.data(), share_bytes, nullptr, nullptr);
   });
 
   std::set<int> all_errors;

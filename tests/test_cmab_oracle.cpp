@@ -284,7 +284,9 @@ TEST(CmabOracle, LpMatchesVertexEnumerationOnTenThousandInstances) {
   std::printf("\n");
   // Each family must exercise the breakpoint walk, or the check proves little.
   for (int kind = 0; kind < kinds; ++kind) {
-    if (static_cast<Kind>(kind) != Kind::above) EXPECT_GT(walked[kind], 50) << "kind " << kind;
+    if (static_cast<Kind>(kind) != Kind::above) {
+      EXPECT_GT(walked[kind], 50) << "kind " << kind;
+    }
   }
   EXPECT_EQ(walked[static_cast<int>(Kind::above)], 0);
   EXPECT_GT(fractional, 1000);

@@ -222,7 +222,9 @@ TEST(CmabState, AnotherConfigurationIsAMismatchNotDamage) {
     Agent g = make(other, capacity);
     const auto before = g.bytes();
     const p2b_status st = restore(g, state);
-    if (st != P2B_OK) EXPECT_EQ(g.bytes(), before);
+    if (st != P2B_OK) {
+      EXPECT_EQ(g.bytes(), before);
+    }
     return st;
   };
   p2b_cmab_config other = c;

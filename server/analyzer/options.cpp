@@ -42,7 +42,12 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "p2b-analyzer",
       "usage: p2b-analyzer --keys DIR [--keys DIR ...] --shuffler-key FILE [--shuffler-key FILE "
       "...] --codebook FILE --store PATH --actions K [options]\n"
-      "       p2b-analyzer backup STORE FILE   (an online copy of a live store)",
+      "       p2b-analyzer backup STORE FILE   (an online copy of a live store)\n"
+      "       p2b-analyzer retire-key --store PATH|URL --fingerprint HEX\n"
+      "       p2b-analyzer quarantine list|retry|purge --store PATH [--reason R] "
+      "[--older-than DAYS]\n"
+      "                                        (the quarantined records; never their "
+      "contents)",
       "Opens the shuffler's batches, aggregates per-arm statistics and serves signed warm-start "
       "models (docs/analyzer.md).",
       defaults());

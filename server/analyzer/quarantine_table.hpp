@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/quarantine_command.hpp"
 #include "common/sqlite_db.hpp"
 #include "model_store.hpp"
 
@@ -30,10 +31,7 @@ std::vector<QuarantinedRecord> records(common::Database& db, const server::Batch
 
 // For `p2b-analyzer quarantine` (quarantine_main.hpp): which records a
 // listing or a purge takes; every one that matches both.
-struct Filter {
-  std::string reason;                         // empty: any
-  std::optional<int64_t> quarantined_before;  // unix seconds; none: any time
-};
+using Filter = common::QuarantineFilter;
 // A record as listed: where it came from and why, never its contents.
 struct Listed {
   server::BatchId batch_id{};

@@ -56,7 +56,12 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   common::ServiceCommandLine cli(
       "p2b-shuffler",
       "usage: p2b-shuffler --keys DIR [--keys DIR ...] --store PATH --analyzer URL "
-      "--analyzer-key FILE [options]",
+      "--analyzer-key FILE [options]\n"
+      "       p2b-shuffler retire-key --store URL --fingerprint HEX\n"
+      "       p2b-shuffler quarantine list|retry|purge --store URL [--reason R] "
+      "[--older-than DAYS]\n"
+      "                                        (the rows set aside as damaged; never their "
+      "contents)",
       "Receives sealed report envelopes, strips everything about their senders, and forwards "
       "shuffled, thresholded batches to the analyzer (docs/shuffler.md).",
       defaults());

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "common/quarantine_command.hpp"
 #include "common/store_health.hpp"
 #include "p2b/crypto.hpp"
 #include "wire/batch_format.hpp"
@@ -94,10 +95,7 @@ struct QuarantineEntry {
 };
 
 // Which entries purge_quarantine deletes: every one that matches both.
-struct QuarantineFilter {
-  std::string reason;                         // empty: any reason
-  std::optional<int64_t> quarantined_before;  // unix seconds; none: any time
-};
+using QuarantineFilter = common::QuarantineFilter;
 
 class SpoolError : public std::runtime_error {
  public:

@@ -51,7 +51,7 @@ inline std::string exposition_error(const std::string& text) {
 // one request: <prefix>_build_info, process_*, the latency histogram and
 // the HTTP counters; else what is missing.
 inline std::string common_families_missing(const std::string& text, const std::string& prefix) {
-  for (const std::string name :
+  for (const std::string& name :
        {prefix + "_build_info", std::string("process_resident_memory_bytes"),
         std::string("process_cpu_seconds_total"), std::string("process_open_fds"),
         std::string("process_start_time_seconds"), prefix + "_http_request_duration_seconds_count",

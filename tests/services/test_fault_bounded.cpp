@@ -200,8 +200,7 @@ TEST(FaultBounded, ALowDiskRefusesNewReportsWhileTheBacklogDrains) {
 
 // Not a test: the analyzer's peak RSS for one batch of the default
 // --max-batch-records (65,536), printed for docs/benchmarks.md. Run with
-//   test_fault_bounded --gtest_also_run_disabled_tests \
-//     --gtest_filter='*PeakRss*'
+//   test_fault_bounded --gtest_also_run_disabled_tests --gtest_filter='*PeakRss*'
 TEST(FaultBounded, DISABLED_AnalyzerPeakRssForAMaxSizeBatch) {
   Deployment d("bounded-rss");
   const std::size_t n = 65536;

@@ -267,7 +267,9 @@ TEST_F(PfcbRelay, StoresInOrderAndEachAgentFetchesTheOthers) {
   ASSERT_EQ(all.size(), 12U);
   const pfcb::Members m = members();
   for (std::size_t i = 0; i < all.size(); ++i) {
-    if (i > 0) EXPECT_GT(all[i].first, all[i - 1].first);
+    if (i > 0) {
+      EXPECT_GT(all[i].first, all[i - 1].first);
+    }
     std::vector<uint8_t> body;
     pfcb::PostingHeader h;
     std::string err;

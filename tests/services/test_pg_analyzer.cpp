@@ -35,6 +35,13 @@ namespace {
 
 using p2b::proc::ServiceProcess;
 
+// A throwaway cluster whose commits need not reach the disk.
+p2b::proc::PgClusterOptions no_fsync() {
+  p2b::proc::PgClusterOptions options;
+  options.fsync = false;
+  return options;
+}
+
 struct SignPair {
   uint8_t pk[crypto_sign_PUBLICKEYBYTES];
   uint8_t sk[crypto_sign_SECRETKEYBYTES];
@@ -557,14 +564,14 @@ an::Epoch test_epoch() {
 }
 
 TEST(PgStore, BindsItsIdentityOnceAndRefusesAnother) {
-  const auto cluster = PgCluster::start_primary(PgCluster::Options{false});
+  const auto cluster = PgCluster::start_primary(no_fsync());
   an::PgAnalyzerStore first(cluster->url(), identity());
   EXPECT_NO_THROW(an::PgAnalyzerStore(cluster->url(), identity())) << "migrations are idempotent";
   EXPECT_THROW(an::PgAnalyzerStore(cluster->url(), identity(5)), p2b::common::StoreRefused);
 }
 
 TEST(PgStore, ConcurrentWorkersApplyABatchOnceAndRefuseItsReportsUnderAnotherId) {
-  const auto cluster = PgCluster::start_primary(PgCluster::Options{false});
+  const auto cluster = PgCluster::start_primary(no_fsync());
   an::PgAnalyzerStore a(cluster->url(), identity());
   an::PgAnalyzerStore b(cluster->url(), identity());
   a.open_epochs({test_epoch()});
@@ -598,7 +605,7 @@ TEST(PgStore, ConcurrentWorkersApplyABatchOnceAndRefuseItsReportsUnderAnotherId)
 }
 
 TEST(PgStore, OnePublisherLeadsAndVersionsFollowOneAnother) {
-  const auto cluster = PgCluster::start_primary(PgCluster::Options{false});
+  const auto cluster = PgCluster::start_primary(no_fsync());
   auto first = std::make_unique<an::PgAnalyzerStore>(cluster->url(), identity());
   an::PgAnalyzerStore second(cluster->url(), identity());
   ASSERT_TRUE(first->try_lead());

@@ -693,9 +693,11 @@ TEST(Services, ASecondSignalDuringTheDrainExitsUnclean) {
     // Both services log to forced.log: count this one's "stopping" line.
     const auto stopping_lines = [&] {
       std::ifstream in(d.dir() / "forced.log");
-      std::string line;
+      std::string log_line;
       std::size_t n = 0;
-      while (std::getline(in, line)) n += line.find("\"event\":\"stopping\"") != std::string::npos;
+      while (std::getline(in, log_line)) {
+        n += log_line.find("\"event\":\"stopping\"") != std::string::npos;
+      }
       return n;
     };
     const std::size_t stopping_before = stopping_lines();

@@ -154,12 +154,12 @@ class Proxy {
         res.set_content(forge_(req.body), "application/octet-stream");
         return;
       }
-      std::string upstream;
+      std::string target;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        upstream = upstream_;
+        target = upstream_;
       }
-      httplib::Client cli(upstream);
+      httplib::Client cli(target);
       cli.set_read_timeout(5, 0);
       const auto up = cli.Post("/v1/masked", req.body, "application/octet-stream");
       if (!up) {

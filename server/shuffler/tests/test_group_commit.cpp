@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/sqlite_db.hpp"
@@ -73,6 +74,7 @@ class GatedSpool final : public shuffler_test::ForwardingSpool {
 
 // One request on its own thread; keeps its counts or whether it failed.
 struct Request {
+  explicit Request(std::vector<SpoolRecord> r) : records(std::move(r)) {}
   std::vector<SpoolRecord> records;
   InsertCounts counts;
   bool failed = false;

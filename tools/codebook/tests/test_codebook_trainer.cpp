@@ -119,7 +119,9 @@ TEST(SimplexGrid, EveryPointIsOnTheGridAndSumsToOne) {
         sum += v;
       }
       EXPECT_NEAR(sum, 1.0, 1e-5);
-      if (p > 0) EXPECT_NE(std::memcmp(&g[p * d], &g[(p - 1) * d], d * sizeof(float)), 0);
+      if (p > 0) {
+        EXPECT_NE(std::memcmp(&g[p * d], &g[(p - 1) * d], d * sizeof(float)), 0);
+      }
     }
   }
 }
@@ -218,7 +220,9 @@ TEST(Refine, NeverIncreasesInertiaAndIsThreadIndependent) {
     const double after =
         cb::stats_from_labels(g.data(), n, 6, one.centroids, one.labels, 1).inertia;
     EXPECT_LE(after, before * (1.0 + 1e-9)) << "seed " << seed;
-    if (a.moves > 0) EXPECT_LT(after, before) << "seed " << seed;
+    if (a.moves > 0) {
+      EXPECT_LT(after, before) << "seed " << seed;
+    }
     total_moves += a.moves;
     // The labels are still the nearest centroids.
     const double full = cb::evaluate(g.data(), n, 6, one.centroids, 2).inertia;
