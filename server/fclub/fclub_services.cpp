@@ -736,6 +736,12 @@ Reply LocalService::reward(const std::string& body) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (store_failed_) return error_reply(503, "store_failed");
+  // A resend of a reward already applied (its answer was lost): the same
+  // answer's meaning, nothing applied twice.
+  if (!req.id.empty() && reward_id_set_.count(req.id) != 0) {
+    ++stats_.rewards_repeated;
+    return json_reply({{"uploaded", false}, {"repeated", true}});
+  }
   // Committed before it is applied: the 200 below is only ever said of a
   // reward a restart replays.
   if (!journal_locked({{LocalEntryKind::reward, 0, encode_reward(req)}})) {
@@ -748,6 +754,14 @@ Reply LocalService::reward(const std::string& body) {
 
 void LocalService::reward_locked(const RewardRequest& req) {
   ++stats_.rewards;
+  if (!req.id.empty()) {
+    reward_ids_.push_back(req.id);
+    reward_id_set_.insert(req.id);
+    if (reward_ids_.size() > kRewardIdWindow) {
+      reward_id_set_.erase(reward_ids_.front());
+      reward_ids_.pop_front();
+    }
+  }
   StatsUpload up;
   if (local_.observe(req.user, req.x, req.reward, &up)) {
     ++stats_.uploads_fired;
@@ -992,6 +1006,7 @@ nlohmann::json LocalService::stats_json() const {
           {"clusters", local_.cluster_count()},
           {"recommends", stats_.recommends},
           {"rewards", stats_.rewards},
+          {"rewards_repeated", stats_.rewards_repeated},
           {"uploads_fired", stats_.uploads_fired},
           {"uploads_sent", stats_.uploads_sent},
           {"uploads_refused", stats_.uploads_refused},

@@ -192,6 +192,7 @@ class GlobalService {
 struct LocalStats {
   uint64_t recommends = 0;
   uint64_t rewards = 0;
+  uint64_t rewards_repeated = 0;  // a reward id seen before: answered, not applied again
   uint64_t uploads_fired = 0;
   uint64_t uploads_sent = 0;
   uint64_t uploads_refused = 0;
@@ -209,6 +210,8 @@ struct LocalStats {
 // kAnswerTooLarge: the answer passed its cap (a POST's is
 // kMaxJsonAnswerBytes, a GET's `max_reply`) and was dropped unread.
 inline constexpr int kNoAnswer = -1;
+// How many of the latest reward ids a local remembers (about 10 MiB at most).
+inline constexpr std::size_t kRewardIdWindow = 100000;
 inline constexpr int kAnswerTooLarge = -2;
 struct GlobalLink {
   std::function<int(const std::string& path, const std::string& body, std::string* reply)> post;
@@ -283,6 +286,11 @@ class LocalService {
   uint64_t applied_version_ = 0;
   uint64_t acked_version_ = 0;  // the last version the global took an ack of
   std::deque<Outgoing> outbox_;
+  // The ids of the last kRewardIdWindow rewards that carried one, oldest
+  // first: a resend within the window is answered and not applied again.
+  // Rebuilt by replay, since each id is journalled with its reward.
+  std::deque<std::string> reward_ids_;
+  std::set<std::string> reward_id_set_;
   LocalStats stats_;
   std::unique_ptr<LocalJournal> journal_;
   bool replaying_ = false;

@@ -31,11 +31,17 @@ std::string encode_reward(const RewardRequest& r) {
   put_u32(&out, r.user);
   put_double(&out, r.reward);
   for (Eigen::Index i = 0; i < r.x.size(); ++i) put_double(&out, r.x(i));
+  out.push_back(static_cast<char>(r.id.size()));
+  out += r.id;
   return out;
 }
 
 bool decode_reward(const std::string& body, uint32_t dim, uint32_t users, RewardRequest* out) {
-  if (body.size() != 4 + sizeof(double) * (1 + static_cast<std::size_t>(dim))) return false;
+  const std::size_t fixed = 4 + sizeof(double) * (1 + static_cast<std::size_t>(dim));
+  if (body.size() < fixed + 1) return false;
+  const auto id_bytes = static_cast<uint8_t>(body[fixed]);
+  if (id_bytes > kMaxRewardIdBytes || body.size() != fixed + 1 + id_bytes) return false;
+  out->id = body.substr(fixed + 1);
   uint32_t user = 0;
   for (int i = 0; i < 4; ++i) {
     user |= static_cast<uint32_t>(static_cast<uint8_t>(body[i])) << (8 * i);

@@ -12,7 +12,8 @@
 namespace p2b::fclub {
 
 // user (4 bytes LE), y, then the dim entries of x (IEEE doubles, the
-// machine's byte order: a store stays on the machine kind that wrote it).
+// machine's byte order: a store stays on the machine kind that wrote it),
+// then the id's length (1 byte, 0: none) and its bytes.
 std::string encode_reward(const RewardRequest& r);
 // False when `body` is not a reward of `dim` entries for a user below
 // `users` (another deployment's store).

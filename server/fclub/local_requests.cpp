@@ -28,6 +28,20 @@ bool read_user(const nlohmann::json& j, uint32_t users, uint32_t* out) {
   return true;
 }
 
+// Printable and short: an id is journalled and compared, never interpreted.
+bool read_reward_id(const nlohmann::json& j, std::string* out) {
+  if (!j.is_string()) return false;
+  const std::string& id = j.get_ref<const std::string&>();
+  if (id.empty() || id.size() > kMaxRewardIdBytes) return false;
+  for (const char c : id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == ':' || c == '-';
+    if (!ok) return false;
+  }
+  *out = id;
+  return true;
+}
+
 }  // namespace
 
 bool parse_recommend(const std::string& body, uint32_t dim, uint32_t users, RecommendRequest* out) {
@@ -51,6 +65,8 @@ bool parse_reward(const std::string& body, uint32_t dim, uint32_t users, RewardR
     return false;
   }
   out->reward = j["reward"].get<double>();
+  out->id.clear();
+  if (j.contains("id") && !read_reward_id(j["id"], &out->id)) return false;
   return std::isfinite(out->reward) && read_vector(j["x"], dim, &out->x);
 }
 
