@@ -107,15 +107,35 @@ void PrometheusText::histogram(const std::string& name, const std::string& help,
                                const std::vector<HistogramSeries>& series) {
   family(name, "histogram", help);
   for (const HistogramSeries& s : series) {
-    const std::string sep = s.labels.empty() ? "" : ",";
+    // "NAME_bucket{LABELS," once per series; each bucket appends its le.
+    std::string bucket = name;
+    bucket += "_bucket{";
+    bucket += s.labels;
+    if (!s.labels.empty()) bucket += ',';
     for (std::size_t i = 0; i < bounds.size() && i < s.buckets.size(); ++i) {
-      sample(name + "_bucket{" + s.labels + sep + label_pair("le", format_real(bounds[i])) + '}',
-             s.buckets[i]);
+      std::string series_name = bucket;
+      series_name += label_pair("le", format_real(bounds[i]));
+      series_name += '}';
+      sample(series_name, s.buckets[i]);
     }
-    sample(name + "_bucket{" + s.labels + sep + "le=\"+Inf\"}", s.count);
-    const std::string braces = s.labels.empty() ? "" : '{' + s.labels + '}';
-    out_ += name + "_sum" + braces + ' ' + format_real(s.sum) + '\n';
-    sample(name + "_count" + braces, s.count);
+    sample(bucket + "le=\"+Inf\"}", s.count);
+    std::string braces;
+    if (!s.labels.empty()) {
+      braces += '{';
+      braces += s.labels;
+      braces += '}';
+    }
+    std::string sum_line = name;
+    sum_line += "_sum";
+    sum_line += braces;
+    sum_line += ' ';
+    sum_line += format_real(s.sum);
+    sum_line += '\n';
+    out_ += sum_line;
+    std::string count_name = name;
+    count_name += "_count";
+    count_name += braces;
+    sample(count_name, s.count);
   }
 }
 

@@ -580,6 +580,7 @@ TEST_F(PfcbRelay, PerIdLedgerUnderRepeatedKillNineIsExact) {
   };
   std::vector<SenderLog> logs(kAgents);
   std::vector<std::thread> senders;
+  senders.reserve(kAgents);
   for (int a = 0; a < kAgents; ++a) {
     senders.emplace_back([&, a] {
       SenderLog& log = logs[static_cast<std::size_t>(a)];

@@ -685,11 +685,11 @@ TEST(Services, ASecondSignalDuringTheDrainExitsUnclean) {
     // The half request holds a connection (a scrape counts itself too), so the
     // drain cannot end by itself; the second signal goes once the first was
     // taken (two close together could merge into one).
-    ASSERT_TRUE(eventually(60, [&] {
-      return metric(port, binary == std::string(P2B_SHUFFLER_BIN)
-                              ? "p2b_shuffler_http_connections"
-                              : "p2b_analyzer_http_connections") >= 2.0;
-    }));
+    // (A structured binding cannot be captured in C++17: name the gauge first.)
+    const std::string connections = binary == std::string(P2B_SHUFFLER_BIN)
+                                        ? "p2b_shuffler_http_connections"
+                                        : "p2b_analyzer_http_connections";
+    ASSERT_TRUE(eventually(60, [&] { return metric(port, connections) >= 2.0; }));
     // Both services log to forced.log: count this one's "stopping" line.
     const auto stopping_lines = [&] {
       std::ifstream in(d.dir() / "forced.log");

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -40,6 +41,13 @@
 #include "vfl/party_mask.hpp"
 
 namespace {
+
+// A double's bits, to compare two values exactly (-0 from 0, NaN payloads).
+uint64_t bits_of(double v) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
 
 namespace fs = std::filesystem;
 namespace vfl = p2b::vfl;
@@ -1139,7 +1147,7 @@ TEST_F(VflServices, PerIdRewardLedgerUnderRepeatedKillNineIsExact) {
     const auto it = acked.find(row.id);
     if (it == acked.end()) {
       ++phantom;
-    } else if (std::memcmp(&it->second, &row.reward, sizeof row.reward) != 0) {
+    } else if (bits_of(it->second) != bits_of(row.reward)) {  // bit for bit, -0 and all
       ++wrong_value;
     }
     if (row.seq == 0 || row.seq > rows.size() || seq_seen[row.seq]) {

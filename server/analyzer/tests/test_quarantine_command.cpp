@@ -24,7 +24,7 @@ namespace sv = p2b::server;
 // A store whose quarantine holds one record sealed to a key the analyzer
 // does not hold (unknown_key); closed again, as the tool requires.
 std::string store_with_one_quarantined(const Deployment& dep, const TempDir& tmp) {
-  const std::string path = tmp.file("s.db");
+  std::string path = tmp.file("s.db");
   uint8_t pk[crypto_box_PUBLICKEYBYTES], sk[crypto_box_SECRETKEYBYTES];
   crypto_box_keypair(pk, sk);
   sv::BoxKey other{};
@@ -44,6 +44,7 @@ std::string store_with_one_quarantined(const Deployment& dep, const TempDir& tmp
 int quarantine(std::vector<std::string> args, std::string* out) {
   args.insert(args.begin(), "quarantine");
   std::vector<const char*> argv;
+  argv.reserve(args.size());
   for (const std::string& a : args) argv.push_back(a.c_str());
   testing::internal::CaptureStdout();
   const int rc = an::quarantine_main(static_cast<int>(argv.size()), argv.data());

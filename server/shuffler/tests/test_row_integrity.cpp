@@ -206,6 +206,7 @@ TEST(ShufflerRowIntegrity, ASpoolOfSchema4GetsChecksumsFromItsRowsAndSendsThem) 
 int quarantine(std::vector<std::string> args, std::string* out) {
   args.insert(args.begin(), "quarantine");
   std::vector<const char*> argv;
+  argv.reserve(args.size());
   for (const std::string& a : args) argv.push_back(a.c_str());
   testing::internal::CaptureStdout();
   const int rc = p2b::shuffler::quarantine_main(static_cast<int>(argv.size()), argv.data());
@@ -215,7 +216,7 @@ int quarantine(std::vector<std::string> args, std::string* out) {
 
 // A spool with one damaged record set aside, closed again.
 std::string spool_with_one_set_aside(const shuffler_test::TempDir& dir) {
-  const std::string path = dir.file("spool.db");
+  std::string path = dir.file("spool.db");
   {
     SqliteSpool spool(path, kPartition);
     shuffler_test::fill(&spool, 1, 3);
