@@ -890,14 +890,17 @@ void LocalService::flush(const GlobalLink& link) {
 
 bool LocalService::sent_locked(const Outgoing& o, int status) {
   if (outbox_.empty()) return false;
+  // Replay passes the outbox's front itself: read it before it is popped.
+  const bool phase_done = o.phase_done;
+  const std::size_t bytes = o.wire.size();
   outbox_.pop_front();
   if (status == 200) {
-    if (!o.phase_done) ++stats_.uploads_sent;
+    if (!phase_done) ++stats_.uploads_sent;
   } else {
     ++stats_.uploads_refused;
     if (log_ != nullptr && !replaying_) {
       log_->warn("upload_refused",
-                 {{"status", status}, {"phase_done", o.phase_done}, {"bytes", o.wire.size()}});
+                 {{"status", status}, {"phase_done", phase_done}, {"bytes", bytes}});
     }
   }
   return true;
