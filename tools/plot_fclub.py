@@ -6,7 +6,11 @@ Reads OUT/curves.csv and OUT/summary.csv and writes
                      +-1 sd band, one line per algorithm (seed 001's Fig. 2);
   communication.png  messages and bytes per algorithm (seed 001's Fig. 4);
   trends.png         final regret against d and against epsilon, when the
-                     run has more than one of either (seed 001's Fig. 3).
+                     run has more than one of either (seed 001's Fig. 3);
+  privacy.png        CDP-FCLUB-DC's final regret (mean, +-1 sd over seeds)
+                     against epsilon, FCLUB-DC as a reference line with its
+                     1.5x goal, and epsilon = inf (the private code path
+                     without noise) as its own labelled point at the right.
 Run with Debian's python3 (numpy, matplotlib): /usr/bin/python3 tools/plot_fclub.py OUT
 """
 import csv
@@ -99,7 +103,7 @@ def plot_trends(summary, out):
         e = float(r["epsilon"])
         if e in (0.0, e0):
             by_d[r["algorithm"]][int(r["dim"])] = float(r["regret_mean"])
-        if e > 0 and int(r["dim"]) == d0:
+        if e > 0 and np.isfinite(e) and int(r["dim"]) == d0:  # inf: privacy.png
             by_e[r["algorithm"]][e] = float(r["regret_mean"])
     many_d = any(len(v) > 1 for v in by_d.values())
     many_e = any(len(v) > 1 for v in by_e.values())
@@ -127,6 +131,51 @@ def plot_trends(summary, out):
     plt.close(fig)
 
 
+def plot_privacy(summary, out):
+    private = [r for r in summary if r["algorithm"] == "cdp-fclub-dc"]
+    if len({r["epsilon"] for r in private}) < 2:
+        return
+    d0 = int(private[0]["dim"])
+    private = [r for r in private if int(r["dim"]) == d0]
+    finite = sorted((float(r["epsilon"]), float(r["regret_mean"]), float(r["regret_sd"]))
+                    for r in private if np.isfinite(float(r["epsilon"])))
+    infinite = [r for r in private if not np.isfinite(float(r["epsilon"]))]
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    colour = COLOURS["cdp-fclub-dc"]
+    if finite:
+        xs = [e for e, _, _ in finite]
+        ax.errorbar(xs, [m for _, m, _ in finite], yerr=[sd for _, _, sd in finite], marker="o",
+                    capsize=3, color=colour, label="CDP-FCLUB-DC (mean +-1 sd)")
+    ax.set_xscale("log")
+    # Infinity has no place on a log axis: one step right of the largest
+    # finite epsilon, labelled, and not joined to the curve.
+    top = finite[-1][0] if finite else 1.0
+    x_inf = top * 4.0
+    if infinite:
+        r = infinite[0]
+        ax.errorbar([x_inf], [float(r["regret_mean"])], yerr=[float(r["regret_sd"])], marker="s",
+                    capsize=3, color=colour, linestyle="none", mfc="white",
+                    label="CDP-FCLUB-DC, epsilon = inf (no noise)")
+    ticks = [e for e, _, _ in finite] + ([x_inf] if infinite else [])
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{e:g}" for e, _, _ in finite] + (["inf"] if infinite else []))
+    ax.minorticks_off()
+    reference = [r for r in summary if r["algorithm"] == "fclub-dc" and int(r["dim"]) == d0]
+    if reference:
+        m, sd = float(reference[0]["regret_mean"]), float(reference[0]["regret_sd"])
+        ax.axhline(m, color=COLOURS["fclub-dc"], label="FCLUB-DC (not private)")
+        ax.axhspan(m - sd, m + sd, color=COLOURS["fclub-dc"], alpha=0.12)
+        ax.axhline(1.5 * m, color=COLOURS["fclub-dc"], linestyle="--", label="1.5 x FCLUB-DC")
+    ax.set_xlabel(f"epsilon (d = {d0})")
+    ax.set_ylabel("final cumulative regret")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "privacy.png"), dpi=120)
+    plt.close(fig)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: plot_fclub.py OUT")
@@ -138,6 +187,7 @@ def main():
     plot_regret(curves, out, curves[0]["mode"])
     plot_comm(summary, out)
     plot_trends(summary, out)
+    plot_privacy(summary, out)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,8 @@ struct FclubConfig {
   // upload carries tree-mechanism Gaussian noise sized so that one
   // interaction costs at most (epsilon, delta) over the whole run
   // (cdp_ledger.hpp), and a cluster whose budget is spent stops sharing.
+  // epsilon = +infinity runs the private code path with zero noise (the
+  // right end of a privacy/regret curve), and spends an infinite epsilon.
   bool private_uploads = false;
   double epsilon = 1.0;
   double delta = 0.1;
@@ -48,7 +50,22 @@ struct FclubConfig {
   uint32_t max_phases = 17;              // phase-start re-releases a record can be in
   double max_item_norm = 1.0;            // ||x|| bound the sensitivity assumes
   double max_reward = 1.0;               // |y| bound
+  // The private merge test (Eq. 4 on noisy statistics): ||theta|| <= this
+  // bound (the paper's assumption), and the noise's norms hold with
+  // probability 1 - merge_noise_delta per upload.
+  double max_theta_norm = 1.0;
+  double merge_noise_delta = 0.01;
+  // The least distance between two clusters' theta the deployment assumes
+  // (the analysis's gamma): noise bounds up to half of it may join a pair.
+  // 0 assumes nothing (noise must then stay below the sampling radius).
+  double min_theta_gap = 0.0;
 };
+
+// The private upload trigger: the arriving user's cluster uploads on every
+// this-many-th interaction its local server sees in `phase` (a clock of
+// arrivals, never of rewards or items), sized so that a server's ticks in a
+// phase number about max_uploads_per_phase.
+uint64_t private_upload_interval(const FclubConfig& cfg, uint32_t phase);
 
 // Checks the config; returns a reason or nullptr.
 const char* check_config(const FclubConfig& cfg);

@@ -3,17 +3,12 @@
 #include <cmath>
 
 #include "dp/spd_projection.hpp"
+#include "fclub/cdp_ledger.hpp"
+#include "fclub/merge_test.hpp"
 
 namespace p2b::fclub {
 
 namespace {
-
-// The estimate Eq. 4 compares, from statistics that may carry noise: the
-// Gram matrix is made PSD first (post-processing).
-Eigen::VectorXd merge_estimate(Stats s, const FclubConfig& cfg) {
-  if (cfg.private_uploads) dp::raise_eigenvalues(s.gram.data(), cfg.dim, 0.0);
-  return ridge_estimate(s, cfg.estimate_ridge);
-}
 
 double psd_log_det(Eigen::MatrixXd gram, const FclubConfig& cfg) {
   if (cfg.private_uploads) dp::raise_eigenvalues(gram.data(), cfg.dim, 0.0);
@@ -24,44 +19,44 @@ double psd_log_det(Eigen::MatrixXd gram, const FclubConfig& cfg) {
 
 }  // namespace
 
-GlobalServer::GlobalServer(const FclubConfig& cfg) : cfg_(cfg) {}
+GlobalServer::GlobalServer(const FclubConfig& cfg) : cfg_(cfg) {
+  // A phase-start upload carries one node of its server's noise.
+  if (cfg.private_uploads) {
+    phase_start_noise_ = noise_norms(cfg.dim, plan_cdp(cfg).sigma, 1, cfg.merge_noise_delta);
+  }
+}
+
+std::vector<std::vector<uint32_t>> GlobalServer::partition(
+    const std::vector<StatsUpload>& uploads) const {
+  const auto n = static_cast<uint32_t>(uploads.size());
+  std::vector<std::vector<uint32_t>> parts;
+  switch (cfg_.clustering) {
+    case Clustering::single_global:
+      parts.emplace_back();
+      for (uint32_t i = 0; i < n; ++i) parts.back().push_back(i);
+      if (n == 0) parts.clear();
+      return parts;
+    case Clustering::per_server:
+      for (uint32_t i = 0; i < n; ++i) parts.push_back({i});
+      return parts;
+    case Clustering::detect:
+      break;
+  }
+  std::vector<MergeView> views;
+  views.reserve(n);
+  for (const StatsUpload& up : uploads) {
+    views.push_back(merge_view(up.stats, cfg_, phase_start_noise_));
+  }
+  return merge_components(views, cfg_.merge_alpha, cfg_.min_theta_gap);
+}
 
 std::vector<StatsDownload> GlobalServer::merge_phase(uint32_t phase,
                                                      const std::vector<StatsUpload>& uploads) {
   phase_ = phase;
-  const std::size_t n = uploads.size();
-  std::vector<Eigen::VectorXd> est(n);
-  for (std::size_t i = 0; i < n; ++i) est[i] = merge_estimate(uploads[i].stats, cfg_);
-  auto close = [&](std::size_t i, std::size_t j) {
-    switch (cfg_.clustering) {
-      case Clustering::single_global:
-        return true;
-      case Clustering::per_server:
-        return false;
-      case Clustering::detect:
-        break;
-    }
-    const double bound = cfg_.merge_alpha * (confidence_radius(uploads[i].stats.count) +
-                                             confidence_radius(uploads[j].stats.count));
-    return (est[i] - est[j]).norm() < bound;
-  };
-  // Connected components of the merge graph, numbered by first upload.
-  std::vector<int> group(n, -1);
   clusters_.clear();
   where_.clear();
-  for (std::size_t s = 0; s < n; ++s) {
-    if (group[s] >= 0) continue;
-    const auto g = static_cast<int>(clusters_.size());
-    std::vector<std::size_t> part{s};
-    group[s] = g;
-    for (std::size_t at = 0; at < part.size(); ++at) {
-      for (std::size_t v = 0; v < n; ++v) {
-        if (group[v] < 0 && close(part[at], v)) {
-          group[v] = g;
-          part.push_back(v);
-        }
-      }
-    }
+  for (const std::vector<uint32_t>& part : partition(uploads)) {
+    const auto g = static_cast<uint32_t>(clusters_.size());
     Cluster c;
     c.sum = Stats::zero(cfg_.dim);
     for (std::size_t i : part) {
@@ -70,8 +65,7 @@ std::vector<StatsDownload> GlobalServer::merge_phase(uint32_t phase,
       m.server = uploads[i].server;
       m.local_cluster = uploads[i].local_cluster;
       m.pending = Stats::zero(cfg_.dim);
-      where_[{m.server, m.local_cluster}] = {static_cast<uint32_t>(g),
-                                             static_cast<uint32_t>(c.members.size())};
+      where_[{m.server, m.local_cluster}] = {g, static_cast<uint32_t>(c.members.size())};
       c.members.push_back(std::move(m));
     }
     clusters_.push_back(std::move(c));
@@ -93,7 +87,7 @@ std::vector<StatsDownload> GlobalServer::merge_phase(uint32_t phase,
 }
 
 bool GlobalServer::download_due(const Stats& sum, const Member& m) const {
-  if (m.pending.count == 0) return false;
+  if (m.pending_uploads == 0) return false;
   if (cfg_.download_ratio <= 1.0) return true;
   // What the member holds is the sum less what it has not been sent.
   Eigen::MatrixXd held = sum.gram - m.pending.gram;
@@ -107,7 +101,10 @@ bool GlobalServer::receive(const StatsUpload& up, std::vector<StatsDownload>* do
   Cluster& c = clusters_[it->second.first];
   c.sum.add(up.stats);
   for (std::size_t i = 0; i < c.members.size(); ++i) {
-    if (i != it->second.second) c.members[i].pending.add(up.stats);
+    if (i != it->second.second) {
+      c.members[i].pending.add(up.stats);
+      ++c.members[i].pending_uploads;
+    }
   }
   for (Member& m : c.members) {
     if (!download_due(c.sum, m)) continue;
@@ -118,6 +115,7 @@ bool GlobalServer::receive(const StatsUpload& up, std::vector<StatsDownload>* do
     d.phase = phase_;
     d.stats = m.pending;
     m.pending.clear();
+    m.pending_uploads = 0;
     downs->push_back(std::move(d));
   }
   return true;

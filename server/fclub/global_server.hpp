@@ -12,6 +12,7 @@
 
 #include "fclub/cluster_stats.hpp"
 #include "fclub/fclub_config.hpp"
+#include "fclub/merge_test.hpp"
 #include "fclub/messages.hpp"
 
 namespace p2b::fclub {
@@ -38,15 +39,19 @@ class GlobalServer {
   struct Member {
     uint32_t server = 0;
     uint32_t local_cluster = 0;
-    Stats pending;  // uploads of the other members it has not been sent
+    Stats pending;                 // uploads of the other members it has not been sent
+    uint64_t pending_uploads = 0;  // how many (a private upload's count is 0)
   };
   struct Cluster {
     Stats sum;
     std::vector<Member> members;
   };
   bool download_due(const Stats& sum, const Member& m) const;
+  // Eq. 4's global clusters: lists of upload indices.
+  std::vector<std::vector<uint32_t>> partition(const std::vector<StatsUpload>& uploads) const;
 
   FclubConfig cfg_;
+  NoiseNorms phase_start_noise_;  // zero without privacy
   uint32_t phase_ = 0;
   std::vector<Cluster> clusters_;
   std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>> where_;  // -> (g, i)

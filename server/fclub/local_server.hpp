@@ -2,7 +2,10 @@
 // its own users' raw interactions, splits them into local clusters (Eq. 3),
 // recommends from each cluster's view, and uploads cluster statistics when
 // the determinant-ratio trigger (Eq. 5) fires, privatized by the tree
-// mechanism when the deployment is private.
+// mechanism when the deployment is private. A private server uploads on a
+// clock of arrivals instead (private_upload_interval), sends counts only
+// noised, and merges its own local clusters by Eq. 4 on raw statistics,
+// which it is trusted with, before the global server sees them.
 #pragma once
 
 #include <Eigen/Dense>
@@ -45,7 +48,9 @@ class LocalServer {
   uint32_t n_users() const { return static_cast<uint32_t>(users_.size()); }
   uint32_t cluster_count() const { return static_cast<uint32_t>(clusters_.size()); }
   uint32_t cluster_of(uint32_t user) const { return cluster_of_[user]; }
-  const CdpLedger& ledger() const { return ledger_; }
+  // The worst user's ledger (ledgers() has every user's).
+  const CdpLedger& ledger() const { return ledgers_.worst(); }
+  const UserLedgers& ledgers() const { return ledgers_; }
   const Stats& user_stats(uint32_t user) const { return users_[user]; }
   // The cluster's synchronized statistics as the global server sent them.
   const Stats& synced(uint32_t cluster) const { return clusters_[cluster].sync; }
@@ -64,20 +69,27 @@ class LocalServer {
     Eigen::LLT<Eigen::MatrixXd> factor;  // of ridge I + base.gram + up.gram
     double base_log_det = 0.0;           // ln det(ridge I + base.gram)
     uint64_t uploads = 0;                // in this phase: leaves of the tree
+    uint64_t released_count = 0;         // the noisy count its phase-start upload carried
     bool sharing = true;                 // false once the budget is spent
   };
 
   void rebuild_view(Cluster& c);
   double beta(uint64_t n) const;
+  bool upload_due(const Cluster& c);
   std::vector<std::vector<uint32_t>> split_users();
-  void noise_for(uint32_t phase, uint64_t cluster_key, uint64_t k, Stats* out) const;
+  std::vector<std::vector<uint32_t>> merge_own(
+      const std::vector<std::vector<uint32_t>>& parts) const;
+  // The noise of prefix k of one tree into `out`; returns its count noise.
+  double noise_for(uint32_t phase, uint64_t cluster_key, uint64_t k, Stats* out) const;
 
   FclubConfig cfg_;
   uint32_t id_;
   uint32_t phase_ = 0;
+  uint64_t local_rounds_ = 0;  // interactions seen: the private upload clock
+  uint64_t phase_ticks_ = 0;   // its ticks in this phase
   TreeSeed noise_key_;
   CdpPlan plan_;
-  CdpLedger ledger_;
+  UserLedgers ledgers_;
   std::vector<Stats> users_;
   std::vector<std::vector<bool>> linked_;  // the user graph G_l
   std::vector<Cluster> clusters_;

@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -24,6 +25,11 @@ TreeSeed derive_tree_seed(const TreeSeed& master, uint32_t phase, uint64_t clust
   return out;
 }
 
+uint64_t noisy_count(uint64_t count, double noise) {
+  const double v = std::round(static_cast<double>(count) + noise);
+  return v > 0.0 ? static_cast<uint64_t>(v) : 0;
+}
+
 TreePrivatizer::TreePrivatizer(uint32_t dim, double sigma, const TreeSeed& seed)
     : dim_(dim), sigma_(sigma), seed_(seed) {}
 
@@ -33,6 +39,12 @@ uint32_t TreePrivatizer::prefix_nodes(uint64_t k) {
 
 void TreePrivatizer::node_noise(uint32_t level, uint64_t index, Eigen::MatrixXd* gram_noise,
                                 Eigen::VectorXd* moment_noise) const {
+  double count_noise = 0.0;
+  node_entries(level, index, gram_noise, moment_noise, &count_noise);
+}
+
+void TreePrivatizer::node_entries(uint32_t level, uint64_t index, Eigen::MatrixXd* gram_noise,
+                                  Eigen::VectorXd* moment_noise, double* count_noise) const {
   const uint32_t n = dim_ + 1;
   std::vector<double> z(static_cast<std::size_t>(n) * (n + 1) / 2);
   dp::NoiseSeed seed{};
@@ -50,7 +62,9 @@ void TreePrivatizer::node_noise(uint32_t level, uint64_t index, Eigen::MatrixXd*
         (*gram_noise)(j, i) = v;
       } else if (i < dim_) {
         (*moment_noise)(i) = v;
-      }  // (d, d) would be noise on y^2, which FCLUB never uses
+      } else {
+        *count_noise = v;  // (d, d): the count's slot (y^2 is never released)
+      }
     }
   }
   sodium_memzero(z.data(), z.size() * sizeof(double));
@@ -68,6 +82,19 @@ void TreePrivatizer::prefix_noise(uint64_t k, Eigen::MatrixXd* gram_noise,
     *gram_noise += g;
     *moment_noise += m;
   }
+}
+
+double TreePrivatizer::prefix_count_noise(uint64_t k) const {
+  double sum = 0.0;
+  if (k == 0) return sum;
+  Eigen::MatrixXd g;
+  Eigen::VectorXd m;
+  for (const dp::TreeNode& node : dp::release_nodes(k)) {
+    double c = 0.0;
+    node_entries(node.level, node.index, &g, &m, &c);
+    sum += c;
+  }
+  return sum;
 }
 
 }  // namespace p2b::fclub

@@ -123,6 +123,7 @@ std::unique_ptr<Learner> make_learner(const Options& o, const std::string& name,
     cfg.private_uploads = true;
     cfg.epsilon = p.epsilon;
     cfg.delta = o.delta;
+    cfg.min_theta_gap = o.theta_gap;
     const uint64_t phases =
         static_cast<uint64_t>(std::ceil(std::log2(static_cast<double>(o.rounds) + 1.0)));
     cfg.max_phases = static_cast<uint32_t>(std::max<uint64_t>(phases, 1));

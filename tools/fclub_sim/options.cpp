@@ -1,6 +1,7 @@
 #include "fclub_sim/options.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/tool_cli.hpp"
 
@@ -53,9 +54,15 @@ int parse_options(int argc, char** argv, Options* o) {
                  "generated theta each server holds one true cluster), shuffled (clusters spread\n"
                  "over servers), auto = blocks [auto]")
       ->check(CLI::IsMember({"auto", "blocks", "shuffled"}));
-  app.add_option("--epsilons", o->epsilons, "CDP-FCLUB-DC's epsilon, a grid axis [1]")
+  app.add_option("--epsilons", o->epsilons,
+                 "CDP-FCLUB-DC's epsilon, a grid axis; inf: the private path without noise [1]")
       ->delimiter(',')
-      ->check(CLI::Range(1e-3, 1e6));
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            const double e = std::strtod(v.c_str(), nullptr);
+            return e >= 1e-3 ? std::string() : "epsilon must be >= 0.001 or inf";
+          },
+          "EPSILON"));
   app.add_option("--delta", o->delta, "CDP-FCLUB-DC's delta [0.1]")->check(CLI::Range(1e-12, 0.5));
   app.add_option("--beta-scale", o->beta_scale,
                  "default mode: the one beta scale of every algorithm [0.25]")
@@ -66,6 +73,10 @@ int parse_options(int argc, char** argv, Options* o) {
   app.add_option("--merge-alpha", o->merge_alpha,
                  "default mode: alpha_2 of Eq. 4 (clusters merge) [2]")
       ->check(CLI::Range(1e-6, 1e6));
+  app.add_option("--theta-gap", o->theta_gap,
+                 "CDP-FCLUB-DC: the least distance between clusters' theta its noisy merge\n"
+                 "test may assume; 0 assumes none [0]")
+      ->check(CLI::Range(0.0, 1e3));
   app.add_option("--upload-ratio", o->upload_ratio, "U [1.01]")->check(CLI::Range(1.0, 1e6));
   app.add_option("--download-ratio", o->download_ratio, "D [1.01]")->check(CLI::Range(1.0, 1e6));
   app.add_option("--threads", o->threads, "runs at once [2]")->check(CLI::Range(1U, 256U));

@@ -26,6 +26,7 @@ struct Options {
   double beta_scale = 0.25;
   double split_alpha = 1.5;  // Eq. 3, default mode
   double merge_alpha = 2.0;  // Eq. 4, default mode
+  double theta_gap = 0.0;    // CDP-FCLUB-DC: the least theta gap its merge test may assume
   double upload_ratio = 1.01;
   double download_ratio = 1.01;
   uint32_t threads = 2;

@@ -113,10 +113,11 @@ TEST(CdpLedger, ThePlanSpendsExactlyTheBudgetOverTreeAndPhaseReleases) {
   cfg.max_uploads_per_phase = 256;
   cfg.max_phases = 17;
   const CdpPlan p = plan_cdp(cfg);
-  EXPECT_DOUBLE_EQ(p.sensitivity, 2.0);
+  // ||x||^4 + y^2 ||x||^2 (the released Gram and moment entries) + 1 (the count).
+  EXPECT_DOUBLE_EQ(p.sensitivity, std::sqrt(3.0));
   EXPECT_EQ(p.tree_levels, 9U);  // ceil(log2 256) + 1
   // rho per record = (m + P) D^2 / (2 sigma^2), computed here on its own.
-  const double rho = (9.0 + 17.0) * 4.0 / (2.0 * p.sigma * p.sigma);
+  const double rho = (9.0 + 17.0) * 3.0 / (2.0 * p.sigma * p.sigma);
   EXPECT_NEAR(rho, p.rho_budget, 1e-12);
   // rho + 2 sqrt(rho ln(1/delta)) = epsilon at the budget.
   EXPECT_NEAR(rho + 2.0 * std::sqrt(rho * std::log(10.0)), 1.0, 1e-9);

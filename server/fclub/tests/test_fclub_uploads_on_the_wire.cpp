@@ -62,6 +62,8 @@ TEST(FclubUploadsOnTheWire, EveryUploadIsRawSumsPlusTheDocumentedNoiseAndNothing
   Stats since_upload = Stats::zero(kDim);  // one cluster: everything since its last upload
   uint32_t phase = 0;
   uint32_t opened = 0, phase_starts = 0, increments = 0;
+  // `noise.count` is the count the upload must carry: noisy at a phase
+  // start, none in an increment (a raw count would leak).
   auto check = [&](const StatsUpload& up, const Stats& raw, const Stats& noise) {
     Upload w;
     std::memcpy(w.deployment_fp, expect.deployment_fp, sizeof w.deployment_fp);
@@ -86,14 +88,14 @@ TEST(FclubUploadsOnTheWire, EveryUploadIsRawSumsPlusTheDocumentedNoiseAndNothing
     // The documented fields, and they say only this much.
     EXPECT_EQ(got.server_id, 3U);
     EXPECT_EQ(got.phase, phase);
-    EXPECT_EQ(got.member_count, kUsers);
+    EXPECT_EQ(got.member_count, 0U);  // cluster sizes are membership: not sent
     // Nothing released yet (phase 1's empty upload) has cost nothing.
     if (raw.count > 0) {
       EXPECT_GT(got.epsilon_spent, 0.0);
     }
     EXPECT_LE(got.epsilon_spent, cfg.epsilon + 1e-9);
     const Stats s = from_wire_stats(got.stats);
-    EXPECT_EQ(s.count, raw.count);  // counts are sent as they are (docs/fclub.md)
+    EXPECT_EQ(s.count, noise.count);  // counts only through the mechanism (docs/fclub.md)
     const Eigen::MatrixXd gram_noise = s.gram - raw.gram;
     const Eigen::VectorXd moment_noise = s.moment - raw.moment;
     EXPECT_LT((gram_noise - noise.gram).cwiseAbs().maxCoeff(), 1e-9);
@@ -111,8 +113,9 @@ TEST(FclubUploadsOnTheWire, EveryUploadIsRawSumsPlusTheDocumentedNoiseAndNothing
       Stats raw = Stats::zero(kDim);
       for (uint32_t u = 0; u < kUsers; ++u) raw.add(local.user_stats(u));
       Stats node = Stats::zero(kDim);
-      TreePrivatizer(kDim, sigma, derive_tree_seed(noise_key, s, kPhaseStartTree | 0))
-          .prefix_noise(1, &node.gram, &node.moment);
+      const TreePrivatizer start(kDim, sigma, derive_tree_seed(noise_key, s, kPhaseStartTree | 0));
+      start.prefix_noise(1, &node.gram, &node.moment);
+      node.count = noisy_count(raw.count, start.prefix_count_noise(1));
       EXPECT_EQ(starts[0].seq, 0U);
       check(starts[0], raw, node);
       ++phase_starts;
