@@ -25,7 +25,9 @@
 #   compare       every seed protocol on one world (p2b-sim --protocol compare):
 #                 synthetic and yeast, 5000 users, 5 seeds; compare-accept-all
 #                 repeats P-FCB-style with acceptance off (omega1 = inf, omega2 = 1),
-#                 compare-fclub-beta FCLUB-style with beta scale 0.05 (beta ~ 1)
+#                 compare-fclub-beta FCLUB-style with beta scale 0.05 (beta ~ 1);
+#                 compare-spends runs them at equal privacy (--spends 0.5..8:
+#                 the same epsilon per user over the horizon for every protocol)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-"$repo/out/results"}
@@ -117,5 +119,8 @@ if [ -f "$yeast" ]; then
     --protocols local,pfcb,pooled --epsilons 1,8,128 --omega1 1e12 --omega2 1 --quiet
   timed compare-fclub-beta --protocol compare --users 5000 --seeds 5 --data "$yeast" \
     --protocols local,fclub,pooled --epsilons 1 --beta-scale 0.05 --quiet
+  timed compare-spends --protocol compare --envs synthetic,multilabel --data "$yeast" \
+    --ml-dim 2 --users 1000 --seeds 3 --seed 1 --dim 4 --actions 4 --beta 1 --codes 8 \
+    --spends 0.5,1,2,4,8 --plot --quiet
 fi
 echo "results in $out"

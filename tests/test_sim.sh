@@ -293,14 +293,15 @@ np.save('$work/plain_T.npy', np.hstack([W, b[:, None]]).T)"
     [ -s "$work/c/reward_vs_eps.png" ] && [ -s "$work/c/reward_vs_bytes.png" ] ||
       fail "compare plots missing"
     s="$work/c/summary.csv"
-    # local, pooled, 2 x p2b, fclub and pfcb at eps 1 and inf: 8 rows and a header
-    [ "$(wc -l < "$s")" = 9 ] || fail "summary.csv should have 8 rows, has $(($(wc -l < "$s") - 1))"
-    [ "$(wc -l < "$work/c/runs.csv")" = 17 ] || fail "runs.csv should have 16 runs (8 x 2 seeds)"
+    # local, pooled, o3m, 2 x p2b, fclub and pfcb at eps 1 and inf: 9 rows and a header
+    [ "$(wc -l < "$s")" = 10 ] || fail "summary.csv should have 9 rows, has $(($(wc -l < "$s") - 1))"
+    [ "$(wc -l < "$work/c/runs.csv")" = 19 ] || fail "runs.csv should have 18 runs (9 x 2 seeds)"
     row() { cols "$s" protocol knob "$1" | awk -F, -v p="$2" -v k="$3" '$1 == p && $2 == k { print $3 }'; }
     [ "$(row bytes_total local 0)" = 0 ] && [ "$(row msgs_up local 0)" = 0 ] ||
       fail "local-only must send nothing"
     [ "$(row epsilon local 0)" = 0 ] || fail "local-only's epsilon must be 0"
     [ "$(row epsilon pooled 0)" = inf ] && [ "$(row epsilon fclub inf)" = inf ] &&
+      [ "$(row epsilon o3m 0)" = inf ] &&
       [ "$(row epsilon pfcb inf)" = inf ] || fail "non-private rows must state epsilon inf"
     ge() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x >= y) }'; }
     ge "$(row reward_all pooled 0)" "$(row reward_all local 0)" ||

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compare_sim/privacy_spend.hpp"
 #include "compare_sim/protocols.hpp"
 #include "p2b.h"
 #include "sim/c_agent.hpp"
@@ -99,7 +100,7 @@ Outcome run_pooled(const Options& o, const World& w) {
   for_each_step(w, [&](uint64_t u, uint32_t s) { rw.sum[u] += play(agent.get(), w, steps[u], s); });
   out.reward_all = rw.mean_all(w);
   out.reward_late = rw.mean_late(w);
-  out.epsilon = std::numeric_limits<double>::infinity();
+  out.epsilon = out.user_epsilon = out.formula_epsilon = std::numeric_limits<double>::infinity();
   // Nominal: every interaction goes to the server as (x as floats, action,
   // reward) and every decision comes back as an action; no library format.
   out.msgs_up = out.msgs_down = w.steps;
@@ -108,8 +109,10 @@ Outcome run_pooled(const Options& o, const World& w) {
   return out;
 }
 
-Outcome run_p2b(const Options& o, const World& w, double participation,
-                const std::vector<float>& codebook, uint32_t n_codes) {
+namespace {
+
+sim::PointSpec p2b_spec(const Options& o, const World& w, double participation,
+                        uint32_t threshold) {
   sim::PointSpec spec;
   spec.mode = sim::Mode::standard;
   spec.early_users = w.early;
@@ -117,24 +120,65 @@ Outcome run_p2b(const Options& o, const World& w, double participation,
   spec.interactions = w.steps;
   spec.participation = participation;
   spec.alpha = o.alpha;
-  spec.threshold = o.threshold;
+  spec.threshold = threshold;
   spec.crypto = true;
   spec.seed = w.seed;
   spec.threads = 1;  // the comparison runs its tasks side by side instead
-  const sim::PointResult r = sim::run_point(spec, *w.env, codebook, n_codes);
+  return spec;
+}
+
+sim::PointResult p2b_point(const sim::PointSpec& spec, const World& w,
+                           const std::vector<float>& codebook, uint32_t n_codes) {
+  sim::PointResult r = sim::run_point(spec, *w.env, codebook, n_codes);
   if (r.population != w.users) {
     throw std::logic_error("P2B's population (" + std::to_string(r.population) +
                            ") differs from the world's (" + std::to_string(w.users) + ")");
   }
+  return r;
+}
+
+}  // namespace
+
+Outcome run_p2b(const Options& o, const World& w, double participation,
+                const std::vector<float>& codebook, uint32_t n_codes) {
+  return run_p2b_at(o, w, participation, o.threshold, codebook, n_codes);
+}
+
+Outcome run_p2b_nonprivate(const Options& o, const World& w, const std::vector<float>& codebook,
+                           uint32_t n_codes) {
+  constexpr double kMostParticipation = 0.99;  // p < 1: the device refuses p = 1
+  const sim::PointResult r = p2b_point(p2b_spec(o, w, kMostParticipation, 1), w, codebook, n_codes);
+  Outcome out;
+  out.protocol = "p2b";
+  out.knob = std::numeric_limits<double>::infinity();
+  out.reward_late = r.warm_nonprivate.mean;
+  out.reward_all = (r.early.mean * static_cast<double>(w.early) +
+                    r.warm_nonprivate.mean * static_cast<double>(r.late_users)) /
+                   static_cast<double>(w.users);
+  out.epsilon = out.user_epsilon = out.formula_epsilon = out.knob;
+  out.check = r.cold.mean;
+  return out;
+}
+
+Outcome run_p2b_at(const Options& o, const World& w, double participation, uint32_t threshold,
+                   const std::vector<float>& codebook, uint32_t n_codes) {
+  const sim::PointResult r =
+      p2b_point(p2b_spec(o, w, participation, threshold), w, codebook, n_codes);
   Outcome out;
   out.protocol = "p2b";
   out.knob = participation;
+  out.threshold = threshold;
   const auto late = static_cast<double>(r.late_users);
   const auto n = static_cast<double>(w.users);
   out.reward_late = r.warm_private.mean;
   out.reward_all = (r.early.mean * static_cast<double>(w.early) + r.warm_private.mean * late) / n;
   out.epsilon = r.epsilon_per_user;
   out.delta = r.delta_indicative;
+  // The window is the whole horizon (T_u steps): at most one report per user.
+  out.ledger_units = 1;
+  out.user_epsilon = r.epsilon_per_user;
+  out.user_delta = r.delta_indicative;
+  out.formula_epsilon = p2b_user_spend(participation, threshold, 1).epsilon;
   p2b_config any{};
   sim::check(p2b_config_default(&any), "config");
   size_t envelope = 0;

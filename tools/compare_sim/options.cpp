@@ -10,7 +10,7 @@ namespace p2b::compare_sim {
 int parse_options(int argc, char** argv, Options* o) {
   CLI::App app(
       "p2b-sim --protocol compare: local-only, P2B, FCLUB-style clustered sharing,\n"
-      "P-FCB-style noisy deltas and pooled (non-private) LinUCB on the same users, the\n"
+      "P-FCB-style noisy deltas, O3M and pooled (non-private) LinUCB on the same users, the\n"
       "same schedule and the same reward coins, with privacy and communication per user\n"
       "stated side by side (docs/simulator.md#compare).",
       "p2b-sim");
@@ -20,9 +20,9 @@ int parse_options(int argc, char** argv, Options* o) {
   app.add_option("--envs", o->envs, "synthetic and/or multilabel [both]")
       ->delimiter(',')
       ->check(CLI::IsMember({"synthetic", "multilabel"}));
-  app.add_option("--protocols", o->protocols, "any of local, p2b, fclub, pfcb, pooled [all]")
+  app.add_option("--protocols", o->protocols, "any of local, p2b, fclub, pfcb, o3m, pooled [all]")
       ->delimiter(',')
-      ->check(CLI::IsMember({"local", "p2b", "fclub", "pfcb", "pooled"}));
+      ->check(CLI::IsMember({"local", "p2b", "fclub", "pfcb", "o3m", "pooled"}));
   app.add_option("--users", o->users, "N, both cohorts [2000]")->check(CLI::Range(10U, 1000000U));
   app.add_option("--early-fraction", o->early_fraction, "the early cohort's share of N [0.7]")
       ->check(CLI::Range(0.05, 0.95));
@@ -54,6 +54,11 @@ int parse_options(int argc, char** argv, Options* o) {
       ->check(CLI::Range(1e-3, 1e6));
   app.add_option("--delta", o->delta, "the one delta every Gaussian mechanism is stated at [1e-5]")
       ->check(CLI::Range(1e-12, 0.5));
+  app.add_option("--spends", o->spends,
+                 "equal privacy: epsilon per user over the horizon at --delta; P2B, FCLUB and\n"
+                 "P-FCB-style run at the knobs that spend each (replaces their axes) [off]")
+      ->delimiter(',')
+      ->check(CLI::Range(1e-3, 1e3));
   app.add_option("--servers", o->servers, "FCLUB local servers [4]")->check(CLI::Range(1U, 64U));
   app.add_option("--beta-scale", o->beta_scale, "FCLUB beta scale [0.25]")
       ->check(CLI::Range(0.0, 1e3));

@@ -9,7 +9,7 @@ namespace p2b::compare_sim {
 
 struct Options {
   std::vector<std::string> envs{"synthetic", "multilabel"};
-  std::vector<std::string> protocols{"local", "p2b", "fclub", "pfcb", "pooled"};
+  std::vector<std::string> protocols{"local", "p2b", "fclub", "pfcb", "o3m", "pooled"};
   uint32_t users = 2000;        // N, both cohorts
   double early_fraction = 0.7;  // the early cohort's share of N (P2B's paper: 0.7)
   uint32_t interactions = 10;   // T_u, steps per user
@@ -35,6 +35,10 @@ struct Options {
   // FCLUB and the P-FCB-style deltas: the epsilon axis, all at one delta.
   std::vector<double> epsilons{0.5, 1, 2, 4, 8};
   double delta = 1e-5;
+  // Equal privacy: targets of epsilon per user over the horizon, all at
+  // --delta. Non-empty: P2B, FCLUB and P-FCB run at the knobs that spend
+  // exactly these (knob_solver.hpp) instead of --participations / --epsilons.
+  std::vector<double> spends;
   uint32_t servers = 4;
   double beta_scale = 0.25;
   double omega1 = 0.1;

@@ -27,7 +27,10 @@
 // Accounting: a Gaussian release is mu-GDP with mu = sqrt(2) / sigma_z; a
 // user's releases compose as sum mu_z^2, and gdp_epsilon gives epsilon at the
 // comparison's delta. This charges every release to every interaction (each
-// interaction sits in one release only, so it is an upper bound).
+// interaction sits in one release only, so it is an upper bound). Per user
+// over the horizon, a posting that carries c of the user's interactions
+// moves by c x sqrt(2), so the user's ledger adds (c sqrt(2) / sigma_z)^2
+// (privacy_spend.hpp; rounds after the last release are never posted).
 //
 // Peers: a relay stores every posting; a user reads all postings it has not
 // read (late users the early cohort's backlog too) before each step.
@@ -38,6 +41,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "compare_sim/privacy_spend.hpp"
 #include "compare_sim/protocols.hpp"
 #include "p2b.h"
 #include "p2b/cmab.hpp"
@@ -50,7 +54,6 @@ namespace {
 
 constexpr uint64_t kNoiseStream = 41;
 constexpr uint64_t kAgentStream = 42;
-const double kSensitivity = std::sqrt(2.0);
 
 struct Posting {
   uint64_t sender = 0;
@@ -67,8 +70,10 @@ struct User {
   std::vector<double> pcount, preward;  // accepted, omega2-weighted
   uint64_t tau = 0;
   uint32_t releases = 0;
-  double mu2 = 0.0;
-  std::size_t read = 0;  // postings read so far
+  uint32_t unposted = 0;  // own interactions since the last release
+  double mu2 = 0.0;       // one interaction charged every release
+  double user_mu2 = 0.0;  // the user's whole data, release by release
+  std::size_t read = 0;   // postings read so far
 };
 
 }  // namespace
@@ -190,10 +195,11 @@ Outcome run_pfcb(const Options& o, const World& w, double epsilon) {
     ++s.releases;
     double sigma = 0.0;
     if (priv) {
-      const double eps_z = cmab_release_epsilon(epsilon, w.steps, CmabLogBase::two, s.releases);
-      sigma = kSensitivity * cmab_noise_multiplier(eps_z, o.delta);
-      s.mu2 += (kSensitivity / sigma) * (kSensitivity / sigma);
+      sigma = pfcb_release_sigma(epsilon, w.steps, s.releases, o.delta);
+      s.mu2 += pfcb_posting_mu2(sigma, 1);
+      s.user_mu2 += pfcb_posting_mu2(sigma, s.unposted);
     }
+    s.unposted = 0;
     Posting p;
     p.sender = u;
     p.a = s.da;
@@ -250,6 +256,7 @@ Outcome run_pfcb(const Options& o, const World& w, double epsilon) {
     }
     s.count[a] += 1.0;
     s.reward[a] += r;
+    ++s.unposted;
     if (cmab_is_release_round(t, window_start, window_stop, s.tau)) {
       release(u);
       s.tau = cmab_next_tau(CmabSchedule::paper, s.tau);
@@ -264,7 +271,12 @@ Outcome run_pfcb(const Options& o, const World& w, double epsilon) {
   // Every user follows the same schedule, so user 0's ledger is everybody's.
   out.epsilon = priv ? gdp_epsilon(std::sqrt(users[0].mu2), o.delta)
                      : std::numeric_limits<double>::infinity();
-  out.delta = priv ? o.delta : 0.0;
+  out.delta = out.user_delta = priv ? o.delta : 0.0;
+  double user_mu2 = 0.0;
+  for (const User& s : users) user_mu2 = std::max(user_mu2, s.user_mu2);
+  out.user_epsilon = priv ? gdp_epsilon(std::sqrt(user_mu2), o.delta) : out.epsilon;
+  out.formula_epsilon = priv ? pfcb_user_spend(epsilon, w.steps, o.delta).epsilon : out.epsilon;
+  out.ledger_units = users[0].releases;
   const auto n = static_cast<double>(w.users);
   const std::size_t bytes = pfcb_posting_bytes(static_cast<std::size_t>(k) * d * (d + 1) / 2,
                                                static_cast<std::size_t>(k) * d);
