@@ -7,7 +7,7 @@ include(GNUInstallDirs)
 # Services go to man8 (system administration), tools to man1.
 set(P2B_SERVICES p2b-shuffler p2b-analyzer p2b-vfl-pmg p2b-vfl-party p2b-vfl-ap
   p2b-fclub-local p2b-fclub-global p2b-relay)
-set(P2B_OPERATOR_TOOLS p2b-keygen p2b-keylist p2b-codebook p2b-sim p2b-device)
+set(P2B_OPERATOR_TOOLS p2b-keygen p2b-keylist p2b-codebook p2b-sim p2b-device p2b-audit)
 set(P2B_SUBCOMMAND_TOOLS p2b-device)
 # The long-running services that get a unit (the others: docs/operations.md).
 # (p2b-vfl-pmg is a one-shot program: no unit.)
@@ -45,6 +45,7 @@ set(P2B_MAN_NAME_p2b-keylist "signs and shows shuffler-key lists")
 set(P2B_MAN_NAME_p2b-codebook "trains the P2B encoder's k-means codebook")
 set(P2B_MAN_NAME_p2b-sim "runs the paper's experiments for every protocol")
 set(P2B_MAN_NAME_p2b-device "runs devices through the C API against running services")
+set(P2B_MAN_NAME_p2b-audit "measures each privacy mechanism's empirical epsilon lower bound")
 set(P2B_MAN_FILES)
 if(P2B_MAN_PAGES AND P2B_HELP2MAN)
   foreach(prog IN LISTS P2B_SERVICES P2B_OPERATOR_TOOLS)
