@@ -7,6 +7,8 @@
 #   docker build -t p2b-services .
 #   docker run --rm -p 8710:8710 -v /etc/p2b:/etc/p2b:ro -v p2b-shuffler:/var/lib/p2b \
 #     p2b-services p2b-shuffler --config /etc/p2b/shuffler.toml --listen 0.0.0.0:8710
+#   (shuffler.toml names its spool-key under /etc/p2b, never on the data volume:
+#   the shuffler refuses a key inside its spool's directory.)
 #
 # Stage 1: build and install into /opt/p2b (services, tools, man pages).
 FROM debian:12 AS build

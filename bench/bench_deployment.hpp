@@ -52,6 +52,12 @@ class Deployment {
     sign_pair("shuffler");
     sign_pair("analyzer");
     write_codebook();
+    // The shuffler's spool key, outside the spool's own directory.
+    fs::create_directories(dir_ / "spool");
+    uint8_t spool_key[32];
+    randombytes_buf(spool_key, sizeof spool_key);
+    write_file(dir_ / "keys" / "shuffler.spool.key", spool_key, sizeof spool_key, fs::perms(0600));
+    sodium_memzero(spool_key, sizeof spool_key);
   }
 
   const fs::path& dir() const { return dir_; }
@@ -83,7 +89,8 @@ class Deployment {
   std::vector<std::string> shuffler_args(const std::string& analyzer_url) const {
     return {"--listen",       "127.0.0.1:0",
             "--keys",         path("keys"),
-            "--spool",        path("shuffler.db"),
+            "--spool",        path("spool/shuffler.db"),
+            "--spool-key",    path("keys/shuffler.spool.key"),
             "--analyzer",     analyzer_url,
             "--analyzer-key", path("keys/analyzer.sign.pk")};
   }

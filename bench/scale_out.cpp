@@ -330,13 +330,19 @@ class Runner {
   // `analyzer_key`: the key the analyzer signs acks with.
   std::vector<std::string> shuffler_args(const std::string& store, const std::string& analyzer_url,
                                          const std::string& analyzer_key) const {
-    return {"--listen",        "127.0.0.1:0",
-            "--keys",          (dep_ / "keys").string(),
-            "--store",         store,
-            "--analyzer",      analyzer_url,
-            "--analyzer-key",  analyzer_key,
-            "--batch-size",    st_.ingest_only ? "1048576" : std::to_string(st_.batch_size),
-            "--batch-seconds", st_.ingest_only ? "86400" : "1"};
+    std::vector<std::string> args = {
+        "--listen",        "127.0.0.1:0",
+        "--keys",          (dep_ / "keys").string(),
+        "--store",         store,
+        "--analyzer",      analyzer_url,
+        "--analyzer-key",  analyzer_key,
+        "--batch-size",    st_.ingest_only ? "1048576" : std::to_string(st_.batch_size),
+        "--batch-seconds", st_.ingest_only ? "86400" : "1"};
+    // A SQLite spool is sealed under its key; a PostgreSQL one takes none.
+    if (store.rfind("postgresql://", 0) != 0) {
+      args.insert(args.end(), {"--spool-key", (dep_ / "keys/shuffler.spool.key").string()});
+    }
+    return args;
   }
 
   ordered_json sqlite_point(const std::vector<Envelope>& pool) {

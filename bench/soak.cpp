@@ -115,8 +115,9 @@ int run(int argc, char** argv) {
   shuffler.start(
       P2B_SHUFFLER_BIN,
       {"--listen", "127.0.0.1:0", "--keys", (dep / "keys").string(), "--spool",
-       in_run("shuffler.db"), "--analyzer", analyzer.url(), "--analyzer-key",
-       (dep / "keys/analyzer.sign.pk").string(), "--batch-size", "1000", "--batch-seconds", "1"},
+       in_run("shuffler.db"), "--spool-key", (dep / "keys/shuffler.spool.key").string(),
+       "--analyzer", analyzer.url(), "--analyzer-key", (dep / "keys/analyzer.sign.pk").string(),
+       "--batch-size", "1000", "--batch-seconds", "1"},
       in_run("shuffler.log"));
   const long long shuffler_w0 = p2b::bench::write_bytes(shuffler.pid());
   const long long analyzer_w0 = p2b::bench::write_bytes(analyzer.pid());

@@ -2,7 +2,9 @@
 # The project's main job: installs what it needs, builds, and runs P2B end to
 # end through real processes (p2b-keygen, p2b-shuffler, p2b-analyzer on
 # loopback, devices through the C API), then plots the result. Extra
-# arguments go to p2b-demo (see p2b-demo --help).
+# arguments go to p2b-demo (see p2b-demo --help). Its analyzers run with
+# central DP off (P2B's own guarantee only, as in the paper; the demo prints
+# the setting), unless --central-epsilon EPS is passed through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

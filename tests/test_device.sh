@@ -79,9 +79,13 @@ case $case_name in
     codebook_file "$work/other-codebook.p2bc" 2
     start analyzer "$analyzer" --keys "$work/keys" --store "$work/analyzer.db" \
       --shuffler-key "$work/keys/shuffler.sign.pk" --codebook "$work/codebook.p2bc" \
-      --actions 10 --threshold 2
+      --actions 10 --threshold 2 --central-epsilon off
     analyzer_url=$url
-    start shuffler "$shuffler" --keys "$work/keys" --store "$work/shuffler.db" \
+    # The spool in a directory of its own; its key outside it.
+    "$keygen" --shuffler-spool --out "$work/spool-key" >/dev/null
+    mkdir -p "$work/spool"
+    start shuffler "$shuffler" --keys "$work/keys" --store "$work/spool/shuffler.db" \
+      --spool-key "$work/spool-key/shuffler.spool.key" \
       --analyzer "$analyzer_url" --analyzer-key "$work/keys/analyzer.sign.pk" --threshold 2 \
       --batch-seconds 1
     run report --keys "$work/keys" --codebook "$work/codebook.p2bc" --users 200 --shuffler "$url"

@@ -41,8 +41,13 @@ own=() other=()
 case $case_name in
   shuffler-sqlite)
     keys "$etc/keys"
-    own=(--keys "$etc/keys" --store "sqlite:$work/shuffler.db"
-      --analyzer-key "$etc/keys/analyzer.sign.pk")
+    # The spool key, where the unit loads it from; the spool gets a
+    # directory of its own, which the key must lie outside.
+    keys "$etc/shuffler-spool" --shuffler-spool
+    mkdir -p "$work/spool"
+    own=(--keys "$etc/keys" --store "sqlite:$work/spool/shuffler.db"
+      --analyzer-key "$etc/keys/analyzer.sign.pk"
+      --spool-key "$etc/shuffler-spool/shuffler.spool.key")
     ;;
   analyzer-sqlite)
     keys "$etc/keys"

@@ -63,6 +63,10 @@ struct Options {
   std::string out = "out/demo";
   // "sqlite", "postgresql" (a throwaway cluster) or a postgresql:// URL.
   std::string store = "sqlite";
+  // The analyzers' --central-epsilon. Off by default: the demo measures what
+  // P2B's own mechanism (participation and crowd thresholds) costs, as the
+  // paper does (docs/demo.md); deployments ship with it on.
+  std::string central_epsilon = "off";
   bool on_postgresql() const { return store != "sqlite"; }
   // The server to use, empty for a throwaway cluster.
   std::string pg_server() const { return store == "postgresql" ? "" : store; }
@@ -116,6 +120,19 @@ int parse(int argc, char** argv, Options* o) {
          "the "
          "databases p2b_demo_shuffler and p2b_demo_analyzer, dropped first) [sqlite]")
       ->type_name("STORE");
+  app.add_option_function<std::string>(
+         "--central-epsilon",
+         [o](const std::string& v) {
+           char* end = nullptr;
+           const double x = std::strtod(v.c_str(), &end);
+           if (v != "off" && (end == v.c_str() || *end != '\0' || !(x > 0 && x <= 100))) {
+             throw std::invalid_argument("--central-epsilon needs a number in (0, 100] or off");
+           }
+           o->central_epsilon = v;
+         },
+         "the analyzers' central DP (docs/analyzer.md): EPS per report over the horizon, or off "
+         "(P2B's own guarantee only, as in the paper) [off]")
+      ->type_name("EPS|off");
   return p2b::tools::parse_command_line(app, argc, argv);
 }
 
@@ -248,15 +265,21 @@ int main(int argc, char** argv) {
       fs::remove(out / f);
     }
     auto analyzer_args = [&](const fs::path& keys, const std::string& store) {
-      return std::vector<std::string>{
-          "--listen",       "127.0.0.1:0",
-          "--keys",         keys.string(),
-          "--shuffler-key", (out / "keys" / "shuffler.sign.pk").string(),
-          "--threshold",    std::to_string(o.threshold),
-          "--codebook",     codebook_file.string(),
-          "--store",        store,
-          "--actions",      std::to_string(kActions)};
+      std::vector<std::string> args{"--listen",       "127.0.0.1:0",
+                                    "--keys",         keys.string(),
+                                    "--shuffler-key", (out / "keys" / "shuffler.sign.pk").string(),
+                                    "--threshold",    std::to_string(o.threshold),
+                                    "--codebook",     codebook_file.string(),
+                                    "--store",        store,
+                                    "--actions",      std::to_string(kActions)};
+      args.insert(args.end(), {"--central-epsilon", o.central_epsilon});
+      return args;
     };
+    std::printf("central DP: %s\n",
+                o.central_epsilon == "off"
+                    ? "off (P2B's own guarantee only, as in the paper; --central-epsilon EPS turns "
+                      "it on)"
+                    : ("epsilon " + o.central_epsilon + ", delta 1e-6 per report").c_str());
     // PostgreSQL analyzers refuse the raw baseline: on PostgreSQL a SQLite
     // analyzer of its own takes only /v1/raw.
     const std::string raw_name = o.on_postgresql() ? "analyzer-raw" : "analyzer";
@@ -356,10 +379,19 @@ int main(int argc, char** argv) {
     // population, so the batch closes when the last of them has arrived.
     const std::string batch_size = std::to_string(std::max<std::size_t>(sent, 1));
     if (!o.on_postgresql()) {
+      // The spool is sealed under its key, which lives outside the spool's
+      // directory (docs/operations.md, "The spool key").
+      const fs::path spool_key = out / "spool-key" / "shuffler.spool.key";
+      if (!fs::exists(spool_key)) {
+        run_or_throw("p2b-keygen", {P2B_KEYGEN_BIN, "--shuffler-spool", "--out",
+                                    spool_key.parent_path().string()});
+      }
+      fs::create_directories(out / "spool");
       shuffler.start(
           P2B_SHUFFLER_BIN,
           {"--listen", "127.0.0.1:0", "--keys", (out / "keys").string(), "--spool",
-           (out / "shuffler.db").string(), "--analyzer", analyzer.url(), "--analyzer-key",
+           (out / "spool" / "shuffler.db").string(), "--spool-key", spool_key.string(),
+           "--analyzer", analyzer.url(), "--analyzer-key",
            (out / "keys" / "analyzer.sign.pk").string(), "--threshold", std::to_string(o.threshold),
            "--batch-size", batch_size, "--batch-seconds", "600"},
           (out / "shuffler.log").string());

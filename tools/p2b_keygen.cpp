@@ -30,7 +30,7 @@ using p2b::common::ParseOutcome;
 
 constexpr char kSynopsis[] =
     "usage: p2b-keygen --out DIR [--force] [--vfl | --fclub | --fclub-local | --pfcb-consortium "
-    "| --pfcb-agent]";
+    "| --pfcb-agent | --shuffler-spool]";
 constexpr char kDescription[] =
     "Writes the shuffler's X25519 box key pair, the analyzer's X25519 box key\n"
     "pair and the Ed25519 signing key pairs of the analyzer (models, acks) and\n"
@@ -48,7 +48,10 @@ constexpr char kDescription[] =
     "the relay never does) and prints its fingerprint, the relay's\n"
     "--consortium-fp. With --pfcb-agent it writes an agent's Ed25519 pair\n"
     "pfcb.sign.{pk,sk} and prints the fingerprint and the members-file line\n"
-    "of its verify key (docs/pfcb-relay.md).\n";
+    "of its verify key (docs/pfcb-relay.md).\n"
+    "With --shuffler-spool it writes the 32-byte secret shuffler.spool.key\n"
+    "(0600), the key the shuffler's SQLite spool is sealed under (--spool-key);\n"
+    "keep it outside the spool's directory (docs/operations.md).\n";
 
 static_assert(crypto_box_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "X25519 key size");
 static_assert(crypto_sign_PUBLICKEYBYTES == p2b::kPublicKeyBytes, "Ed25519 key size");
@@ -61,6 +64,7 @@ struct Options {
   bool fclub_local = false;      // an FCLUB local server's: the same and a noise seed
   bool pfcb_consortium = false;  // a P-FCB consortium's AEAD key
   bool pfcb_agent = false;       // a P-FCB agent's signing pair
+  bool shuffler_spool = false;   // the shuffler's spool key
 };
 
 ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* message) {
@@ -78,16 +82,20 @@ ParseOutcome parse_args(int argc, char** argv, Options* opt, std::string* messag
                      "write pfcb.consortium.key, a P-FCB consortium's AEAD key, instead");
   cli.app().add_flag("--pfcb-agent", opt->pfcb_agent,
                      "write pfcb.sign.{pk,sk}, a P-FCB agent's signing pair, instead");
+  cli.app().add_flag("--shuffler-spool", opt->shuffler_spool,
+                     "write shuffler.spool.key, the shuffler's SQLite spool key, instead");
   const ParseOutcome parsed = cli.parse(argc, argv, message);
   if (parsed == ParseOutcome::ok && opt->out_dir.empty()) {
     *message = "--out DIR is required";
     return ParseOutcome::usage_error;
   }
   if (parsed == ParseOutcome::ok && int{opt->vfl} + int{opt->fclub} + int{opt->fclub_local} +
-                                            int{opt->pfcb_consortium} + int{opt->pfcb_agent} >
+                                            int{opt->pfcb_consortium} + int{opt->pfcb_agent} +
+                                            int{opt->shuffler_spool} >
                                         1) {
     *message =
-        "give at most one of --vfl, --fclub, --fclub-local, --pfcb-consortium and --pfcb-agent";
+        "give at most one of --vfl, --fclub, --fclub-local, --pfcb-consortium, --pfcb-agent and "
+        "--shuffler-spool";
     return ParseOutcome::usage_error;
   }
   return parsed;
@@ -99,6 +107,7 @@ using p2b::keygen::KeySet;
 using p2b::keygen::KeySetKind;
 
 KeySetKind kind_of(const Options& opt) {
+  if (opt.shuffler_spool) return KeySetKind::shuffler_spool;
   if (opt.pfcb_consortium) return KeySetKind::pfcb_consortium;
   if (opt.pfcb_agent) return KeySetKind::pfcb_agent;
   if (opt.fclub_local) return KeySetKind::fclub_local;

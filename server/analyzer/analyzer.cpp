@@ -231,7 +231,7 @@ void Analyzer::add_reports(const std::vector<ValidReport>& reports, Statistics* 
 BatchOutcome Analyzer::receive_batch(const uint8_t* data, std::size_t len) {
   server::VerifiedBatch verified;
   BatchOutcome out;
-  if (!verify_or_refuse(data, len, settings_.shuffler_keys, &verified, &out, *metrics_, *log_)) {
+  if (!verify_or_refuse(data, len, settings_, &verified, &out, *metrics_, *log_)) {
     return out;
   }
   return apply_verified(verified);

@@ -75,12 +75,13 @@ class CentralDpExhausted : public std::runtime_error {
 
 enum class BatchResult {
   applied,
-  duplicate,        // this id with this digest was applied before: acked again
-  conflict,         // this id was applied with another digest: nothing changes
-  malformed,        // refused before any state was read
-  unknown_signer,   // likewise
-  bad_signature,    // likewise
-  quarantine_full,  // its bad records would overfill the quarantine: nothing changes
+  duplicate,           // this id with this digest was applied before: acked again
+  conflict,            // this id was applied with another digest: nothing changes
+  malformed,           // refused before any state was read
+  unknown_signer,      // likewise
+  bad_signature,       // likewise
+  quarantine_full,     // its bad records would overfill the quarantine: nothing changes
+  threshold_mismatch,  // signed with other crowd thresholds than ours: refused before any state
 };
 
 struct BatchOutcome {

@@ -6,14 +6,42 @@
 
 namespace p2b::analyzer {
 
-bool verify_or_refuse(const uint8_t* data, std::size_t len,
-                      const std::vector<server::VerifyKey>& shuffler_keys,
+namespace {
+
+// After the signature: the thresholds are the shuffler's word, and only a
+// pinned shuffler's word counts.
+bool same_thresholds_or_refuse(const AnalyzerSettings& settings,
+                               const server::VerifiedBatch& verified, BatchOutcome* out,
+                               Metrics& metrics, common::Logger& log) {
+  const server::BatchThresholds want = expected_thresholds(settings);
+  const server::BatchThresholds& have = verified.batch.thresholds;
+  if (server::same_thresholds(want, have)) return true;
+  out->result = BatchResult::threshold_mismatch;
+  out->error = "the batch was thresholded with " + server::thresholds_str(have) +
+               ", this analyzer applies " + server::thresholds_str(want) +
+               ": the shuffler's --threshold and --noisy-threshold must equal the analyzer's";
+  metrics.batch_refused(BatchRefusal::threshold_mismatch);
+  log.error("batch_refused", {{"reason", "threshold_mismatch"},
+                              {"batch", server::batch_id_hex(verified.batch.id)},
+                              {"batch_thresholds", server::thresholds_str(have)},
+                              {"analyzer_thresholds", server::thresholds_str(want)}});
+  return false;
+}
+
+}  // namespace
+
+server::BatchThresholds expected_thresholds(const AnalyzerSettings& settings) {
+  // The options bound l to 2^30, so it fits the wire's u32.
+  return {static_cast<uint32_t>(settings.threshold), settings.threshold_noise};
+}
+
+bool verify_or_refuse(const uint8_t* data, std::size_t len, const AnalyzerSettings& settings,
                       server::VerifiedBatch* verified, BatchOutcome* out, Metrics& metrics,
                       common::Logger& log) {
-  switch (server::verify_batch(data, len, shuffler_keys.data(), shuffler_keys.size(), verified,
-                               &out->error)) {
+  const std::vector<server::VerifyKey>& keys = settings.shuffler_keys;
+  switch (server::verify_batch(data, len, keys.data(), keys.size(), verified, &out->error)) {
     case server::BatchCheck::ok:
-      return true;
+      return same_thresholds_or_refuse(settings, *verified, out, metrics, log);
     case server::BatchCheck::malformed:
       out->result = BatchResult::malformed;
       metrics.batch_refused(BatchRefusal::malformed);

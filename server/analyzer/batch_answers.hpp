@@ -18,14 +18,19 @@
 
 namespace p2b::analyzer {
 
-// Verifies an encoded batch against the pinned shuffler keys. True with
-// `verified` filled; false with `out` the refusal (malformed, unknown
-// signer, bad signature), counted and logged. Nothing else is read: a forged
-// batch can neither change the model nor claim a batch id.
-bool verify_or_refuse(const uint8_t* data, std::size_t len,
-                      const std::vector<server::VerifyKey>& shuffler_keys,
+// Verifies an encoded batch against the pinned shuffler keys
+// (`settings.shuffler_keys`), then its signed crowd thresholds against
+// `settings.threshold` and `settings.threshold_noise`. True with `verified`
+// filled; false with `out` the refusal (malformed, unknown signer, bad
+// signature, threshold mismatch), counted and logged. Nothing else is read:
+// a forged or misconfigured batch can neither change the model nor claim a
+// batch id.
+bool verify_or_refuse(const uint8_t* data, std::size_t len, const AnalyzerSettings& settings,
                       server::VerifiedBatch* verified, BatchOutcome* out, Metrics& metrics,
                       common::Logger& log);
+
+// The thresholds a batch must carry to be taken by an analyzer with `settings`.
+server::BatchThresholds expected_thresholds(const AnalyzerSettings& settings);
 
 // Signs an ack whose id, digest and model version are set.
 using AckSigner = std::function<std::vector<uint8_t>(const server::BatchAck&)>;

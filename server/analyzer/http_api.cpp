@@ -77,6 +77,10 @@ void post_batch(const httplib::Request& req, httplib::Response& res, AnalyzerApi
       return set_error(res, 403, "bad_signature", out.error);
     case BatchResult::conflict:
       return set_error(res, 409, "batch_conflict", out.error);
+    case BatchResult::threshold_mismatch:
+      // A configuration error, not a passing fault: the shuffler reports
+      // it as one (not ready) and keeps the batch until the settings agree.
+      return set_error(res, 409, "threshold_mismatch", out.error);
     case BatchResult::quarantine_full:
       // Insufficient Storage: nothing was applied, the shuffler keeps the
       // batch and retries; an operator has to act on the quarantine.

@@ -182,6 +182,8 @@ int serve_postgresql(const p2b::analyzer::Options& opt, p2b::common::Logger& log
     settings.analyzer.threshold = opt.threshold;
     settings.analyzer.threshold_noise = opt.noisy_threshold;
     settings.analyzer.max_quarantine = opt.max_quarantine;
+    settings.analyzer.central_dp =
+        CentralDpConfig{opt.central_epsilon, opt.central_delta, opt.central_horizon};
     settings.publish_seconds = opt.publish_seconds;
     settings.publish_reports = opt.publish_reports;
     node = std::make_unique<PgNode>(std::move(settings), codebook, std::move(worker_keys),

@@ -57,6 +57,8 @@ const char* batch_refusal_name(BatchRefusal r) {
       return "quarantine_full";
     case BatchRefusal::too_large:
       return "too_large";
+    case BatchRefusal::threshold_mismatch:
+      return "threshold_mismatch";
   }
   return "malformed";
 }

@@ -46,9 +46,10 @@ enum class BatchRefusal : int {
   bad_signature,
   conflict,
   quarantine_full,
-  too_large,  // over --max-batch-records or --max-body, refused unread
+  too_large,           // over --max-batch-records or --max-body, refused unread
+  threshold_mismatch,  // signed with another l or sigma than this analyzer's
 };
-constexpr int kBatchRefusals = 6;
+constexpr int kBatchRefusals = 7;
 
 // What became of quarantined records retried at start.
 enum class ReleaseOutcome : int { applied, replayed, below_threshold };

@@ -18,6 +18,15 @@ using common::usage_error;
 
 constexpr int kDefaultPort = 8720;
 
+// No default: without central DP, sybils who fill a victim's crowd read its
+// report back from the model (docs/security.md), so the operator chooses.
+constexpr const char* kChooseCentralDp =
+    "choose central DP: --central-epsilon EPS (the models are then (EPS, delta)-DP per report "
+    "over --central-horizon releases, against everyone who sees them, sybils included; the "
+    "shipped configs use 1) or --central-epsilon off (sybils can read a victim's report back); "
+    "in a --config file: central-epsilon = 1 or off. See docs/analyzer.md, \"Central "
+    "differential privacy\", and p2b-analyzer(1)";
+
 common::ServiceDefaults defaults() {
   common::ServiceDefaults d;
   d.listen_port = kDefaultPort;
@@ -89,9 +98,10 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       line.add_value("--max-quarantine", &max_quarantine,
                      "records kept for a later start (unknown key, other shape); default 1000000");
   std::string dp_epsilon, dp_delta, dp_horizon;
-  CLI::Option* dp_epsilon_opt = line.add_value(
-      "--central-epsilon", &dp_epsilon,
-      "central DP of the released statistics over the whole horizon; 0 (default) is off");
+  CLI::Option* dp_epsilon_opt =
+      line.add_value("--central-epsilon", &dp_epsilon,
+                     "required: EPS (central DP of the released models, per report over the "
+                     "whole horizon; the shipped configs use 1) or off");
   CLI::Option* dp_delta_opt =
       line.add_value("--central-delta", &dp_delta, "central DP delta, default 1e-6");
   CLI::Option* dp_horizon_opt = line.add_value("--central-horizon", &dp_horizon,
@@ -162,8 +172,11 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       !common::parse_count(max_quarantine, 0, uint64_t{1} << 32, &o.max_quarantine)) {
     return refuse(bad_value("max-quarantine", "a count in 0..2^32", max_quarantine));
   }
-  if (given(dp_epsilon_opt) && !common::parse_real(dp_epsilon, 0, 100, &o.central_epsilon)) {
-    return refuse(bad_value("central-epsilon", "a number in [0, 100]", dp_epsilon));
+  if (!given(dp_epsilon_opt)) return refuse(kChooseCentralDp);
+  if (dp_epsilon == "off") {
+    o.central_epsilon = 0;
+  } else if (!common::parse_real(dp_epsilon, 1e-6, 100, &o.central_epsilon)) {
+    return refuse(bad_value("central-epsilon", "a number in [1e-6, 100], or off", dp_epsilon));
   }
   if (given(dp_delta_opt) && !common::parse_real(dp_delta, 1e-30, 0.01, &o.central_delta)) {
     return refuse(bad_value("central-delta", "a number in [1e-30, 0.01]", dp_delta));
@@ -202,9 +215,6 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
     return refuse(bad_value("publish-reports", "a count in 0..2^40", publish_reports));
   }
   if (o.store_url.is_postgresql()) {
-    // A worker's batch is in the next publication, not a model of its own:
-    // the central-DP budget counts releases this design does not bound yet.
-    if (o.central_epsilon > 0) return refuse("--central-epsilon needs a SQLite store");
     if (o.raw_enabled) return refuse("--enable-raw-baseline needs a SQLite store");
   } else {
     if (o.role != Role::all)
@@ -214,7 +224,9 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
     }
   }
   if (o.central_epsilon > 0 && o.mode == AggregationMode::paper) {
-    return refuse("--central-epsilon needs --mode default: paper mode's x = [code] has no bound");
+    return refuse(
+        "--central-epsilon needs --mode default: paper mode's x = [code] has no bound; "
+        "paper mode takes --central-epsilon off");
   }
   *out = std::move(o);
   return ParseOutcome::ok;

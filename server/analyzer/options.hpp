@@ -30,7 +30,8 @@ struct Options : common::ServiceOptions {
   std::size_t threshold = 10;              // l, applied again to valid reports per crowd
   double noisy_threshold = 0;              // sigma on those counts, as the shuffler's
   uint64_t max_quarantine = 1000000;       // records; a batch that would pass it gets 507
-  // Central DP of the released statistics (central_dp.hpp); epsilon 0: off.
+  // Central DP of the released statistics (central_dp.hpp): --central-epsilon
+  // is required, and `off` leaves epsilon 0.
   double central_epsilon = 0.0;
   double central_delta = 1e-6;
   uint64_t central_horizon = uint64_t{1} << 20;

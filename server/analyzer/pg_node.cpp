@@ -48,6 +48,23 @@ PgNode::PgNode(PgNodeSettings settings, const Codebook& codebook, KeyRing worker
   if (publishes && model_sk_.size() != kSignSecretBytes) {
     throw std::invalid_argument("a publisher needs the model signing key");
   }
+  const CentralDpConfig& budget = settings_.analyzer.central_dp;
+  if (budget.enabled()) {
+    if (settings_.analyzer.mode != AggregationMode::centroid) {
+      throw std::invalid_argument(
+          "central DP needs the default mode: paper mode's x = [code] "
+          "has no bound");
+    }
+    // The calibration, checked now rather than at the first publication;
+    // the seed is never logged (nor known to this calculation).
+    const CentralDp calc(budget, dp::NoiseSeed{});
+    log_->info("central_dp", {{"epsilon", budget.epsilon},
+                              {"delta", budget.delta},
+                              {"horizon", budget.horizon},
+                              {"levels", calc.levels()},
+                              {"sigma", calc.sigma()}});
+  }
+  store_->bind_central_dp(budget);
   if (works) {
     std::vector<Epoch> epochs;
     for (std::size_t i = 0; i < worker_keys_.n_box_keys(); ++i) {
@@ -85,10 +102,21 @@ void PgNode::refresh() {
   if (now && (!have || have->model.version != now->model.version)) {
     auto next = std::make_shared<const StoredModel>(std::move(*now));
     std::atomic_store(&latest_, next);
-    const bool withheld = next->reports < settings_.analyzer.min_reports;
+    // With central DP the decision may use only what was released.
+    const bool withheld =
+        central_dp_on()
+            ? settings_.analyzer.min_reports > 0 &&
+                  next->released_reports < static_cast<double>(settings_.analyzer.min_reports)
+            : next->reports < settings_.analyzer.min_reports;
     std::atomic_store(&served_, withheld ? std::shared_ptr<const SignedModel>()
                                          : std::make_shared<const SignedModel>(next->model));
     metrics_->set_model_version(next->model.version);
+  }
+  if (central_dp_on()) {
+    const CentralDpConfig& budget = settings_.analyzer.central_dp;
+    const uint64_t version = now ? now->model.version : 0;
+    metrics_->set_central_dp(budget.epsilon, budget.delta,
+                             version >= budget.horizon ? 0 : budget.horizon - version);
   }
   std::set<Epoch> retired = store_->retired_epochs();
   {
@@ -166,35 +194,71 @@ bool PgNode::publish_if_due(std::chrono::steady_clock::time_point* last) {
 
   const Statistics stats =
       store_->sum_shards(ModelKind::private_reports, features_.dim(), settings_.analyzer.n_actions);
+  const uint64_t version = (head ? head->model.version : 0) + 1;
+  const uint64_t now = settings_.analyzer.clock();
+  if (central_dp_on()) {
+    const CentralDpConfig& budget = settings_.analyzer.central_dp;
+    if (version > budget.horizon) {
+      // The reports stay exact sums in the database, never released.
+      if (!horizon_announced_) {
+        metrics_->central_dp_refused();
+        log_->error("central_dp_horizon_exhausted",
+                    {{"horizon", budget.horizon}, {"version", version}});
+      }
+      horizon_announced_ = true;
+      return false;
+    }
+    store_->store_noisy_model(version, now, [&](const dp::NoiseSeed& seed) {
+      const CentralDp calc(budget, seed);
+      NoisyRelease r = calc.release(stats, version, settings_.analyzer.lambda);
+      NoisyPublication p;
+      p.model = sign_model(version, now, r.a, r.b, &budget);
+      p.reports = stats.total_count();
+      p.released_reports = r.total_count();
+      return p;
+    });
+  } else {
+    std::vector<double> a, b;
+    stats.model_arrays(settings_.analyzer.lambda, &a, &b);
+    store_->store_model(ModelKind::private_reports, sign_model(version, now, a, b, nullptr),
+                        stats.total_count());
+  }
+  *last = std::chrono::steady_clock::now();
+  publish_ok_.store(true);
+  log_->info("model_published", {{"version", version},
+                                 {"reports", stats.total_count()},
+                                 {"new_reports", stats.total_count() - published}});
+  refresh();
+  return true;
+}
+
+SignedModel PgNode::sign_model(uint64_t version, uint64_t created_unix,
+                               const std::vector<double>& a, const std::vector<double>& b,
+                               const CentralDpConfig* dp) const {
   SignedModel model;
-  model.version = (head ? head->model.version : 0) + 1;
-  model.created_unix = settings_.analyzer.clock();
+  model.version = version;
+  model.created_unix = created_unix;
   server::ModelSpec spec;
-  spec.dim = stats.dim();
-  spec.n_actions = stats.n_actions();
+  spec.dim = features_.dim();
+  spec.n_actions = settings_.analyzer.n_actions;
   spec.ridge_lambda = settings_.analyzer.lambda;
   std::memcpy(spec.codebook_fp, codebook_fp_, sizeof spec.codebook_fp);
-  spec.version = model.version;
-  spec.created_unix = model.created_unix;
+  spec.version = version;
+  spec.created_unix = created_unix;
   spec.kind = 0;
   if (settings_.analyzer.model_ttl > 0) {
     spec.not_after_unix = spec.created_unix + settings_.analyzer.model_ttl;
   }
-  std::vector<double> a, b;
-  stats.model_arrays(settings_.analyzer.lambda, &a, &b);
+  if (dp != nullptr) {
+    spec.central_epsilon = dp->epsilon;
+    spec.central_delta = dp->delta;
+  }
   std::string err;
   if (!server::build_model_bundle(spec, a.data(), b.data(), model_sk_.data(), &model.bundle,
                                   &err)) {
     throw std::runtime_error("signing the model failed: " + err);
   }
-  store_->store_model(ModelKind::private_reports, model, stats.total_count());
-  *last = std::chrono::steady_clock::now();
-  publish_ok_.store(true);
-  log_->info("model_published", {{"version", model.version},
-                                 {"reports", stats.total_count()},
-                                 {"new_reports", stats.total_count() - published}});
-  refresh();
-  return true;
+  return model;
 }
 
 Statistics PgNode::sums_of(const std::vector<ValidReport>& reports) const {
@@ -202,9 +266,27 @@ Statistics PgNode::sums_of(const std::vector<ValidReport>& reports) const {
   std::vector<double> x(features_.dim());
   for (const ValidReport& r : reports) {
     features_.features(r.code, x.data());
-    s.add(r.action, x.data(), r.reward);
+    double reward = r.reward;
+    // The sensitivity the publisher's noise is calibrated to holds only for
+    // bounded reports; the worker adds no noise itself.
+    if (central_dp_on()) CentralDp::clip_report(x.data(), features_.dim(), &reward);
+    s.add(r.action, x.data(), reward);
   }
   return s;
+}
+
+void PgNode::check_central_horizon(const std::string& batch_id) {
+  if (!central_dp_on()) return;
+  const std::shared_ptr<const StoredModel> have = std::atomic_load(&latest_);
+  const uint64_t released = have ? have->model.version : 0;
+  const uint64_t horizon = settings_.analyzer.central_dp.horizon;
+  if (released < horizon) return;
+  metrics_->central_dp_refused();
+  log_->error("central_dp_horizon_exhausted",
+              {{"batch", batch_id}, {"horizon", horizon}, {"version", released}});
+  throw CentralDpExhausted(
+      "central DP horizon exhausted: no further private model can be released within the "
+      "configured epsilon");
 }
 
 void PgNode::release_quarantine() {
@@ -258,8 +340,7 @@ BatchOutcome PgNode::receive_batch(const uint8_t* data, std::size_t len) {
   }
   server::VerifiedBatch verified;
   BatchOutcome out;
-  if (!verify_or_refuse(data, len, settings_.analyzer.shuffler_keys, &verified, &out, *metrics_,
-                        *log_)) {
+  if (!verify_or_refuse(data, len, settings_.analyzer, &verified, &out, *metrics_, *log_)) {
     return out;
   }
   return apply_verified(verified);
@@ -281,6 +362,7 @@ BatchOutcome PgNode::apply_verified(const server::VerifiedBatch& verified) {
   if (const std::optional<AppliedBatch> known = store_->find_batch(batch.id)) {
     return answer_known(verified, *known);
   }
+  check_central_horizon(id);
   std::set<Epoch> retired;
   {
     const std::lock_guard<std::mutex> lock(retired_mu_);

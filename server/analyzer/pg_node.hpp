@@ -35,8 +35,11 @@ namespace p2b::analyzer {
 struct PgNodeSettings {
   Role role = Role::all;
   // mode, n_actions, lambda, min_reports, model_ttl, clock, shuffler_keys,
-  // threshold, threshold_noise, max_quarantine; no raw baseline, no
-  // central DP (refused on PostgreSQL).
+  // threshold, threshold_noise, max_quarantine and central_dp; no raw
+  // baseline. With central DP on, workers clip each report (and add no
+  // noise: they stay exactly-once sums) and the publisher releases the tree
+  // mechanism's noisy statistics, publication t being tree step t
+  // (pg_central_dp.hpp); every node must be started with the same choice.
   AnalyzerSettings analyzer;
   double publish_seconds = 10;   // publish at most this long after a new report
   uint64_t publish_reports = 0;  // or as soon as this many new reports (0: off)
@@ -73,6 +76,14 @@ class PgNode : public AnalyzerApi {
  private:
   BatchOutcome apply_verified(const server::VerifiedBatch& verified);
   Statistics sums_of(const std::vector<ValidReport>& reports) const;
+  // The signed bundle of private model `version` from its arrays; `dp`:
+  // the central-DP settings its header states (null: none).
+  SignedModel sign_model(uint64_t version, uint64_t created_unix, const std::vector<double>& a,
+                         const std::vector<double>& b, const CentralDpConfig* dp) const;
+  bool central_dp_on() const { return settings_.analyzer.central_dp.enabled(); }
+  // A worker's refusal (CentralDpExhausted) once the latest publication
+  // reached the horizon: no model could ever carry the batch.
+  void check_central_horizon(const std::string& batch_id);
   BatchOutcome answer_known(const server::VerifiedBatch& verified, const AppliedBatch& known);
   // A worker's start: applies what of the quarantine opens valid now, one
   // original batch at a time (as Analyzer::release_quarantine on SQLite).
@@ -101,6 +112,7 @@ class PgNode : public AnalyzerApi {
   std::atomic<int64_t> last_refresh_ms_{0};
   std::atomic<bool> leading_{false};
   std::atomic<bool> publish_ok_{true};
+  bool horizon_announced_ = false;  // the publisher thread's
 
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/store_open.hpp"
+#include "pg_central_dp.hpp"
 
 namespace p2b::analyzer {
 
@@ -15,8 +16,9 @@ namespace {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "statistics are stored as f64le");
 
-// Version 1. Statistics are exact sums (f64le, as in the SQLite store);
-// applied_batches.refused holds the ack's refusal counts as u32le.
+// Version 2 adds central DP's rows (pg_central_dp.hpp). Statistics are
+// exact sums (f64le, as in the SQLite store); applied_batches.refused holds the ack's refusal
+// counts as u32le.
 const std::vector<pg::Migration>& migrations() {
   static const std::vector<pg::Migration> all{{1, R"sql(
 CREATE TABLE analyzer_meta(key text PRIMARY KEY, value text NOT NULL);
@@ -36,7 +38,8 @@ CREATE TABLE models(kind int4 NOT NULL, version int8 NOT NULL, created_unix int8
 CREATE TABLE quarantine(digest bytea PRIMARY KEY, batch_id bytea NOT NULL,
   position int4 NOT NULL, crowd_id int4 NOT NULL, inner_ct bytea NOT NULL,
   reason int4 NOT NULL, quarantined_unix int8 NOT NULL);
-)sql"}};
+)sql"},
+                                              {2, pg_central_dp::kSchema}};
   return all;
 }
 
@@ -180,6 +183,31 @@ void add_to_shard(pg::Connection& conn, const Statistics& add) {
   }
 }
 
+// Stores `model` (its version the latest plus one, else StoreError) in the
+// caller's transaction, dropping all but the newest few versions.
+void insert_model(pg::Connection& conn, ModelKind kind, const SignedModel& model, uint64_t reports,
+                  double released_reports) {
+  const pg::Result v =
+      conn.query("SELECT coalesce(max(version), 0)::int8 FROM models WHERE kind = $1",
+                 pg::Params().int4(kind_id(kind)));
+  if (static_cast<uint64_t>(v.int8(0, 0)) + 1 != model.version) {
+    throw StoreError("model version moved underneath this publisher");
+  }
+  conn.query(
+      "INSERT INTO models(kind, version, created_unix, reports, bundle, released_reports) "
+      "VALUES ($1, $2, $3, $4, $5, $6)",
+      pg::Params()
+          .int4(kind_id(kind))
+          .int8(static_cast<int64_t>(model.version))
+          .int8(static_cast<int64_t>(model.created_unix))
+          .int8(static_cast<int64_t>(reports))
+          .bytes(model.bundle.data(), model.bundle.size())
+          .float8(released_reports));
+  conn.query(
+      "DELETE FROM models WHERE kind = $1 AND version <= $2",
+      pg::Params().int4(kind_id(kind)).int8(static_cast<int64_t>(model.version) - kModelsKept));
+}
+
 constexpr const char* kSelectApplied =
     "SELECT digest, version, records, applied, quarantined, refused FROM applied_batches "
     "WHERE batch_id = $1";
@@ -297,6 +325,7 @@ PgApplied PgAnalyzerStore::apply_batch(const server::VerifiedBatch& verified,
   return retried(&pool_, [&](pg::Connection& conn) -> PgApplied {
     PgApplied out;
     pg::Transaction tx(conn);
+    if (central_dp_bound_) pg_central_dp::check(conn, central_dp_);
     // The id first: a second worker with the same batch waits here for the
     // first to commit, then finds it applied.
     const pg::Result claimed = conn.query(
@@ -442,6 +471,7 @@ OpenedBatch PgAnalyzerStore::release(const std::vector<OpenedRecord>& now_valid,
   return retried(&pool_, [&](pg::Connection& conn) {
     pg::Transaction tx(conn);
     conn.query("SELECT pg_advisory_xact_lock($1)", pg::Params().int8(kQuarantineLock));
+    if (central_dp_bound_) pg_central_dp::check(conn, central_dp_);
     std::vector<std::pair<const uint8_t*, std::size_t>> all;
     all.reserve(now_valid.size());
     for (const OpenedRecord& r : now_valid) all.emplace_back(r.digest.data(), r.digest.size());
@@ -512,32 +542,52 @@ void PgAnalyzerStore::store_model(ModelKind kind, const SignedModel& model, uint
   const std::lock_guard<std::mutex> lock(lead_mu_);
   if (!lead_) throw StoreError("not the publisher");
   pg::Transaction tx(*lead_);
-  const pg::Result v =
-      lead_->query("SELECT coalesce(max(version), 0)::int8 FROM models WHERE kind = $1",
-                   pg::Params().int4(kind_id(kind)));
-  if (static_cast<uint64_t>(v.int8(0, 0)) + 1 != model.version) {
-    throw StoreError("model version moved underneath this publisher");
-  }
-  lead_->query(
-      "INSERT INTO models(kind, version, created_unix, reports, bundle) VALUES ($1, $2, $3, $4, "
-      "$5)",
-      pg::Params()
-          .int4(kind_id(kind))
-          .int8(static_cast<int64_t>(model.version))
-          .int8(static_cast<int64_t>(model.created_unix))
-          .int8(static_cast<int64_t>(reports))
-          .bytes(model.bundle.data(), model.bundle.size()));
-  lead_->query(
-      "DELETE FROM models WHERE kind = $1 AND version <= $2",
-      pg::Params().int4(kind_id(kind)).int8(static_cast<int64_t>(model.version) - kModelsKept));
+  if (central_dp_bound_) pg_central_dp::check(*lead_, central_dp_);
+  insert_model(*lead_, kind, model, reports, static_cast<double>(reports));
   tx.commit();
+}
+
+void PgAnalyzerStore::store_noisy_model(uint64_t version, uint64_t now_unix,
+                                        const BuildNoisy& build) {
+  const std::lock_guard<std::mutex> lock(lead_mu_);
+  if (!lead_) throw StoreError("not the publisher");
+  if (!central_dp_.enabled()) throw StoreError("central DP is off for this node");
+  pg::Transaction tx(*lead_);
+  pg_central_dp::check(*lead_, central_dp_);
+  dp::NoiseSeed seed = pg_central_dp::seed_for_publication(*lead_);
+  NoisyPublication p;
+  try {
+    p = build(seed);
+  } catch (...) {
+    sodium_memzero(seed.data(), seed.size());
+    throw;
+  }
+  sodium_memzero(seed.data(), seed.size());
+  if (p.model.version != version) throw StoreError("the noisy model is not the version charged");
+  pg_central_dp::charge(*lead_, central_dp_, version, now_unix);
+  insert_model(*lead_, ModelKind::private_reports, p.model, p.reports, p.released_reports);
+  tx.commit();
+}
+
+uint64_t PgAnalyzerStore::central_dp_charges() {
+  return retried(&pool_, [](pg::Connection& conn) { return pg_central_dp::charges(conn); });
+}
+
+void PgAnalyzerStore::bind_central_dp(const CentralDpConfig& want) {
+  PgPool::Lease conn = pool_.take();
+  pg::Transaction tx(*conn);
+  pg_central_dp::bind(*conn, want);
+  tx.commit();
+  central_dp_ = want;
+  central_dp_bound_ = true;
 }
 
 std::optional<StoredModel> PgAnalyzerStore::latest_model(
     ModelKind kind, uint64_t have_version, const std::shared_ptr<const StoredModel>& have) {
   return retried(&pool_, [&](pg::Connection& conn) -> std::optional<StoredModel> {
     const pg::Result head = conn.query(
-        "SELECT version, created_unix, reports FROM models WHERE kind = $1 "
+        "SELECT version, created_unix, reports, coalesce(released_reports, reports::float8) "
+        "FROM models WHERE kind = $1 "
         "ORDER BY version DESC LIMIT 1",
         pg::Params().int4(kind_id(kind)));
     if (head.rows() == 0) return std::nullopt;
@@ -551,6 +601,7 @@ std::optional<StoredModel> PgAnalyzerStore::latest_model(
     m.model.version = version;
     m.model.created_unix = static_cast<uint64_t>(head.int8(0, 1));
     m.reports = static_cast<uint64_t>(head.int8(0, 2));
+    m.released_reports = head.float8(0, 3);
     m.model.bundle = r.bytes(0, 0);
     return m;
   });

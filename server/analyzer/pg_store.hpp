@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "batch_opener.hpp"
+#include "central_dp.hpp"
 #include "common/pg/pg.hpp"
 #include "model_store.hpp"
 #include "statistics.hpp"
@@ -82,7 +83,15 @@ struct PgApplied {
 // The latest stored model of a kind, as served.
 struct StoredModel {
   SignedModel model;
-  uint64_t reports = 0;  // the reports its statistics hold
+  uint64_t reports = 0;         // the reports its statistics hold
+  double released_reports = 0;  // the count it claims: noisy with central DP, else `reports`
+};
+
+// A noisy publication as its builder made it from the stored seed.
+struct NoisyPublication {
+  SignedModel model;
+  uint64_t reports = 0;
+  double released_reports = 0;
 };
 
 class PgAnalyzerStore {
@@ -92,6 +101,12 @@ class PgAnalyzerStore {
   // was made for another dim, actions, mode or codebook. pg::Error when the
   // database cannot be reached.
   PgAnalyzerStore(const std::string& conninfo, const StoreIdentity& id);
+
+  // Every node's start, before any other call and before its threads:
+  // binds the database to this central-DP choice (pg_central_dp::bind,
+  // common::StoreRefused for another). From then on every worker
+  // transaction and publication first checks the choice is still this one.
+  void bind_central_dp(const CentralDpConfig& want);
 
   // A worker's start: refuses (common::StoreRefused) any of `epochs` that
   // was retired, and creates the seen_inner partition of each other one.
@@ -139,6 +154,17 @@ class PgAnalyzerStore {
   // 23505) with `reports`, on the publisher connection, dropping all but
   // the newest few versions.
   void store_model(ModelKind kind, const SignedModel& model, uint64_t reports);
+  // The central-DP publication of private model `version`, all or nothing
+  // on the publisher connection: reads the stored seed (made and stored on
+  // first use), has `build` make the signed noisy model from it, charges
+  // the version to the ledger once (StoreError if it was, or is past the
+  // horizon) and stores the model as store_model does. A publisher killed
+  // before the commit leaves nothing: its successor makes the same noise
+  // from the same seed, and the ledger never holds a version twice.
+  using BuildNoisy = std::function<NoisyPublication(const dp::NoiseSeed& seed)>;
+  void store_noisy_model(uint64_t version, uint64_t now_unix, const BuildNoisy& build);
+  // The noisy publications charged to the ledger.
+  uint64_t central_dp_charges();
 
   // Every node: the latest stored model, or nullopt before the first; only
   // read in full when its version is not `have_version`.
@@ -153,6 +179,9 @@ class PgAnalyzerStore {
   PgPool pool_;
   std::mutex lead_mu_;
   std::unique_ptr<pg::Connection> lead_;  // holds the publisher lock
+  // Set once by bind_central_dp, before the node's threads start.
+  CentralDpConfig central_dp_;
+  bool central_dp_bound_ = false;
 };
 
 }  // namespace p2b::analyzer

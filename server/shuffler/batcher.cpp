@@ -23,6 +23,32 @@ int64_t steady_ms(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
 
+// The error code of an analyzer's JSON answer ({"error": code, "detail":
+// why}), at most 64 characters: a code, not a story; empty if none.
+std::string error_code(const std::string& answer) {
+  const nlohmann::json body = nlohmann::json::parse(answer, nullptr, false);
+  if (body.is_object() && body.contains("error") && body["error"].is_string()) {
+    return body["error"].get<std::string>().substr(0, 64);
+  }
+  return {};
+}
+
+// The analyzer's own words on a refusal, bounded (the answer already is, to
+// 4 KiB): for the one refusal an operator must act on at once.
+std::string error_detail(const std::string& answer) {
+  const nlohmann::json body = nlohmann::json::parse(answer, nullptr, false);
+  if (body.is_object() && body.contains("detail") && body["detail"].is_string()) {
+    return body["detail"].get<std::string>().substr(0, 400);
+  }
+  return {};
+}
+
+// The analyzer refuses the thresholds this shuffler signs: retrying cannot
+// help until an operator makes the two agree.
+bool is_threshold_mismatch(int status, const std::string& answer) {
+  return status == 409 && error_code(answer) == "threshold_mismatch";
+}
+
 // Why a delivery failed, stable across retries of the same fault so that it
 // is logged once: the transport error, or the status and the error code of
 // the analyzer's answer.
@@ -30,9 +56,12 @@ std::string failure_reason(int status, const std::string& answer, const std::str
   if (status < 0) return "no answer: " + detail;
   if (status == 200) return "HTTP 200 without a valid ack: " + detail;
   std::string reason = "HTTP " + std::to_string(status);
-  const nlohmann::json body = nlohmann::json::parse(answer, nullptr, false);
-  if (body.is_object() && body.contains("error") && body["error"].is_string()) {
-    reason += " " + body["error"].get<std::string>().substr(0, 64);  // a code, not a story
+  const std::string code = error_code(answer);
+  if (!code.empty()) reason += " " + code;
+  if (is_threshold_mismatch(status, answer)) {
+    reason += ": " + error_detail(answer) +
+              "; a configuration error: the batch waits until both services run the same "
+              "--threshold and --noisy-threshold";
   }
   if (status == 413) {
     // The batch is signed and its crowds were thresholded as a whole: cut
@@ -66,7 +95,7 @@ Batcher::Batcher(Spool& spool, AnalyzerSink& sink, Metrics& metrics, BatchingPol
       sink_(sink),
       metrics_(metrics),
       policy_(policy),
-      keys_(keys),
+      keys_(std::move(keys)),
       holder_(random_holder()),
       closing_("batch_close", policy.min_retry, policy.max_retry),
       delivery_("batch_delivery", policy.min_retry, policy.max_retry) {}
@@ -188,11 +217,37 @@ ClosedBatch Batcher::close_batch() {
   return closed;
 }
 
-void Batcher::delivery_failed(const std::string& reason) {
+void Batcher::delivery_failed(const std::string& reason, FailureState::Kind kind) {
   metrics_.forward_failures.fetch_add(1);
-  delivery_pause_ = delivery_.failed(reason);
+  delivery_pause_ = delivery_.failed(reason, kind);
   metrics_.delivery_failing = true;
+  metrics_.delivery_misconfigured = kind == FailureState::Kind::configuration;
   metrics_.delivery_consecutive_failures = delivery_.snapshot().consecutive;
+}
+
+Batcher::Sent Batcher::send_signed(const server::Batch& batch, const uint8_t* sign_sk) {
+  Sent sent;
+  // Ed25519 signatures are deterministic: a re-sent batch is the same
+  // bytes, so the analyzer recognises it as the batch it applied.
+  const std::vector<uint8_t> encoded = server::encode_signed_batch(batch, sign_sk);
+  sent.digest = server::batch_digest(encoded.data(), encoded.size());
+  sent.status = sink_.deliver(encoded, &sent.answer, &sent.detail);
+  return sent;
+}
+
+Batcher::Sent Batcher::send_under_any_key(const server::Batch& batch, bool* by_previous) {
+  *by_previous = false;
+  Sent sent = send_signed(batch, keys_.sign_sk);
+  for (const uint8_t* previous : keys_.previous_sign_sks) {
+    if (sent.status != 409 || error_code(sent.answer) != "batch_conflict" || stop_requested()) {
+      break;
+    }
+    // The conflict may be this batch as an earlier run signed it: offer
+    // exactly those bytes. Anything else stays a conflict.
+    sent = send_signed(batch, previous);
+    *by_previous = true;
+  }
+  return sent;
 }
 
 bool Batcher::deliver_pending() {
@@ -220,26 +275,34 @@ bool Batcher::deliver_pending() {
       metrics_.oldest_unacknowledged_since_ms = steady_ms(Clock::now());
     }
     const std::string id_hex = server::batch_id_hex(batch->id);
-    // Ed25519 signatures are deterministic: a re-sent batch is the same
-    // bytes, so the analyzer recognises it as the batch it applied.
-    const std::vector<uint8_t> encoded = server::encode_signed_batch(*batch, keys_.sign_sk);
-    const server::BatchDigest digest = server::batch_digest(encoded.data(), encoded.size());
-    std::string answer, detail;
-    const int status = sink_.deliver(encoded, &answer, &detail);
-    bool acknowledged = status == 200;
+    // The thresholds this shuffler applies, signed with the batch so that an
+    // analyzer with other settings refuses it (wire/batch_format.hpp).
+    batch->thresholds = {static_cast<uint32_t>(policy_.threshold.threshold),
+                         policy_.threshold.noise_sigma};
+    bool by_previous = false;
+    Sent sent = send_under_any_key(*batch, &by_previous);
+    bool acknowledged = sent.status == 200;
     AckVerdict verdict;
     if (acknowledged) {
-      verdict = check_ack(answer, *batch, digest, keys_.analyzer_verify_pk);
+      verdict = check_ack(sent.answer, *batch, sent.digest, keys_.analyzer_verify_pk);
       acknowledged = verdict.matches;
       if (!acknowledged) metrics_.bad_acks.fetch_add(1);
-      detail = verdict.error;
+      sent.detail = verdict.error;
     }
     if (!acknowledged) {
       // Cut short by stop(): not a fault of the analyzer's.
       if (stop_requested()) return false;
-      delivery_failed(failure_reason(status, answer, detail));
+      std::string reason = by_previous ? "re-signed by an earlier signing key: " : "";
+      reason += failure_reason(sent.status, sent.answer, sent.detail);
+      if (is_threshold_mismatch(sent.status, sent.answer)) {
+        metrics_.threshold_mismatches.fetch_add(1);
+        delivery_failed(reason, FailureState::Kind::configuration);
+      } else {
+        delivery_failed(reason);
+      }
       return false;
     }
+    if (by_previous) metrics_.previous_key_acks.fetch_add(1);
     try {
       const std::size_t deleted = spool_.acknowledge(batch->id);
       metrics_.forwarded.fetch_add(deleted);
@@ -248,6 +311,7 @@ bool Batcher::deliver_pending() {
           "batch_forwarded",
           {{"batch_id", id_hex},
            {"records", deleted},
+           {"signed_by", by_previous ? "previous_key" : "current_key"},
            {"applied", uint64_t{verdict.ack.applied}},
            {"quarantined", uint64_t{verdict.ack.quarantined}},
            {"refused", verdict.ack.accounted() - verdict.ack.applied - verdict.ack.quarantined}});
@@ -258,11 +322,13 @@ bool Batcher::deliver_pending() {
     }
     delivery_.succeeded();
     metrics_.delivery_failing = false;
+    metrics_.delivery_misconfigured = false;
     metrics_.delivery_consecutive_failures = 0;
     metrics_.oldest_unacknowledged_since_ms = -1;  // the next batch's clock starts when tried
   }
   delivery_.succeeded();
   metrics_.delivery_failing = false;
+  metrics_.delivery_misconfigured = false;
   metrics_.delivery_consecutive_failures = 0;
   metrics_.oldest_unacknowledged_since_ms = -1;
   return true;

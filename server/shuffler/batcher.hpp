@@ -1,6 +1,8 @@
 // Closes batches and delivers them. A batch closes every `batch_size`
 // records or `interval`, whichever comes first; it is shuffled and
 // thresholded in one spool transaction, then signed with the shuffler's key
+// (and its crowd thresholds, which the analyzer must share: a 409
+// threshold_mismatch is a configuration error, failure_state.hpp)
 // and sent under its random id until the analyzer answers with a signed ack
 // of that very batch (its id and digest, wire/batch_ack.hpp). Records leave
 // the spool only on such an ack; a batch that was assigned but never
@@ -23,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "shuffler/analyzer_sink.hpp"
 #include "shuffler/failure_state.hpp"
@@ -46,11 +49,19 @@ struct BatchingPolicy {
   std::chrono::milliseconds lease_ttl{30000};
 };
 
-// What a batch is signed with and its ack verified against. Both pointers
+// What a batch is signed with and its ack verified against. Every pointer
 // must outlive the batcher.
 struct BatchKeys {
   const uint8_t* sign_sk = nullptr;             // the shuffler's Ed25519 secret key (64 bytes)
   const uint8_t* analyzer_verify_pk = nullptr;  // the pinned analyzer.sign.pk (32 bytes)
+  // Earlier signing keys, newest first, kept through a rotation. A batch is
+  // always sent signed by `sign_sk` first; only when the analyzer answers
+  // 409 batch_conflict (it applied this id with other bytes: most likely the
+  // same batch signed by an earlier key before a restart, its ack lost) is
+  // it sent again signed by each of these, until one is acknowledged. The
+  // analyzer's id-to-digest binding is untouched: only the exact bytes it
+  // applied get the ack.
+  std::vector<const uint8_t*> previous_sign_sks;
 };
 
 // What /readyz and the operator see of the batcher.
@@ -99,7 +110,19 @@ class Batcher {
   // The partition's lease, renewed; nullopt while another batcher holds it.
   std::optional<Lease> hold_lease();
   // Records a failed delivery (not one cut short by stop()).
-  void delivery_failed(const std::string& reason);
+  void delivery_failed(const std::string& reason,
+                       FailureState::Kind kind = FailureState::Kind::transient);
+  // One POST of `batch` signed by `sign_sk`.
+  struct Sent {
+    int status = -1;
+    std::string answer, detail;
+    server::BatchDigest digest{};
+  };
+  Sent send_signed(const server::Batch& batch, const uint8_t* sign_sk);
+  // send_signed with the current key and, on a batch_conflict, the earlier
+  // ones (BatchKeys::previous_sign_sks). `by_previous` tells whether the
+  // answer returned is to an earlier key's signature.
+  Sent send_under_any_key(const server::Batch& batch, bool* by_previous);
   void note_backlog();
   // Reads the quarantine's size into the metrics; growth since the last
   // read was set aside by this process (a SQLite spool has one).

@@ -21,7 +21,7 @@ FailureState::FailureState(std::string what, std::chrono::milliseconds min,
                            std::chrono::milliseconds max)
     : what_(std::move(what)), min_(min), max_(std::max(min, max)), base_(min) {}
 
-std::chrono::milliseconds FailureState::failed(const std::string& reason) {
+std::chrono::milliseconds FailureState::failed(const std::string& reason, Kind kind) {
   std::chrono::milliseconds pause{0};
   {
     const std::lock_guard<std::mutex> lock(mu_);
@@ -30,12 +30,17 @@ std::chrono::milliseconds FailureState::failed(const std::string& reason) {
     if (starts) since_ = Clock::now();
     ++consecutive_;
     reason_ = reason;
+    kind_ = kind;
+    // Quick retries cannot mend a configuration: go straight to the longest pause.
+    if (kind == Kind::configuration) base_ = max_;
     const auto half = static_cast<uint32_t>(std::min<int64_t>(base_.count() / 2, UINT32_MAX - 1));
     pause = base_ - std::chrono::milliseconds(randombytes_uniform(half + 1));
     base_ = std::min(base_ * 2, max_);
     if (starts || changed) {
       common::service_log().error((what_ + (starts ? "_failing" : "_failure_changed")).c_str(),
-                                  {{"error", reason}, {"attempts", consecutive_}});
+                                  {{"error", reason},
+                                   {"attempts", consecutive_},
+                                   {"configuration_error", kind == Kind::configuration}});
     }
   }
   return pause;
@@ -53,6 +58,7 @@ void FailureState::succeeded() {
   }
   consecutive_ = 0;
   reason_.clear();
+  kind_ = Kind::transient;
   base_ = min_;
 }
 
@@ -62,6 +68,7 @@ FailureState::Snapshot FailureState::snapshot() const {
   s.failing = consecutive_ > 0;
   s.consecutive = consecutive_;
   s.reason = reason_;
+  s.configuration = s.failing && kind_ == Kind::configuration;
   if (s.failing) {
     s.failing_for = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since_);
   }

@@ -30,6 +30,8 @@
 #include "shuffler/quarantine_main.hpp"
 #include "shuffler/readiness_checks.hpp"
 #include "shuffler/retire_key.hpp"
+#include "shuffler/sign_keys.hpp"
+#include "shuffler/spool_command.hpp"
 #include "shuffler/spool_factory.hpp"
 
 namespace {
@@ -44,11 +46,12 @@ int fail(p2b::common::Logger& log, const char* event, const std::string& why) {
 int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   namespace sh = p2b::shuffler;
   p2b::common::LoadedBoxKeys keys;
-  // Batches are signed by the newest key set only, like the analyzer's models.
-  p2b::common::SecureArray<uint8_t> sign_sk;
+  // New batches are signed by the newest key set only, like the analyzer's
+  // models; the earlier sets' keys only re-sign batches they signed before.
+  sh::SignKeys sign_keys;
   try {
     keys = p2b::common::load_box_keys(opt.key_dirs, "shuffler.box");
-    sign_sk = p2b::common::load_sign_key(opt.key_dirs.back() + "/shuffler.sign.sk", &keys.warnings);
+    sign_keys = sh::load_sign_keys(opt.key_dirs, &keys.warnings);
   } catch (const std::exception& e) {
     return fail(log, "keys_unreadable", e.what());
   }
@@ -70,7 +73,16 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
     spool_options.sqlite_partition = opt.partition;
     spool_options.partitions = opt.partitions;
     spool_options.lease_ttl = lease_ttl;
+    if (!opt.store_url.is_postgresql()) {
+      spool_options.sqlite_key = std::make_shared<const sh::SpoolKey>(
+          sh::load_spool_key(opt.spool_key, opt.store_url.target));
+    }
     opened = sh::open_spool(spool_options);
+  } catch (const sh::SpoolKeyRefused& e) {
+    // A configuration error: the key is missing, misplaced or not this
+    // spool's. The message names the file, never its bytes.
+    log.error("spool_key_refused", {{"error", e.what()}, {"store", opt.store_url.describe()}});
+    return p2b::common::kExitUsage;
   } catch (const p2b::common::StoreRefused& e) {
     log.error("store_refused", {{"error", e.what()}, {"store", opt.store_url.describe()}});
     return p2b::common::kExitStoreRefused;
@@ -109,8 +121,9 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
     policy.threshold.noise_sigma = opt.noisy_threshold;
     policy.partition = p;
     policy.lease_ttl = lease_ttl;
-    batchers.push_back(std::make_unique<sh::Batcher>(*spool, *sink, metrics, policy,
-                                                     sh::BatchKeys{sign_sk.data(), analyzer_pk}));
+    batchers.push_back(std::make_unique<sh::Batcher>(
+        *spool, *sink, metrics, policy,
+        sh::BatchKeys{sign_keys.current.data(), analyzer_pk, sign_keys.previous_pointers()}));
   }
   // Free disk is the SQLite file's concern; a PostgreSQL server watches its own.
   std::unique_ptr<sh::DiskGuard> disk;
@@ -162,7 +175,8 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
   log.info("started",
            {{"port", port},
             {"key_fingerprints", keys.fingerprints},
-            {"sign_key_fingerprint", p2b::common::verify_key_fingerprint(sign_sk.data())},
+            {"sign_key_fingerprint", p2b::common::verify_key_fingerprint(sign_keys.current.data())},
+            {"previous_sign_key_fingerprints", sign_keys.previous_fingerprints},
             {"analyzer_key_fingerprint", analyzer_fp},
             {"store", opt.store_url.describe()},
             {"partitions", all_partitions.size()},
@@ -186,6 +200,9 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "retire-key") {
     return p2b::shuffler::retire_key_main(argc - 1, argv + 1);
+  }
+  if (argc > 1 && std::string(argv[1]) == "spool") {
+    return p2b::shuffler::spool_command_main(argc - 1, argv + 1);
   }
   if (argc > 1 && std::string(argv[1]) == "quarantine") {
     return p2b::shuffler::quarantine_main(argc - 1, argv + 1);

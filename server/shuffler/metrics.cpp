@@ -87,6 +87,17 @@ std::string Metrics::render(std::optional<std::size_t> spool_depth,
   out.gauge("p2b_shuffler_delivery_failing",
             "1 while the oldest unacknowledged batch cannot be delivered.",
             delivery_failing.load() ? 1 : 0);
+  out.counter("p2b_shuffler_threshold_mismatches_total",
+              "Deliveries the analyzer refused because its --threshold or --noisy-threshold "
+              "differs from this shuffler's (409 threshold_mismatch).",
+              threshold_mismatches.load());
+  out.gauge("p2b_shuffler_delivery_misconfigured",
+            "1 while delivery fails on a configuration error only an operator can fix.",
+            delivery_misconfigured.load() ? 1 : 0);
+  out.counter("p2b_shuffler_previous_key_acks_total",
+              "Batches acknowledged once re-signed by an earlier signing key (a key rotation "
+              "while they awaited their ack).",
+              previous_key_acks.load());
   out.gauge("p2b_shuffler_delivery_consecutive_failures",
             "Failed deliveries since the last acknowledged one.",
             delivery_consecutive_failures.load());

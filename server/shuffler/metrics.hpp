@@ -48,6 +48,13 @@ struct Metrics {
   std::atomic<uint64_t> close_failures{0};
   std::atomic<bool> close_failing{false};
   std::atomic<bool> delivery_failing{false};
+  // The analyzer refuses this shuffler's --threshold/--noisy-threshold
+  // (409 threshold_mismatch): tries so refused, and 1 while it lasts.
+  std::atomic<uint64_t> threshold_mismatches{0};
+  std::atomic<bool> delivery_misconfigured{false};
+  // Batches acknowledged only once re-signed by an earlier signing key
+  // (a rotation while they awaited their ack; batcher.hpp, BatchKeys).
+  std::atomic<uint64_t> previous_key_acks{0};
   std::atomic<uint64_t> delivery_consecutive_failures{0};
   std::atomic<uint64_t> unacknowledged_batches{0};
   // steady_clock milliseconds since its epoch at which this process first

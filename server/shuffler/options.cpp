@@ -9,6 +9,7 @@
 #include "common/store_url.hpp"
 #include "p2b/envelope.hpp"
 #include "shuffler/analyzer_sink.hpp"
+#include "shuffler/spool_key.hpp"
 #include "wire/batch_format.hpp"
 
 namespace p2b::shuffler {
@@ -24,7 +25,8 @@ common::ServiceDefaults defaults() {
   d.listen_port = 8710;
   d.keys_help =
       "DIR holding shuffler.box.{pk,sk}; repeat to accept several keys; the last one's "
-      "shuffler.sign.sk signs batches";
+      "shuffler.sign.sk signs batches, an earlier one's only re-signs a batch it signed "
+      "before a rotation";
   d.store_help =
       "sqlite:PATH or PATH (the SQLite spool file, created if missing; --spool is the same) or "
       "postgresql://... (a shared spool for several processes)";
@@ -58,6 +60,7 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       "usage: p2b-shuffler --keys DIR [--keys DIR ...] --store PATH --analyzer URL "
       "--analyzer-key FILE [options]\n"
       "       p2b-shuffler retire-key --store URL --fingerprint HEX\n"
+      "       p2b-shuffler spool rekey --store PATH --spool-key OLD --new-spool-key NEW\n"
       "       p2b-shuffler quarantine list|retry|purge --store URL [--reason R] "
       "[--older-than DAYS]\n"
       "                                        (the rows set aside as damaged; never their "
@@ -92,6 +95,11 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
   CLI::Option* lease_opt =
       line.add_value("--lease-seconds", &lease_seconds,
                      "a batcher's partition lease outlives its last renewal by this (default 30)");
+  std::string spool_key;
+  line.add_value("--spool-key", &spool_key,
+                 "SQLite: the 32-byte key the spool is sealed under, outside the spool's "
+                 "directory (p2b-keygen --shuffler-spool; default: the systemd credential "
+                 "shuffler.spool.key)");
   std::string min_free, grace;
   CLI::Option* min_free_opt = line.add_value(
       "--min-free-disk", &min_free,
@@ -150,6 +158,21 @@ ParseOutcome parse_options(int argc, const char* const* argv, Options* out, std:
       return refuse("--partitions is for a PostgreSQL store; a SQLite spool has one (--partition)");
     }
     o.partitions = static_cast<uint32_t>(n);
+  }
+  if (o.store_url.is_postgresql() && !spool_key.empty()) {
+    return refuse(
+        "--spool-key is for a SQLite spool; a PostgreSQL spool is encrypted by its volume "
+        "(docs/operations.md)");
+  }
+  if (!o.store_url.is_postgresql()) {
+    o.spool_key = spool_key.empty() ? spool_key_credential() : spool_key;
+    if (o.spool_key.empty()) {
+      return refuse(
+          "a SQLite spool needs its key: make one outside the spool's directory with "
+          "`p2b-keygen --shuffler-spool --out /etc/p2b/shuffler-spool` and give "
+          "--spool-key /etc/p2b/shuffler-spool/shuffler.spool.key (or the systemd credential "
+          "shuffler.spool.key)");
+    }
   }
   if (given(batch_opt) && !parse_batch_partitions(batch_partitions, &o)) {
     return refuse(bad_value("batch-partitions", "all, none or partition numbers like 0,3,5",

@@ -35,6 +35,9 @@ struct Options : common::ServiceOptions {
   bool batch_all = true;
   std::vector<uint32_t> batch_partitions;
   double lease_seconds = 30;  // how long a batcher's lease outlives its last renewal
+  // SQLite: the spool key file (--spool-key, or the systemd credential
+  // shuffler.spool.key); required, so that no spool is ever written in clear.
+  std::string spool_key;
 };
 
 using common::ParseOutcome;

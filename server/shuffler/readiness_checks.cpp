@@ -24,7 +24,10 @@ common::CheckResult delivery_check(const BatcherStatus& s, std::chrono::millisec
       std::chrono::duration_cast<std::chrono::seconds>(s.delivery.failing_for).count();
   detail += "; failing for " + std::to_string(failing_s) + " s (" +
             std::to_string(s.delivery.consecutive) + " tries): " + s.delivery.reason;
-  if (s.delivery.failing_for > grace) return common::check_failed(detail);
+  // A configuration error will not pass by itself: no grace.
+  if (s.delivery.configuration || s.delivery.failing_for > grace) {
+    return common::check_failed(detail);
+  }
   return common::check_ok(detail);
 }
 

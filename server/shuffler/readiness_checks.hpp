@@ -18,7 +18,8 @@ constexpr uint64_t kPersistentCloseFailures = 3;
 // "batcher": fails if its thread stopped or closing fails persistently.
 common::CheckResult batcher_check(const BatcherStatus& s);
 // "delivery": the backlog and the last error; fails once delivery has been
-// failing for longer than `grace`.
+// failing for longer than `grace`, or at once on a configuration error (the
+// analyzer refuses this shuffler's thresholds).
 common::CheckResult delivery_check(const BatcherStatus& s, std::chrono::milliseconds grace);
 // "disk": fails while new reports are refused for lack of space.
 common::CheckResult disk_check(DiskGuard& disk);

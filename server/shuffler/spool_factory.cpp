@@ -23,7 +23,8 @@ OpenedSpool open_spool(const SpoolOptions& options) {
     if (options.must_exist && !std::filesystem::exists(options.target)) {
       throw SpoolError("spool: " + options.target + " does not exist");
     }
-    auto spool = std::make_unique<SqliteSpool>(options.target, options.sqlite_partition);
+    auto spool =
+        std::make_unique<SqliteSpool>(options.target, options.sqlite_key, options.sqlite_partition);
     const common::StoreHealth* health = spool->health();
     opened.storage_check = [health] { return health->check(); };
     opened.spool = std::move(spool);

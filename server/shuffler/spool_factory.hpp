@@ -7,10 +7,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-
 #include <string>
+
 #include "common/readiness.hpp"
 #include "shuffler/spool.hpp"
+#include "shuffler/spool_key.hpp"
 
 namespace p2b::shuffler {
 
@@ -23,6 +24,9 @@ struct SpoolOptions {
   bool must_exist = false;  // refuse to create a store (SpoolError)
   // PostgreSQL: session timeouts, if not derived from lease_ttl (0).
   std::chrono::milliseconds statement_timeout{0};
+  // SQLite: the key the spool is sealed under (spool_key.hpp); nullptr opens
+  // an existing spool for maintenance only (the quarantine, retire-key).
+  std::shared_ptr<const SpoolKey> sqlite_key;
 };
 
 struct OpenedSpool {
@@ -31,7 +35,7 @@ struct OpenedSpool {
 };
 
 // Throws what the backend's constructor throws (common::StoreRefused,
-// SpoolError).
+// SpoolKeyRefused, SpoolError).
 OpenedSpool open_spool(const SpoolOptions& options);
 
 }  // namespace p2b::shuffler

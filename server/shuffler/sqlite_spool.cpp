@@ -2,6 +2,8 @@
 
 #include "common/store_open.hpp"
 #include "shuffler/row_checksum.hpp"
+#include "shuffler/sealed_rows.hpp"
+#include "shuffler/sealed_schema.hpp"
 #include "shuffler/spool_quarantine.hpp"
 
 #include <sodium.h>
@@ -21,10 +23,15 @@ namespace {
 // and application_id (common/store_open.hpp). 4: replay state per epoch (the
 // outer key's fingerprint) in one table, and batched records apart from the
 // unbatched ones. 5: a checksum in every record's row (row_checksum.hpp)
-// and the quarantine of rows that fail it (spool_quarantine.hpp).
-constexpr int kSchemaVersion = 5;
+// and the quarantine of rows that fail it (spool_quarantine.hpp). 6: every
+// report and replay digest sealed under the spool key (sealed_schema.hpp),
+// the checksum subsumed by the seal.
+constexpr int kSchemaVersion = 6;
+constexpr int kLastPlainSchema = 5;
 
-// Every table is keyed so that nothing keeps the arrival order: `seen` is
+// Schema 5, the last in plaintext: a spool of schemas 1-4 is brought to it
+// first, then sealed (sealed_schema::seal_plain_tables). Every table is
+// keyed so that nothing keeps the arrival order: `seen` is
 // WITHOUT ROWID, ordered by (epoch, inner digest); unbatched records get
 // random ids (an integer key that counted up would keep the order in which
 // reports came in on disk); batched records are ordered by their shuffled
@@ -32,7 +39,7 @@ constexpr int kSchemaVersion = 5;
 // and nothing else: the outer digest rides in its inner digest's row, since
 // an identical envelope has an identical inner layer, and the unbatched
 // records need no index because a close moves its records to `batched`.
-constexpr const char* kSchema = R"sql(
+constexpr const char* kPlainSchema = R"sql(
 CREATE TABLE IF NOT EXISTS epochs (fp BLOB PRIMARY KEY, retired INTEGER NOT NULL DEFAULT 0)
   WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS seen (epoch BLOB NOT NULL, inner_digest BLOB NOT NULL,
@@ -53,7 +60,7 @@ CREATE TABLE IF NOT EXISTS batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, id BL
 
 // Schemas 1-3: one replay set for every key, outer and inner digests in two
 // tables, and records with a batch column and an index. The old tables are
-// renamed first; kSchema then makes the new ones and kEpochMigration moves
+// renamed first; kPlainSchema then makes the new ones and kEpochMigration moves
 // the rows.
 constexpr const char* kSetAside = R"sql(
 CREATE TABLE IF NOT EXISTS seen_inner (digest BLOB PRIMARY KEY) WITHOUT ROWID;
@@ -106,30 +113,11 @@ int64_t random_record_id() {
   return static_cast<int64_t>(v & INT64_MAX);
 }
 
-// A stored row as read back: intact only if its crowd id fits, its inner
-// ciphertext has the one length there is and its checksum matches.
-struct StoredRow {
-  uint32_t crowd_id = 0;
-  std::vector<uint8_t> inner;
-  bool intact = false;
-};
-
-StoredRow read_row(const Statement& q, int crowd_col, int inner_col, int sum_col) {
-  StoredRow row;
-  const int64_t crowd = q.column_int(crowd_col);
-  row.inner = q.column_blob(inner_col);
-  const std::vector<uint8_t> sum = q.column_blob(sum_col);
-  row.crowd_id = static_cast<uint32_t>(crowd);
-  row.intact = crowd >= 0 && crowd <= int64_t{UINT32_MAX} && row.inner.size() == kInnerBytes &&
-               row_intact(row.crowd_id, row.inner.data(), row.inner.size(), sum.data(), sum.size());
-  return row;
-}
-
 // Schemas 1-4 kept no checksums. The rows get one from their bytes as they
 // are now: damage from before the upgrade cannot be told from the truth
 // (the start-up page check has run), and refusing instead would strand
 // every record of a spool that cannot be drained first (an analyzer down).
-// A row of the wrong length still fails read_row's length check.
+// A row of the wrong length still fails its check when it is sealed.
 void fill_row_sums(common::Database& db) {
   Statement put(db, "UPDATE records SET row_sum = ?1 WHERE id = ?2");
   Statement records(db, "SELECT id, crowd_id, inner FROM records WHERE row_sum IS NULL");
@@ -159,7 +147,9 @@ void fill_row_sums(common::Database& db) {
 
 }  // namespace
 
-SqliteSpool::SqliteSpool(const std::string& path, uint32_t partition) : partition_(partition) {
+SqliteSpool::SqliteSpool(const std::string& path, std::shared_ptr<const SpoolKey> key,
+                         uint32_t partition)
+    : key_(std::move(key)), partition_(partition) {
   if (sodium_init() < 0) throw SpoolError("spool: libsodium cannot start");
   spool_call([&] {
     lock_ = std::make_unique<common::StoreLock>(path);
@@ -168,24 +158,15 @@ SqliteSpool::SqliteSpool(const std::string& path, uint32_t partition) : partitio
     // just unlinked.
     db_->exec("PRAGMA secure_delete=ON");
     const int64_t have = common::schema_version(*db_, kSchemaVersion, common::kShufflerSpool);
-    if (have == 1 || have == 2) {
-      // Schema 3 reclaims delivered records' pages; an older file gets
-      // auto_vacuum by one VACUUM (a copy of the file: needs its size free).
-      db_->exec("PRAGMA auto_vacuum=INCREMENTAL");
-      db_->exec("VACUUM");
+    check_key(path, have);
+    if (have >= 1 && have <= kLastPlainSchema) {
+      upgrade_plain(have);
+    } else if (have == 0) {
+      Transaction tx(*db_);
+      sealed_schema::create(*db_, *key_);
+      db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
+      tx.commit();
     }
-    Transaction tx(*db_);
-    if (have >= 1 && have <= 3) db_->exec(kSetAside);
-    db_->exec(kSchema);
-    if (have == 1) {
-      db_->exec("ALTER TABLE batches ADD COLUMN partition_id INTEGER NOT NULL DEFAULT 0");
-    }
-    if (have >= 1 && have <= 3) db_->exec(kEpochMigration);
-    if (have == 4) db_->exec(kAddRowSums);
-    db_->exec(spool_quarantine::kSchema);
-    if (have >= 1 && have <= 4) fill_row_sums(*db_);
-    db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
-    tx.commit();
     // A WAL left by a crash may still hold forwarded or thresholded records.
     db_->checkpoint_truncate();
     load_epochs();
@@ -193,6 +174,52 @@ SqliteSpool::SqliteSpool(const std::string& path, uint32_t partition) : partitio
   });
   sqlite3_wal_hook(db_->handle(), &SqliteSpool::on_wal_commit, this);
   checkpointer_ = std::thread([this] { checkpointer(); });
+}
+
+// Decided before anything is written: a wrong key changes nothing.
+void SqliteSpool::check_key(const std::string& path, int64_t have) {
+  if (key_ == nullptr && have == 0) {
+    throw SpoolKeyRefused("spool: " + path +
+                          " would be a new spool, and a new spool needs its key");
+  }
+  if (key_ == nullptr && have <= kLastPlainSchema) {
+    throw SpoolKeyRefused("spool: " + path +
+                          " is not encrypted yet; start p2b-shuffler once with --spool-key to "
+                          "encrypt it in place");
+  }
+  if (key_ != nullptr && have == kSchemaVersion && !sealed_schema::key_matches(*db_, *key_)) {
+    throw SpoolKeyRefused("spool: " + path +
+                          " is sealed under another key: give the spool key it was made with "
+                          "(after a rekey, the new one); nothing was changed");
+  }
+}
+
+// A spool of schemas 1-5 is brought to schema 5 and its plaintext sealed
+// under the key given, in one transaction; then VACUUM rewrites the file,
+// so no page of the plaintext tables stays in it.
+void SqliteSpool::upgrade_plain(int64_t have) {
+  if (have == 1 || have == 2) {
+    // Schema 3 reclaims delivered records' pages; an older file gets
+    // auto_vacuum by one VACUUM (a copy of the file: needs its size free).
+    db_->exec("PRAGMA auto_vacuum=INCREMENTAL");
+    db_->exec("VACUUM");
+  }
+  {
+    Transaction tx(*db_);
+    if (have <= 3) db_->exec(kSetAside);
+    db_->exec(kPlainSchema);
+    if (have == 1) {
+      db_->exec("ALTER TABLE batches ADD COLUMN partition_id INTEGER NOT NULL DEFAULT 0");
+    }
+    if (have <= 3) db_->exec(kEpochMigration);
+    if (have == 4) db_->exec(kAddRowSums);
+    db_->exec(spool_quarantine::kSchema);
+    if (have <= 4) fill_row_sums(*db_);
+    sealed_schema::seal_plain_tables(*db_, *key_);
+    db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
+    tx.commit();
+  }
+  db_->exec("VACUUM");
 }
 
 SqliteSpool::~SqliteSpool() {
@@ -323,12 +350,15 @@ bool SqliteSpool::request_retired(const std::vector<SpoolRecord>& records, Inser
 // unless it was seen before: then the stored outer digest tells a re-sent
 // envelope (the same outer) from its inner re-sealed in a fresh outer layer.
 // With schema-3 digests around (has_legacy_), a digest seen under no known
-// key, or in the legacy epoch, counts too.
+// key, or in the legacy epoch, counts too. Rows are found by their keyed
+// tags (sealed_rows.hpp); the digests themselves are never stored in clear.
 SqliteSpool::Sighting SqliteSpool::sight(InsertStatements& q, const SpoolRecord& r) {
   if (has_legacy_) {
-    for (const auto& [digest, kind] : {std::pair{r.digest.data(), Sighting::outer_replay},
-                                       std::pair{r.inner_digest.data(), Sighting::inner_replay}}) {
-      q.legacy.bind_blob(1, digest, r.digest.size());
+    for (const auto& [digest, kind] :
+         {std::pair{&r.digest, Sighting::outer_replay},
+          std::pair{static_cast<const EnvelopeDigest*>(&r.inner_digest), Sighting::inner_replay}}) {
+      const sealed_rows::LookupTag tag = sealed_rows::legacy_tag(*key_, *digest);
+      q.legacy.bind_blob(1, tag.data(), tag.size());
       const bool known = q.legacy.step();
       q.legacy.reset();
       if (known) return kind;
@@ -338,43 +368,54 @@ SqliteSpool::Sighting SqliteSpool::sight(InsertStatements& q, const SpoolRecord&
       if (legacy != Sighting::first) return legacy;
     }
   }
+  const sealed_rows::LookupTag tag = sealed_rows::seen_tag(*key_, r.epoch, r.inner_digest);
+  const std::vector<uint8_t> sealed =
+      sealed_rows::seal_seen(*key_, r.epoch, tag, {r.inner_digest, r.digest});
   q.mark.bind_blob(1, r.epoch.data(), r.epoch.size());
-  q.mark.bind_blob(2, r.inner_digest.data(), r.inner_digest.size());
-  q.mark.bind_blob(3, r.digest.data(), r.digest.size());
+  q.mark.bind_blob(2, tag.data(), tag.size());
+  q.mark.bind_blob(3, sealed.data(), sealed.size());
   q.mark.run();
   if (db_->changes() != 0) return Sighting::first;
   return earlier(q, r.epoch, r);
 }
 
-// How the record was seen before in `epoch`, if it was.
+// How the record was seen before in `epoch`, if it was. A replay row that
+// no longer opens is damaged: it counts as a sighting (fail closed).
 SqliteSpool::Sighting SqliteSpool::earlier(InsertStatements& q, const EpochId& epoch,
                                            const SpoolRecord& r) {
+  const sealed_rows::LookupTag tag = sealed_rows::seen_tag(*key_, epoch, r.inner_digest);
   q.find.bind_blob(1, epoch.data(), epoch.size());
-  q.find.bind_blob(2, r.inner_digest.data(), r.inner_digest.size());
+  q.find.bind_blob(2, tag.data(), tag.size());
   Sighting seen = Sighting::first;
   if (q.find.step()) {
-    EnvelopeDigest outer{};
-    q.find.column_blob_exact(0, outer.data(), outer.size());
-    seen = outer == r.digest ? Sighting::outer_replay : Sighting::inner_replay;
+    sealed_rows::Sighting stored;
+    const bool opened = sealed_rows::open_seen(*key_, epoch, tag, q.find.column_blob(0), &stored);
+    seen = opened && stored.outer == r.digest ? Sighting::outer_replay : Sighting::inner_replay;
   }
   q.find.reset();
   return seen;
 }
 
+void SqliteSpool::need_key() const {
+  if (key_ == nullptr) {
+    throw SpoolKeyRefused("spool: opened without its key, for maintenance only");
+  }
+}
+
 std::vector<InsertCounts> SqliteSpool::insert_all(
     const std::vector<const std::vector<SpoolRecord>*>& requests) {
+  need_key();
   std::lock_guard<std::mutex> lock(mu_);
   return spool_call([&]() -> std::vector<InsertCounts> {
     std::vector<InsertCounts> all(requests.size());
     Transaction tx(*db_);
     InsertStatements q{
         Statement(*db_,
-                  "INSERT INTO seen (epoch, inner_digest, outer_digest) VALUES (?1, ?2, ?3) "
+                  "INSERT INTO seen_sealed (epoch, tag, sealed) VALUES (?1, ?2, ?3) "
                   "ON CONFLICT DO NOTHING"),
-        Statement(*db_, "SELECT outer_digest FROM seen WHERE epoch = ?1 AND inner_digest = ?2"),
-        Statement(*db_, "SELECT 1 FROM seen_legacy WHERE digest = ?1")};
-    Statement put(*db_,
-                  "INSERT INTO records (id, crowd_id, inner, row_sum) VALUES (?1, ?2, ?3, ?4)");
+        Statement(*db_, "SELECT sealed FROM seen_sealed WHERE epoch = ?1 AND tag = ?2"),
+        Statement(*db_, "SELECT 1 FROM legacy_sealed WHERE tag = ?1")};
+    Statement put(*db_, "INSERT INTO records_sealed (id, sealed) VALUES (?1, ?2)");
     for (std::size_t i = 0; i < requests.size(); ++i) {
       InsertCounts& counts = all[i];
       if (request_retired(*requests[i], &counts)) continue;
@@ -390,14 +431,15 @@ std::vector<InsertCounts> SqliteSpool::insert_all(
           continue;
         }
         // A random id collides with odds of about n / 2^63; retry a few times
-        // rather than assume it never happens.
-        const RowSum sum = row_sum(r.crowd_id, r.inner.data(), r.inner.size());
+        // rather than assume it never happens. The id is sealed into the row
+        // (its associated data), so each attempt seals afresh.
         bool stored = false;
         for (int attempt = 0; attempt < 8 && !stored; ++attempt) {
-          put.bind_int(1, random_record_id());
-          put.bind_int(2, r.crowd_id);
-          put.bind_blob(3, r.inner.data(), r.inner.size());
-          put.bind_blob(4, sum.data(), sum.size());
+          const int64_t id = random_record_id();
+          const std::vector<uint8_t> sealed =
+              sealed_rows::seal_record(*key_, id, {r.crowd_id, r.inner});
+          put.bind_int(1, id);
+          put.bind_blob(2, sealed.data(), sealed.size());
           stored = put.run_unless_constraint();
         }
         if (!stored) throw SpoolError("spool: no free record id");
@@ -468,12 +510,12 @@ std::size_t SqliteSpool::retire_epoch(const EpochId& epoch) {
                      "ON CONFLICT (fp) DO UPDATE SET retired = 1");
       mark.bind_blob(1, epoch.data(), epoch.size());
       mark.run();
-      Statement drop(*db_, "DELETE FROM seen WHERE epoch = ?1");
+      Statement drop(*db_, "DELETE FROM seen_sealed WHERE epoch = ?1");
       drop.bind_blob(1, epoch.data(), epoch.size());
       drop.run();
       dropped += static_cast<std::size_t>(db_->changes());
       if (epoch == kLegacyEpoch) {
-        db_->exec("DELETE FROM seen_legacy");
+        db_->exec("DELETE FROM legacy_sealed");
         dropped += static_cast<std::size_t>(db_->changes());
       }
       tx.commit();
@@ -492,35 +534,46 @@ bool SqliteSpool::epoch_retired(const EpochId& epoch) {
 
 ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lease,
                                      std::size_t max_records, const BatchSelector& select) {
+  need_key();
   std::lock_guard<std::mutex> lock(mu_);
   check_lease(lease);
   return spool_call([&]() -> ClosedBatch {
     Transaction tx(*db_);
     std::vector<int64_t> ids;
+    std::vector<sealed_rows::Report> reports;
     std::vector<uint32_t> crowds;
     std::vector<int64_t> damaged;
     {
-      Statement take(*db_, "SELECT id, crowd_id, inner, row_sum FROM records LIMIT ?1");
+      Statement take(*db_, "SELECT id, sealed FROM records_sealed LIMIT ?1");
       take.bind_int(1, static_cast<int64_t>(max_records));
+      sealed_rows::Report r;
       while (take.step()) {
-        const StoredRow row = read_row(take, 1, 2, 3);
-        (row.intact ? ids : damaged).push_back(take.column_int(0));
-        if (row.intact) crowds.push_back(row.crowd_id);
+        const int64_t row_id = take.column_int(0);
+        if (sealed_rows::open_record(*key_, row_id, take.column_blob(1), &r)) {
+          ids.push_back(row_id);
+          reports.push_back(r);
+          crowds.push_back(r.crowd_id);
+        } else {
+          damaged.push_back(row_id);
+        }
       }
+      sodium_memzero(&r, sizeof r);
     }
+    // The opened reports go with the transaction, however it ends.
+    const auto wipe = [&reports] {
+      sodium_memzero(reports.data(), reports.size() * sizeof reports[0]);
+    };
     ClosedBatch closed;
     closed.taken = ids.size() + damaged.size();
     closed.damaged = damaged.size();
     // A damaged row is never counted towards a crowd nor sent: its crowd id
-    // may be the damaged part. It leaves `records` in this transaction.
-    if (!damaged.empty()) {
-      Statement drop(*db_, "DELETE FROM records WHERE id = ?1");
-      for (const int64_t id_of_row : damaged) {
-        spool_quarantine::set_aside(*db_, "unbatched row " + std::to_string(id_of_row),
-                                    kDamagedInSpool);
-        drop.bind_int(1, id_of_row);
-        drop.run();
-      }
+    // may be the damaged part. It leaves `records_sealed` in this transaction.
+    Statement drop(*db_, "DELETE FROM records_sealed WHERE id = ?1");
+    for (const int64_t id_of_row : damaged) {
+      spool_quarantine::set_aside(*db_, "unbatched row " + std::to_string(id_of_row),
+                                  kDamagedInSpool);
+      drop.bind_int(1, id_of_row);
+      drop.run();
     }
     if (ids.empty()) {
       if (!damaged.empty()) {
@@ -530,25 +583,35 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lea
       return closed;
     }
 
-    const std::vector<std::size_t> keep = select(crowds);
-    std::vector<bool> kept(ids.size(), false);
-    Statement assign(*db_,
-                     "INSERT INTO batched (batch_id, position, crowd_id, inner, row_sum) "
-                     "SELECT ?1, ?2, crowd_id, inner, row_sum FROM records WHERE id = ?3");
-    for (std::size_t pos = 0; pos < keep.size(); ++pos) {
-      const std::size_t i = keep[pos];
-      if (i >= ids.size() || kept[i]) throw SpoolError("spool: the batch selection is invalid");
-      kept[i] = true;
-      assign.bind_blob(1, id.data(), id.size());
-      assign.bind_int(2, static_cast<int64_t>(pos));
-      assign.bind_int(3, ids[i]);
-      assign.run();
+    std::vector<std::size_t> keep;
+    try {
+      keep = select(crowds);
+      std::vector<bool> kept(ids.size(), false);
+      Statement assign(
+          *db_, "INSERT INTO batched_sealed (batch_id, position, sealed) VALUES (?1, ?2, ?3)");
+      for (std::size_t pos = 0; pos < keep.size(); ++pos) {
+        const std::size_t i = keep[pos];
+        if (i >= ids.size() || kept[i]) throw SpoolError("spool: the batch selection is invalid");
+        kept[i] = true;
+        // Sealed again to its place in the batch: the row's old ciphertext
+        // and its new one cannot be linked without the key.
+        const auto position = static_cast<int64_t>(pos);
+        const std::vector<uint8_t> sealed =
+            sealed_rows::seal_batched(*key_, id, position, reports[i]);
+        assign.bind_blob(1, id.data(), id.size());
+        assign.bind_int(2, position);
+        assign.bind_blob(3, sealed.data(), sealed.size());
+        assign.run();
+      }
+    } catch (...) {
+      wipe();
+      throw;
     }
-    // Every record taken leaves `records`: the kept ones were copied to
-    // `batched` (in one pass, in their shuffled order), the others dropped.
-    Statement drop(*db_, "DELETE FROM records WHERE id = ?1");
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      drop.bind_int(1, ids[i]);
+    wipe();
+    // Every record taken leaves `records_sealed`: the kept ones were sealed
+    // into `batched_sealed` (in their shuffled order), the others dropped.
+    for (const int64_t row_id : ids) {
+      drop.bind_int(1, row_id);
       drop.run();
     }
     if (!keep.empty()) {
@@ -558,8 +621,8 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lea
       batch.run();
     }
     tx.commit();
-    // The WAL holds the records in arrival order and the thresholded ones;
-    // only the shuffled, kept records may stay on disk.
+    // The WAL holds the records as they were written and the thresholded
+    // ones; only the shuffled, kept records may stay on disk.
     request_scrub();
     closed.kept = keep.size();
     closed.thresholded = ids.size() - keep.size();
@@ -568,6 +631,7 @@ ClosedBatch SqliteSpool::close_batch(const server::BatchId& id, const Lease& lea
 }
 
 std::optional<server::Batch> SqliteSpool::oldest_unacknowledged(uint32_t /*partition*/) {
+  need_key();
   std::lock_guard<std::mutex> lock(mu_);
   return spool_call([&]() -> std::optional<server::Batch> {
     // A batch whose every row turns out damaged is gone; the next one is tried.
@@ -584,19 +648,21 @@ std::optional<server::Batch> SqliteSpool::oldest_unacknowledged(uint32_t /*parti
       std::vector<int64_t> damaged;  // positions
       {
         Statement records(*db_,
-                          "SELECT position, crowd_id, inner, row_sum FROM batched "
+                          "SELECT position, sealed FROM batched_sealed "
                           "WHERE batch_id = ?1 ORDER BY position");
         records.bind_blob(1, batch.id.data(), batch.id.size());
+        sealed_rows::Report r;
         while (records.step()) {
-          const StoredRow row = read_row(records, 1, 2, 3);
-          if (!row.intact) {
-            damaged.push_back(records.column_int(0));
+          const int64_t pos = records.column_int(0);
+          if (!sealed_rows::open_batched(*key_, batch.id, pos, records.column_blob(1), &r)) {
+            damaged.push_back(pos);
             continue;
           }
-          server::BatchRecord& r = batch.records.emplace_back();
-          r.crowd_id = row.crowd_id;
-          std::copy(row.inner.begin(), row.inner.end(), r.inner.begin());
+          server::BatchRecord& out = batch.records.emplace_back();
+          out.crowd_id = r.crowd_id;
+          out.inner = r.inner;
         }
+        sodium_memzero(&r, sizeof r);
       }
       if (damaged.empty()) return batch;
       set_aside_batched(batch.id, damaged, batch.records.empty());
@@ -614,7 +680,7 @@ void SqliteSpool::set_aside_batched(const server::BatchId& id,
                                     const std::vector<int64_t>& positions, bool whole_batch) {
   Transaction tx(*db_);
   const std::string id_hex = server::batch_id_hex(id);
-  Statement drop(*db_, "DELETE FROM batched WHERE batch_id = ?1 AND position = ?2");
+  Statement drop(*db_, "DELETE FROM batched_sealed WHERE batch_id = ?1 AND position = ?2");
   for (const int64_t pos : positions) {
     spool_quarantine::set_aside(*db_, "batch " + id_hex + " position " + std::to_string(pos),
                                 kDamagedInSpool);
@@ -635,7 +701,7 @@ std::size_t SqliteSpool::acknowledge(const server::BatchId& id) {
   std::lock_guard<std::mutex> lock(mu_);
   return spool_call([&]() -> std::size_t {
     Transaction tx(*db_);
-    Statement records(*db_, "DELETE FROM batched WHERE batch_id = ?1");
+    Statement records(*db_, "DELETE FROM batched_sealed WHERE batch_id = ?1");
     records.bind_blob(1, id.data(), id.size());
     records.run();
     const auto deleted = static_cast<std::size_t>(db_->changes());
@@ -648,6 +714,27 @@ std::size_t SqliteSpool::acknowledge(const server::BatchId& id) {
   });
 }
 
+sealed_schema::Counts SqliteSpool::rekey(std::shared_ptr<const SpoolKey> next) {
+  need_key();
+  if (next == nullptr) throw SpoolKeyRefused("spool: no new key to rekey to");
+  std::lock_guard<std::mutex> lock(mu_);
+  return spool_call([&]() -> sealed_schema::Counts {
+    sealed_schema::Counts counts;
+    {
+      Transaction tx(*db_);
+      counts = sealed_schema::reseal(*db_, *key_, *next);
+      tx.commit();
+    }
+    key_ = std::move(next);
+    // The old tables' pages were freed (and zeroed: secure_delete); VACUUM
+    // rewrites the file without them and the truncation empties the WAL,
+    // which held both generations.
+    db_->exec("VACUUM");
+    db_->checkpoint_truncate();
+    return counts;
+  });
+}
+
 std::size_t SqliteSpool::count(const char* sql_text) {
   std::lock_guard<std::mutex> lock(mu_);
   return spool_call([&]() -> std::size_t {
@@ -657,11 +744,12 @@ std::size_t SqliteSpool::count(const char* sql_text) {
 }
 
 std::size_t SqliteSpool::depth() {
-  return count("SELECT (SELECT COUNT(*) FROM records) + (SELECT COUNT(*) FROM batched)");
+  return count(
+      "SELECT (SELECT COUNT(*) FROM records_sealed) + (SELECT COUNT(*) FROM batched_sealed)");
 }
 
 std::size_t SqliteSpool::unbatched() {
-  return count("SELECT COUNT(*) FROM records");
+  return count("SELECT COUNT(*) FROM records_sealed");
 }
 
 std::size_t SqliteSpool::unacknowledged_batches() {

@@ -17,6 +17,13 @@
 // kCheckpointFrames new WAL pages get a PASSIVE checkpoint, finished under
 // the lock for the frames committed while it ran, so that the next commit
 // writes the WAL from its start again.
+//
+// Encrypted at rest (schema 6; docs/security.md, "The spool at rest"):
+// every report and replay digest is sealed under the spool key
+// (sealed_rows.hpp), looked up by keyed tags, in tables whose keys are
+// random or keyed, so neither the file nor its WAL holds a report, a digest
+// or the order reports came in. A spool of an earlier schema is sealed in
+// place the first time it is opened with a key.
 #pragma once
 
 #include <chrono>
@@ -31,7 +38,9 @@
 
 #include "common/sqlite_db.hpp"
 #include "common/store_open.hpp"
+#include "shuffler/sealed_schema.hpp"
 #include "shuffler/spool.hpp"
+#include "shuffler/spool_key.hpp"
 
 namespace p2b::shuffler {
 
@@ -39,9 +48,13 @@ class SqliteSpool final : public Spool {
  public:
   // Creates the file and the schema if missing, after the start checks of
   // common/store_open.hpp: throws common::StoreRefused if the file is
-  // damaged, not a spool or of a newer schema, SpoolError if it cannot be
-  // opened or another process has it.
-  explicit SqliteSpool(const std::string& path, uint32_t partition = 0);
+  // damaged, not a spool or of a newer schema, SpoolKeyRefused (nothing
+  // changed) if `key` is not the one the spool is sealed under, SpoolError
+  // if it cannot be opened or another process has it. Without a key
+  // (nullptr) an existing schema-6 spool opens for maintenance only: counts,
+  // epochs and the quarantine, none of which holds report data; anything
+  // that reads or writes a report throws SpoolKeyRefused.
+  SqliteSpool(const std::string& path, std::shared_ptr<const SpoolKey> key, uint32_t partition = 0);
   ~SqliteSpool() override;
 
   InsertCounts insert(const std::vector<SpoolRecord>& records) override;
@@ -68,6 +81,12 @@ class SqliteSpool final : public Spool {
   bool has_quarantine() const override { return true; }
   const common::StoreHealth* health() const override { return &db_->health(); }
 
+  // Re-seals every row under `next` in one transaction (the lookup tags
+  // re-derived), then rewrites the file (VACUUM) and truncates the WAL, so
+  // that no ciphertext under the old key is left; from then on only `next`
+  // opens the spool. For an offline spool: `p2b-shuffler spool rekey`.
+  sealed_schema::Counts rekey(std::shared_ptr<const SpoolKey> next);
+
   // Waits until the WAL was emptied after every close, acknowledgement and
   // retirement made so far; false if that took longer than `within`.
   bool settle(std::chrono::milliseconds within);
@@ -76,6 +95,9 @@ class SqliteSpool final : public Spool {
   static constexpr int kCheckpointFrames = 1000;
 
  private:
+  void check_key(const std::string& path, int64_t have);
+  void upgrade_plain(int64_t have);
+  void need_key() const;
   std::size_t count(const char* sql);
   // Asks the checkpointer to empty the WAL (called with mu_ held).
   void request_scrub();
@@ -104,6 +126,7 @@ class SqliteSpool final : public Spool {
   std::unique_ptr<common::StoreLock> lock_;  // released after db_ closes
   std::mutex mu_;
   std::unique_ptr<common::Database> db_;
+  std::shared_ptr<const SpoolKey> key_;  // nullptr: opened for maintenance
   const uint32_t partition_;
   std::set<EpochId> open_;     // opened by this process
   std::set<EpochId> retired_;  // as the epochs table says

@@ -2,7 +2,8 @@
 // each inner ciphertext with the crowd id the shuffler counted it under,
 // signed by the shuffler (docs/formats.md).
 //
-//   "P2BB" | u32le format (2) | batch_id[16] | u32le partition | signer_fp[16]
+//   "P2BB" | u32le format (3) | batch_id[16] | u32le partition | signer_fp[16]
+//          | u32le threshold_l | u64le threshold_sigma (IEEE-754 binary64 bits)
 //          | u32le count | count * (u32le crowd_id | inner[112])
 //          | Ed25519 signature[64] over every byte before it
 //
@@ -10,7 +11,13 @@
 // any record is looked at. The batch id is random (CSPRNG) and lets the
 // analyzer acknowledge a re-sent batch without applying it twice; the batch
 // digest (BLAKE2b-256 of every signed byte) binds that id to the partition,
-// the signer and the contents.
+// the signer, the crowd thresholds and the contents.
+//
+// The thresholds are signed so that the analyzer can refuse a batch from a
+// shuffler configured with another l or sigma than its own: the two must
+// agree, or a crowd the analyzer would refuse was already released by the
+// shuffler's rule, or the other way round. Format 2 (no thresholds) is
+// refused with its own message, never read as format 3.
 #pragma once
 
 #include <array>
@@ -25,7 +32,7 @@
 namespace p2b::server {
 
 constexpr std::size_t kBatchIdBytes = 16;
-constexpr std::size_t kBatchHeaderBytes = 4 + 4 + kBatchIdBytes + 4 + kFingerprintBytes + 4;
+constexpr std::size_t kBatchHeaderBytes = 4 + 4 + kBatchIdBytes + 4 + kFingerprintBytes + 4 + 8 + 4;
 constexpr std::size_t kBatchRecordBytes = 4 + kInnerBytes;
 constexpr std::size_t kBatchDigestBytes = 32;
 // A batch above this many records is refused: it bounds request bodies.
@@ -45,10 +52,24 @@ struct BatchRecord {
   bool operator==(const BatchRecord& o) const { return crowd_id == o.crowd_id && inner == o.inner; }
 };
 
+// The crowd thresholds a shuffler applies (its --threshold and
+// --noisy-threshold), as one batch carries them. `sigma` is finite and not
+// negative (-0 included): one value, one encoding.
+struct BatchThresholds {
+  uint32_t l = 10;
+  double sigma = 0;
+};
+
+// Equal when l is equal and sigma has the same bits (both canonical).
+bool same_thresholds(const BatchThresholds& a, const BatchThresholds& b);
+// "l=10 sigma=0", for logs and error messages.
+std::string thresholds_str(const BatchThresholds& t);
+
 struct Batch {
   BatchId id{};
   uint32_t partition = 0;
   std::vector<BatchRecord> records;
+  BatchThresholds thresholds;
 };
 
 // A pinned Ed25519 verify key and its BLAKE2b-128 fingerprint.
@@ -66,7 +87,7 @@ std::vector<uint8_t> encode_signed_batch(const Batch& batch, const uint8_t* sign
 
 enum class BatchCheck {
   ok,
-  malformed,       // wrong magic, format, count or length
+  malformed,       // wrong magic, format, count, length or thresholds
   unknown_signer,  // the signer fingerprint names none of the pinned keys
   bad_signature,   // a pinned signer, but the signature does not verify
 };

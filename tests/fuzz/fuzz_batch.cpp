@@ -4,6 +4,10 @@
 // 1 the rest is the signed part of a batch, which gets the current key's
 // fingerprint and signature here, so the length, count and record parsing
 // behind the signature check is fuzzed, not only the refusals before it.
+// A batch that verifies carries canonical crowd thresholds (format 3: l at
+// least 1, sigma finite and not negative), so the analyzer's comparison with
+// its own settings is exact.
+#include <cmath>
 #include <cstring>
 
 #include "fuzz_fixture.hpp"
@@ -38,6 +42,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   p2b_fuzz::require(out.batch.records.size() <= p2b::server::kMaxBatchRecords, "record count");
+  const p2b::server::BatchThresholds& t = out.batch.thresholds;
+  p2b_fuzz::require(t.l >= 1 && std::isfinite(t.sigma) && !std::signbit(t.sigma),
+                    "canonical thresholds");
+  p2b_fuzz::require(p2b::server::same_thresholds(t, t), "thresholds equal themselves");
   // The count a receiver's limit is checked against before verifying is
   // the count of what verifies.
   p2b_fuzz::require(declared == out.batch.records.size(), "declared count");

@@ -279,12 +279,17 @@ void batch_seeds() {
   }
   p2b::server::Batch empty;
   empty.id = batch.id;
+  // A shuffler with a noisy threshold: sigma's eight bytes are not all zero.
+  p2b::server::Batch noisy = batch;
+  noisy.thresholds = {7, 2.5};
   const struct {
     const char* name;
     const p2b::server::Batch* batch;
     int key;
-  } cases[] = {
-      {"batch-6", &batch, 1}, {"batch-empty", &empty, 1}, {"batch-retired-key", &batch, 0}};
+  } cases[] = {{"batch-6", &batch, 1},
+               {"batch-empty", &empty, 1},
+               {"batch-retired-key", &batch, 0},
+               {"batch-noisy-threshold", &noisy, 1}};
   for (const auto& c : cases) {
     const Bytes bytes = p2b::server::encode_signed_batch(*c.batch, k.shuffler_sign_sk[c.key]);
     p2b::server::VerifiedBatch v;

@@ -28,6 +28,11 @@ Deployment::Deployment(const std::string& name)
   write_file(dir_ / "keys/shuffler.sign.pk", k.shuffler_verify_pk, sizeof k.shuffler_verify_pk,
              0644);
   write_file(dir_ / "keys/shuffler.sign.sk", k.shuffler_sign_sk, sizeof k.shuffler_sign_sk, 0600);
+  uint8_t spool_key[32];
+  randombytes_buf(spool_key, sizeof spool_key);
+  fs::remove(spool_key_path());
+  write_file(spool_key_path(), spool_key, sizeof spool_key, 0600);
+  sodium_memzero(spool_key, sizeof spool_key);
   const p2b::CryptoPort port = p2b_test::sodium_port();
   std::size_t n = 0;
   EXPECT_EQ(p2b::encoded_codebook_size(codebook_.data(), kCodes, kDim, 1, &n), p2b::Status::ok);
@@ -51,13 +56,16 @@ void Deployment::start_analyzer(uint32_t threshold, int port,
 }
 
 std::vector<std::string> Deployment::analyzer_args(uint32_t threshold, int port) const {
-  return {"--listen",       "127.0.0.1:" + std::to_string(port),
-          "--keys",         (dir_ / "keys").string(),
-          "--shuffler-key", (dir_ / "keys/shuffler.sign.pk").string(),
-          "--codebook",     (dir_ / "codebook.p2bc").string(),
-          "--store",        store_path().string(),
-          "--actions",      std::to_string(kActions),
-          "--threshold",    std::to_string(threshold)};
+  std::vector<std::string> args{"--listen",       "127.0.0.1:" + std::to_string(port),
+                                "--keys",         (dir_ / "keys").string(),
+                                "--shuffler-key", (dir_ / "keys/shuffler.sign.pk").string(),
+                                "--codebook",     (dir_ / "codebook.p2bc").string(),
+                                "--store",        store_path().string(),
+                                "--actions",      std::to_string(kActions),
+                                "--threshold",    std::to_string(threshold)};
+  // Central DP off: the tests compare the models with exactly what was sent.
+  args.insert(args.end(), {"--central-epsilon", "off"});
+  return args;
 }
 
 void Deployment::start_shuffler(uint32_t threshold, const std::string& analyzer_url,
@@ -74,6 +82,7 @@ std::vector<std::string> Deployment::shuffler_args(uint32_t threshold,
   return {"--listen",        "127.0.0.1:0",
           "--keys",          (dir_ / "keys").string(),
           "--spool",         spool_path().string(),
+          "--spool-key",     spool_key_path().string(),
           "--analyzer",      analyzer_url,
           "--analyzer-key",  (dir_ / "keys/analyzer.sign.pk").string(),
           "--threshold",     std::to_string(threshold),

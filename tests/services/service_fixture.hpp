@@ -52,6 +52,9 @@ class Deployment {
   p2b::proc::ServiceProcess& analyzer() { return analyzer_; }
   const fs::path& dir() const { return dir_; }
   fs::path spool_path() const { return dir_ / "shuffler.db"; }
+  // The spool's key (--spool-key), beside the deployment's directory, not
+  // in it: the shuffler refuses a key inside its spool's directory.
+  fs::path spool_key_path() const { return dir_.string() + ".spool.key"; }
   fs::path store_path() const { return dir_ / "analyzer.db"; }
   // The codebook the deployment's codebook.p2bc holds.
   const std::vector<float>& codebook() const { return codebook_; }

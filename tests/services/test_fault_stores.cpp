@@ -161,6 +161,55 @@ TEST(ServicesFaultStores, ForeignStoresAreRefusedWithExit4) {
   EXPECT_EQ(t.duplicated, 0U) << t.summary();
 }
 
+// The spool key (docs/operations.md, "The spool key"): a SQLite spool
+// without one, with a key file inside the spool's directory, or with
+// another spool's key does not start (exit 2, a configuration error), and
+// the log says why without the key's bytes; the spool is left as it was.
+TEST(ServicesFaultStores, TheShufflerRefusesAMissingMisplacedOrWrongSpoolKey) {
+  Deployment d("stores-spool-key");
+  std::vector<std::string> args = d.shuffler_args(1, "http://127.0.0.1:9");
+  const auto key_at = std::find(args.begin(), args.end(), "--spool-key");
+  ASSERT_NE(key_at, args.end());
+  std::vector<std::string> keyless = args;
+  keyless.erase(keyless.begin() + (key_at - args.begin()),
+                keyless.begin() + (key_at - args.begin()) + 2);
+  EXPECT_EQ(run_to_exit(P2B_SHUFFLER_BIN, keyless, d.dir() / "no-key.log"), 2);
+  EXPECT_NE(read_text(d.dir() / "no-key.log").find("p2b-keygen --shuffler-spool"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(d.spool_path())) << "nothing was created";
+
+  const fs::path inside = d.dir() / "keys" / "shuffler.spool.key";
+  fs::copy_file(d.spool_key_path(), inside);
+  *(key_at + 1) = inside.string();
+  EXPECT_EQ(run_to_exit(P2B_SHUFFLER_BIN, args, d.dir() / "inside.log"), 2);
+  EXPECT_NE(read_text(d.dir() / "inside.log").find("lies inside the spool's directory"),
+            std::string::npos);
+
+  // A spool made under the deployment's key, then started with another.
+  d.start_shuffler(1, "http://127.0.0.1:9");
+  Ledger ledger;
+  post_expecting_202(ledger, d.shuffler().port(), envelopes(20), 10);
+  EXPECT_EQ(d.shuffler().stop(), 0);
+  const fs::path other = d.dir().string() + ".other-spool.key";
+  fs::remove(other);
+  fs::copy_file(d.spool_key_path(), other);
+  {
+    std::fstream f(other, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(0);
+    f.put('\x42');
+  }
+  fs::permissions(other, fs::perms::owner_read | fs::perms::owner_write);
+  *(key_at + 1) = other.string();
+  EXPECT_EQ(run_to_exit(P2B_SHUFFLER_BIN, args, d.dir() / "wrong.log"), 2);
+  const std::string log = read_text(d.dir() / "wrong.log");
+  EXPECT_NE(log.find("\"spool_key_refused\""), std::string::npos) << log;
+  EXPECT_NE(log.find("sealed under another key"), std::string::npos) << log;
+  // The right key still opens every report.
+  d.start_shuffler(1, "http://127.0.0.1:9");
+  EXPECT_EQ(metric(d.shuffler().port(), "p2b_shuffler_spool_depth"), 20.0);
+  EXPECT_EQ(d.shuffler().stop(), 0);
+}
+
 TEST(ServicesFaultStores, ASecondInstanceOnTheSameStoreIsRefused) {
   Deployment d("stores-second");
   d.start_analyzer();

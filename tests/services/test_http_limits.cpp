@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sodium.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -194,10 +195,16 @@ class Service {
     write("keys/shuffler.sign.sk", k.shuffler_sign_sk, sizeof k.shuffler_sign_sk, 0600);
     std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--keys", (dir_ / "keys").string()};
     if (kind == Kind::shuffler) {
-      // The analyzer is never reached: batches wait in the spool.
+      // The analyzer is never reached: batches wait in the spool. The spool
+      // has a directory of its own, which its key must lie outside.
+      uint8_t spool_key[32];
+      randombytes_buf(spool_key, sizeof spool_key);
+      write("keys/shuffler.spool.key", spool_key, sizeof spool_key, 0600);
+      fs::create_directories(dir_ / "spool");
       args.insert(
           args.end(),
-          {"--spool", (dir_ / "shuffler.db").string(), "--analyzer", "http://127.0.0.1:9",
+          {"--spool", (dir_ / "spool/shuffler.db").string(), "--spool-key",
+           (dir_ / "keys/shuffler.spool.key").string(), "--analyzer", "http://127.0.0.1:9",
            "--analyzer-key", (dir_ / "keys/analyzer.sign.pk").string(), "--batch-seconds", "3600"});
     } else {
       const std::vector<float> codebook = p2b_test::random_codebook(kCodes, kDim, 3);
@@ -208,10 +215,11 @@ class Service {
                                      bytes.data(), n, &n),
                 p2b::Status::ok);
       write("codebook.p2bc", bytes.data(), n, 0644);
-      args.insert(args.end(),
-                  {"--codebook", (dir_ / "codebook.p2bc").string(), "--store",
-                   (dir_ / "analyzer.db").string(), "--actions", std::to_string(kActions),
-                   "--shuffler-key", (dir_ / "keys/shuffler.sign.pk").string()});
+      args.insert(
+          args.end(),
+          {"--codebook", (dir_ / "codebook.p2bc").string(), "--store",
+           (dir_ / "analyzer.db").string(), "--actions", std::to_string(kActions), "--shuffler-key",
+           (dir_ / "keys/shuffler.sign.pk").string(), "--central-epsilon", "off"});
     }
     args.insert(args.end(), limits.begin(), limits.end());
     process_.start(kind == Kind::shuffler ? P2B_SHUFFLER_BIN : P2B_ANALYZER_BIN, args,

@@ -6,6 +6,7 @@
 // report twice).
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <pb_decode.h>
 #include <sodium.h>
 
 #include <atomic>
@@ -21,6 +22,7 @@
 #include "batch_opener.hpp"
 #include "common/pg/pg.hpp"
 #include "common/store_open.hpp"
+#include "p2b.pb.h"
 #include "pg_cluster.hpp"
 #include "pg_store.hpp"
 #include "proc/run_command.hpp"
@@ -69,6 +71,7 @@ class BatchLedger {
   std::vector<uint8_t> make(std::size_t n) {
     p2b::server::Batch b;
     randombytes_buf(b.id.data(), b.id.size());
+    b.thresholds = {1, 0};  // the workers' --threshold 1
     for (std::size_t i = 0; i < n; ++i) {
       const auto code = static_cast<uint32_t>(next_ % kCodes);
       const auto action = static_cast<uint32_t>(next_ % kActions);
@@ -156,14 +159,16 @@ class PgDeployment {
   }
 
   std::vector<std::string> args(const std::string& role, const fs::path& keys) const {
-    return {"--listen",       "127.0.0.1:0",
-            "--keys",         keys.string(),
-            "--shuffler-key", (d_.dir() / "keys/shuffler.sign.pk").string(),
-            "--codebook",     (d_.dir() / "codebook.p2bc").string(),
-            "--store",        cluster_->url(),
-            "--actions",      std::to_string(kActions),
-            "--threshold",    "1",
-            "--role",         role};
+    std::vector<std::string> a{"--listen",       "127.0.0.1:0",
+                               "--keys",         keys.string(),
+                               "--shuffler-key", (d_.dir() / "keys/shuffler.sign.pk").string(),
+                               "--codebook",     (d_.dir() / "codebook.p2bc").string(),
+                               "--store",        cluster_->url(),
+                               "--actions",      std::to_string(kActions),
+                               "--threshold",    "1",
+                               "--role",         role};
+    a.insert(a.end(), {"--central-epsilon", central_epsilon});
+    return a;
   }
   void start_worker(ServiceProcess* p, const std::string& name) const {
     p->start(P2B_ANALYZER_BIN, args("worker", d_.dir() / "worker-keys"),
@@ -189,6 +194,9 @@ class PgDeployment {
   }
   std::string url() const { return cluster_->url(); }
   const uint8_t* ack_pk() const { return ack_.pk; }
+  // Every node's --central-epsilon: off unless a test turns it on, so the
+  // ledger reconciles exact counts.
+  std::string central_epsilon = "off";
   Deployment& deployment() { return d_; }
 
  private:
@@ -367,6 +375,75 @@ TEST(PgAnalyzer, KillNineOfAWorkerAndOfThePublisherLosesNothingAndVersionsKeepCo
   const int64_t kept = query_int(pg.url(), "SELECT count(*)::int8 FROM models");
   const int64_t oldest = query_int(pg.url(), "SELECT min(version)::int8 FROM models");
   EXPECT_EQ(newest - oldest + 1, kept);
+}
+
+// Central DP on: kill -9 of the publisher after its first noisy model; the
+// one started next keeps the stored seed, publishes the next version only,
+// and the ledger holds each version once (test_pg_central_dp has the
+// publication that dies before its commit).
+TEST(PgAnalyzer, CentralDpAPublisherKilledAndRestartedKeepsItsSeedAndChargesEachVersionOnce) {
+  PgDeployment pg("pg_dp_kill");
+  pg.central_epsilon = "1";
+  ServiceProcess p1, p2, w1;
+  pg.start_publisher(&p1, "p1");
+  pg.start_worker(&w1, "w1");
+  BatchLedger ledger;
+  ASSERT_TRUE(send({w1.port()}, 0, ledger.make(20), pg.ack_pk()).ack);
+  ASSERT_TRUE(eventually(10, [&] { return served_version(w1.port()) >= 1; }));
+  const auto seed = [&] {
+    p2b::pg::Connection conn(pg.url());
+    return conn.query("SELECT seed FROM central_dp").bytes(0, 0);
+  };
+  const std::vector<uint8_t> seed1 = seed();
+  const std::vector<uint8_t> model1 = fetch_model(w1.port());
+  p1.kill_hard();
+  pg.start_publisher(&p2, "p2");
+  ASSERT_TRUE(send({w1.port()}, 0, ledger.make(20), pg.ack_pk()).ack);
+  ASSERT_TRUE(eventually(10, [&] { return served_version(w1.port()) >= 2; }));
+  EXPECT_EQ(seed(), seed1) << "the restarted publisher draws the same node noise";
+  EXPECT_EQ(query_int(pg.url(), "SELECT count(*)::int8 FROM central_dp_ledger"),
+            query_int(pg.url(), "SELECT max(version)::int8 FROM models"));
+  EXPECT_EQ(query_int(pg.url(), "SELECT count(DISTINCT version)::int8 FROM central_dp_ledger"),
+            query_int(pg.url(), "SELECT count(*)::int8 FROM central_dp_ledger"));
+  {
+    p2b::pg::Connection conn(pg.url());
+    const p2b::pg::Result v1 = conn.query("SELECT bundle FROM models WHERE version = 1");
+    ASSERT_EQ(v1.rows(), 1);
+    EXPECT_EQ(v1.bytes(0, 0), model1) << "version 1 was published once, never again";
+  }
+  // Every model states the guarantee in its header.
+  const std::vector<uint8_t> model2 = fetch_model(w1.port());
+  ASSERT_GT(model2.size(), 4U);
+  p2b_v1_ModelHeader h = p2b_v1_ModelHeader_init_zero;
+  pb_istream_t is = pb_istream_from_buffer(model2.data() + 4, model2.size() - 4);
+  ASSERT_TRUE(pb_decode_delimited(&is, p2b_v1_ModelHeader_fields, &h));
+  EXPECT_EQ(h.central_epsilon, 1.0);
+  EXPECT_EQ(h.central_delta, 1e-6);
+}
+
+// A worker checks a batch's signed thresholds as a single analyzer does
+// (batch_answers.hpp): another l is 409 threshold_mismatch before any state
+// is read, and the batch with the worker's own settings is then applied in
+// full (no id claimed, no replay digest consumed).
+TEST(PgAnalyzer, AWorkerRefusesABatchThresholdedWithAnotherL) {
+  PgDeployment pg("pg_thresholds");
+  ServiceProcess w1;
+  pg.start_worker(&w1, "w1");
+  BatchLedger ledger;
+  const std::vector<uint8_t> same = ledger.make(12);  // l = 1, as the worker
+  p2b::server::Batch other = ledger.last();
+  other.thresholds = {2, 0};
+  const Answer refused = post(
+      w1.port(), p2b::server::encode_signed_batch(other, p2b_test::test_keys().shuffler_sign_sk),
+      pg.ack_pk());
+  EXPECT_EQ(refused.status, 409);
+  EXPECT_NE(refused.body.find("\"threshold_mismatch\""), std::string::npos) << refused.body;
+  EXPECT_EQ(query_int(pg.url(), "SELECT count(*)::int8 FROM applied_batches"), 0);
+  EXPECT_EQ(query_int(pg.url(), "SELECT count(*)::int8 FROM seen_inner"), 0);
+  const Answer applied = post(w1.port(), same, pg.ack_pk());
+  ASSERT_TRUE(applied.ack) << applied.body;
+  EXPECT_FALSE(applied.duplicate);
+  EXPECT_EQ(applied.ack->applied, 12U);
 }
 
 TEST(PgAnalyzer, RetiringTheBoxKeyDropsItsReplayStateAndRefusesItsReports) {

@@ -7,6 +7,7 @@
 #include <httplib.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -197,10 +198,12 @@ TEST(Services, BelowThresholdNeverReachesTheAnalyzerAndReplaysCountOnce) {
 }
 
 // Nothing at rest, with the real services started under umask 0: every
-// store file is owner-only, and once a batch is forwarded (crowd 7) or
-// thresholded away (crowd 3), no byte string of its inner ciphertexts is left
-// in either service's database, WAL or shared-memory file. The control finds
-// them in the spool while they legitimately wait there.
+// store file is owner-only; the inner ciphertexts are never in the spool's
+// files in clear (it is sealed: test_spool_encryption.cpp); and once a batch
+// is forwarded (crowd 7) or thresholded away (crowd 3), no sealed row of it
+// is left in the spool's database, WAL or shared-memory file, nor an inner
+// ciphertext in the analyzer's. The control finds the sealed rows in the
+// spool while they legitimately wait there.
 TEST(Services, NoForwardedOrThresholdedReportStaysOnDisk) {
   Deployment d("at_rest");
   const mode_t old_umask = ::umask(0);
@@ -219,7 +222,25 @@ TEST(Services, NoForwardedOrThresholdedReportStaysOnDisk) {
   for (const Envelope& e : sent) {
     const p2b::server::InnerCiphertext inner = inner_of(e);
     inners.emplace_back(inner.begin(), inner.end());
-    ASSERT_TRUE(p2b_test::store_contains(spool, inners.back())) << "control: spooled";
+    EXPECT_FALSE(p2b_test::store_contains(spool, inners.back())) << "sealed while spooled";
+  }
+  std::vector<std::vector<uint8_t>> sealed_rows;
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(spool.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* q = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT sealed FROM records_sealed", -1, &q, nullptr),
+              SQLITE_OK);
+    while (sqlite3_step(q) == SQLITE_ROW) {
+      const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(q, 0));
+      sealed_rows.emplace_back(p, p + sqlite3_column_bytes(q, 0));
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(raw);
+  }
+  ASSERT_EQ(sealed_rows.size(), sent.size());
+  for (const auto& row : sealed_rows) {
+    ASSERT_TRUE(p2b_test::store_contains(spool, row)) << "control: spooled";
   }
 
   // The same spool, now batching every second.
@@ -234,11 +255,14 @@ TEST(Services, NoForwardedOrThresholdedReportStaysOnDisk) {
   // The spool's checkpointer empties its WAL right after the close and the
   // acknowledgement, off the request path (docs/shuffler.md): a bounded wait.
   EXPECT_TRUE(eventually(10, [&] {
-    for (const auto& inner : inners) {
-      if (p2b_test::store_contains(spool, inner)) return false;
+    for (const auto& row : sealed_rows) {
+      if (p2b_test::store_contains(spool, row)) return false;
     }
     return true;
   }));
+  for (std::size_t i = 0; i < sealed_rows.size(); ++i) {
+    EXPECT_FALSE(p2b_test::store_contains(spool, sealed_rows[i])) << "row " << i << " in the spool";
+  }
   for (std::size_t i = 0; i < inners.size(); ++i) {
     EXPECT_FALSE(p2b_test::store_contains(spool, inners[i])) << "report " << i << " in the spool";
     EXPECT_FALSE(p2b_test::store_contains(store, inners[i])) << "report " << i << " in the store";
@@ -485,6 +509,7 @@ TEST(Services, GarbageAndReplaysCannotFillAVictimsCrowd) {
   // dropped before the threshold, so they cannot make up a crowd either.
   p2b::server::Batch replay;
   randombytes_buf(replay.id.data(), replay.id.size());
+  replay.thresholds = {3, 0};  // the analyzer's --threshold 3
   for (int i = 0; i < 3; ++i) replay.records.push_back({3, victim_inner});
   res = post_batch(a, sign_batch(replay, p2b_test::test_keys().shuffler_sign_sk));
   ASSERT_TRUE(res && res->status == 200) << (res ? res->body : "");
@@ -570,7 +595,8 @@ std::vector<std::string> shuffler_args(const Deployment& d) {
           "--keys",         (d.dir() / "keys").string(),
           "--store",        (d.dir() / "shuffler.db").string(),
           "--analyzer",     "http://127.0.0.1:9",
-          "--analyzer-key", (d.dir() / "keys/analyzer.sign.pk").string()};
+          "--analyzer-key", (d.dir() / "keys/analyzer.sign.pk").string(),
+          "--spool-key",    d.spool_key_path().string()};
 }
 
 std::vector<std::string> analyzer_args(const Deployment& d) {
@@ -616,13 +642,15 @@ TEST(Services, BothReadTheSameConfigKeysAndAnswerErrorsAlike) {
                                << "\"\nstore = \"" << (d.dir() / "shuffler.db").string()
                                << "\"\nlog-level = \"warn\"\nmax-body = 2080\n"
                                   "analyzer = \"http://127.0.0.1:9\"\n"
-                               << "analyzer-key = \"" << keys << "/analyzer.sign.pk\"\n";
+                               << "analyzer-key = \"" << keys << "/analyzer.sign.pk\"\n"
+                               << "spool-key = \"" << d.spool_key_path().string() << "\"\n";
   std::ofstream(analyzer_conf) << "# p2b-analyzer\nlisten = \"127.0.0.1:0\"\nkeys = \"" << keys
                                << "\"\nstore = \"" << (d.dir() / "analyzer.db").string()
                                << "\"\nlog-level = \"warn\"\nmax-body = 100000\n"
                                   "codebook = \""
                                << (d.dir() / "codebook.p2bc").string() << "\"\nactions = 10\n"
-                               << "shuffler-key = \"" << keys << "/shuffler.sign.pk\"\n";
+                               << "shuffler-key = \"" << keys << "/shuffler.sign.pk\"\n"
+                               << "central-epsilon = \"off\"\n";
   p2b::proc::ServiceProcess shuffler, analyzer;
   shuffler.start(P2B_SHUFFLER_BIN, {"--config", shuffler_conf.string()},
                  (d.dir() / "shuffler.log").string());

@@ -11,7 +11,8 @@ bool key_set_kind(const std::string& name, KeySetKind* out) {
                 {"fclub", KeySetKind::fclub},
                 {"fclub-local", KeySetKind::fclub_local},
                 {"pfcb-consortium", KeySetKind::pfcb_consortium},
-                {"pfcb-agent", KeySetKind::pfcb_agent}};
+                {"pfcb-agent", KeySetKind::pfcb_agent},
+                {"shuffler-spool", KeySetKind::shuffler_spool}};
   for (const auto& k : kKinds) {
     if (name == k.name) {
       *out = k.kind;
@@ -28,6 +29,7 @@ void KeySet::wipe() {
   sodium_memzero(&shuffler_sign, sizeof shuffler_sign);
   sodium_memzero(noise_seed, sizeof noise_seed);
   sodium_memzero(consortium_key, sizeof consortium_key);
+  sodium_memzero(spool_key, sizeof spool_key);
 }
 
 KeyFiles key_files(const KeySet& k, KeySetKind kind) {
@@ -37,6 +39,9 @@ KeyFiles key_files(const KeySet& k, KeySetKind kind) {
       // The names server/pfcb's agents read (docs/pfcb-relay.md).
       return {
           {"pfcb.consortium.key", k.consortium_key, sizeof k.consortium_key, KeyKind::secret_key}};
+    case KeySetKind::shuffler_spool:
+      // The name the shuffler's --spool-key help and its systemd credential use.
+      return {{"shuffler.spool.key", k.spool_key, sizeof k.spool_key, KeyKind::secret_key}};
     case KeySetKind::pfcb_agent:
       return {
           {"pfcb.sign.pk", k.shuffler_sign.pk, sizeof k.shuffler_sign.pk, KeyKind::public_key},
@@ -86,6 +91,7 @@ void generate(KeySet* k) {
   crypto_sign_keypair(k->shuffler_sign.pk, k->shuffler_sign.sk);
   randombytes_buf(k->noise_seed, sizeof k->noise_seed);
   crypto_aead_xchacha20poly1305_ietf_keygen(k->consortium_key);
+  randombytes_buf(k->spool_key, sizeof k->spool_key);
 }
 
 }  // namespace p2b::keygen

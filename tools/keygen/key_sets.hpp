@@ -2,7 +2,8 @@
 // tool and the Python package, so both make the same files under the same
 // names: the deployment's four P2B pairs, a vertical-federation party's,
 // an FCLUB server's (a local one's with its noise seed), a P-FCB
-// consortium's AEAD key and a P-FCB agent's signing pair.
+// consortium's AEAD key, a P-FCB agent's signing pair and the shuffler's
+// spool key.
 #pragma once
 
 #include <sodium.h>
@@ -17,10 +18,10 @@
 
 namespace p2b::keygen {
 
-enum class KeySetKind { p2b, vfl, fclub, fclub_local, pfcb_consortium, pfcb_agent };
+enum class KeySetKind { p2b, vfl, fclub, fclub_local, pfcb_consortium, pfcb_agent, shuffler_spool };
 
-// "p2b", "vfl", "fclub", "fclub-local", "pfcb-consortium", "pfcb-agent" (the
-// flag names, without --); false for anything else.
+// "p2b", "vfl", "fclub", "fclub-local", "pfcb-consortium", "pfcb-agent",
+// "shuffler-spool" (the flag names, without --); false for anything else.
 bool key_set_kind(const std::string& name, KeySetKind* out);
 
 struct BoxPair {
@@ -41,6 +42,7 @@ struct KeySet {
   SignPair shuffler_sign;
   uint8_t noise_seed[32]{};                             // FCLUB local servers: the tree-noise seed
   uint8_t consortium_key[pfcb::kConsortiumKeyBytes]{};  // P-FCB: the agents' AEAD key
+  uint8_t spool_key[32]{};  // the shuffler's SQLite spool key (server/shuffler/spool_key.hpp)
 
   KeySet() = default;
   KeySet(const KeySet&) = delete;

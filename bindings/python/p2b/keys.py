@@ -64,15 +64,16 @@ class DeploymentKeys:
 
 
 #: p2b-keygen's key sets: its flag names (without --), "p2b" for the default.
-KEY_SETS = ("p2b", "vfl", "fclub", "fclub-local", "pfcb-consortium", "pfcb-agent")
+KEY_SETS = ("p2b", "vfl", "fclub", "fclub-local", "pfcb-consortium", "pfcb-agent", "shuffler-spool")
 
 
 def keygen(out_dir: Optional[str] = None, kind: str = "p2b") -> DeploymentKeys:
     """Makes a fresh key set, the one p2b-keygen makes for the same kind.
 
     kind "p2b" (the default) is a deployment's eight files; "vfl", "fclub",
-    "fclub-local", "pfcb-consortium" and "pfcb-agent" are p2b-keygen's
-    --vfl ... --pfcb-agent sets (docs/keys.md), under the same file names.
+    "fclub-local", "pfcb-consortium", "pfcb-agent" and "shuffler-spool" are
+    p2b-keygen's --vfl ... --shuffler-spool sets (docs/keys.md), under the
+    same file names.
     With out_dir, also writes the files there (secret keys 0600, public
     0644; an existing file is refused and nothing is written). An unknown
     kind raises ValueError.

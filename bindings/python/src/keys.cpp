@@ -36,7 +36,7 @@ py::dict make_key_set(std::optional<std::string> out_dir, const std::string& kin
   if (!keygen::key_set_kind(kind_name, &kind)) {
     throw py::value_error(
         "kind: expected 'p2b', 'vfl', 'fclub', 'fclub-local', "
-        "'pfcb-consortium' or 'pfcb-agent', not '" +
+        "'pfcb-consortium', 'pfcb-agent' or 'shuffler-spool', not '" +
         kind_name + "'");
   }
   if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");

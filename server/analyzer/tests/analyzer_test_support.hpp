@@ -108,9 +108,15 @@ struct Tuple {
   float reward;
 };
 
+// The crowd threshold the tests' analyzers apply unless a test says
+// otherwise (settings() below), and so the one their batches carry.
+constexpr std::size_t kTestThreshold = 1;
+
+// A batch as a shuffler with --threshold kTestThreshold (no noise) signs it.
 inline p2b::server::Batch make_batch(const Deployment& dep, const std::vector<Tuple>& tuples) {
   p2b::server::Batch b;
   randombytes_buf(b.id.data(), b.id.size());
+  b.thresholds = {kTestThreshold, 0};
   b.records.reserve(tuples.size());
   for (const Tuple& t : tuples) b.records.push_back(dep.record(t.code, t.action, t.reward));
   return b;
@@ -129,7 +135,7 @@ inline an::BatchOutcome apply(an::Analyzer& analyzer, const p2b::server::Batch& 
 
 // Settings that pin the test shuffler key and, unless a test says otherwise,
 // apply every crowd (l = 1), as the tests' small batches need.
-inline an::AnalyzerSettings settings(uint32_t actions, std::size_t threshold = 1) {
+inline an::AnalyzerSettings settings(uint32_t actions, std::size_t threshold = kTestThreshold) {
   an::AnalyzerSettings s;
   s.n_actions = actions;
   s.shuffler_keys = {Deployment::shuffler_verify_key()};
@@ -169,7 +175,7 @@ struct Harness {
 
   Harness(const Deployment& dep, const std::string& db, uint32_t actions,
           an::AggregationMode mode = an::AggregationMode::centroid, bool raw = false,
-          double lambda = 1.0, uint64_t min_reports = 0, std::size_t threshold = 1,
+          double lambda = 1.0, uint64_t min_reports = 0, std::size_t threshold = kTestThreshold,
           an::CentralDpConfig central_dp = {}) {
     store = open_store(db);
     an::AnalyzerSettings s = settings(actions, threshold);
@@ -231,6 +237,7 @@ class Served {
   Served(const Served&) = delete;
   Served& operator=(const Served&) = delete;
   httplib::Client client() const { return httplib::Client("127.0.0.1", port_); }
+  int port() const { return port_; }
   httplib::Result post(const std::vector<uint8_t>& body) const {
     return client().Post("/v1/batches", std::string(body.begin(), body.end()),
                          "application/octet-stream");

@@ -105,7 +105,7 @@ TEST(AnalyzerBatchAuth, AnIdWithOtherContentsIsAConflict) {
   EXPECT_TRUE(Snapshot(*h.analyzer) == before);
   // Its inner was not recorded either: it can still arrive in a new batch.
   const an::BatchOutcome later =
-      analyzer_test::apply(*h.analyzer, {sv::BatchId{1}, 0, other.records});
+      analyzer_test::apply(*h.analyzer, {sv::BatchId{1}, 0, other.records, {1, 0}});
   EXPECT_EQ(later.applied, 1u);
 }
 
@@ -152,6 +152,7 @@ TEST(AnalyzerBatchAuth, GarbageCannotFillAVictimsCrowd) {
   // inner layers that do not open, and with valid reports of another code
   // claiming crowd 3.
   sv::Batch batch = analyzer_test::make_batch(dep, {{3, 1, 1.0F}});
+  batch.thresholds.l = 5;
   for (int i = 0; i < 2; ++i) {
     sv::InnerCiphertext junk{};
     randombytes_buf(junk.data(), junk.size());
@@ -185,7 +186,7 @@ TEST(AnalyzerBatchAuth, ReplayedInnersAreDroppedWithinAndAcrossBatches) {
   {
     Harness h(dep, db, 2, an::AggregationMode::centroid, false, 1.0, 0, 3);
     // One victim report repeated to make up l = 3: one record, below l.
-    const sv::Batch batch{sv::BatchId{1}, 0, {victim, victim, victim}};
+    const sv::Batch batch{sv::BatchId{1}, 0, {victim, victim, victim}, {3, 0}};
     const an::BatchOutcome out = analyzer_test::apply(*h.analyzer, batch);
     EXPECT_EQ(out.applied, 0u);
     EXPECT_EQ(reason(out, an::RejectReason::replayed), 2u);
@@ -193,7 +194,7 @@ TEST(AnalyzerBatchAuth, ReplayedInnersAreDroppedWithinAndAcrossBatches) {
   }
   // Across batches, and across a restart: the digest is in the store.
   Harness h(dep, db, 2, an::AggregationMode::centroid, false, 1.0, 0, 1);
-  const sv::Batch again{sv::BatchId{2}, 0, {victim, dep.record(3, 0, 0.0F)}};
+  const sv::Batch again{sv::BatchId{2}, 0, {victim, dep.record(3, 0, 0.0F)}, {1, 0}};
   const an::BatchOutcome out = analyzer_test::apply(*h.analyzer, again);
   EXPECT_EQ(out.applied, 1u);
   EXPECT_EQ(reason(out, an::RejectReason::replayed), 1u);
@@ -207,10 +208,10 @@ TEST(AnalyzerBatchAuth, TheThresholdCountsValidReportsPerCrowd) {
   const Deployment dep(4, 8);
   const TempDir tmp;
   Harness h(dep, tmp.file("s.db"), 2, an::AggregationMode::centroid, false, 1.0, 0, 3);
-  const an::BatchOutcome out = analyzer_test::apply(
-      *h.analyzer,
-      analyzer_test::make_batch(
-          dep, {{1, 0, 1.0F}, {1, 1, 1.0F}, {1, 0, 0.0F}, {2, 0, 1.0F}, {2, 1, 1.0F}}));
+  sv::Batch batch = analyzer_test::make_batch(
+      dep, {{1, 0, 1.0F}, {1, 1, 1.0F}, {1, 0, 0.0F}, {2, 0, 1.0F}, {2, 1, 1.0F}});
+  batch.thresholds.l = 3;
+  const an::BatchOutcome out = analyzer_test::apply(*h.analyzer, batch);
   EXPECT_EQ(out.applied, 3u);
   EXPECT_EQ(reason(out, an::RejectReason::below_threshold), 2u);
   EXPECT_EQ(h.analyzer->statistics(an::ModelKind::private_reports).total_count(), 3u);

@@ -80,8 +80,10 @@ TEST(AnalyzerBatchLimit, ABodyPastMaxBodyIsRefusedAsTooLargeUnread) {
 TEST(AnalyzerBatchLimit, TheOptionSetsTheLimitAndTheBodyBoundFollows) {
   an::Options o;
   std::string message;
-  const char* base[] = {"p2b-analyzer", "--keys",  "k",  "--shuffler-key", "s.pk", "--codebook",
-                        "c.p2bc",       "--store", "db", "--actions",      "4"};
+  const char* base[] = {"p2b-analyzer", "--keys",     "k",      "--shuffler-key",
+                        "s.pk",         "--codebook", "c.p2bc", "--store",
+                        "db",           "--actions",  "4",      "--central-epsilon",
+                        "off"};
   std::vector<const char*> args(std::begin(base), std::end(base));
   ASSERT_EQ(an::parse_options(static_cast<int>(args.size()), args.data(), &o, &message),
             an::ParseOutcome::ok)

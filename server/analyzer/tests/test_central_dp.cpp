@@ -19,6 +19,7 @@
 #include "dp/zcdp.hpp"
 #include "options.hpp"
 #include "p2b.pb.h"
+#include "sybil_read_back.hpp"
 #include "wire/model_bundle.hpp"
 
 namespace {
@@ -427,90 +428,34 @@ TEST(AnalyzerCentralDp, MinReportsGatesOnTheNoisyCount) {
   EXPECT_GT(withheld, 0);
 }
 
-// The attack central DP answers: the victim's lone report in a crowd the
-// attacker filled with sybil reports it knows exactly. Subtracting the
-// sybils' sums from the model leaves the victim's report: read back exactly
-// without central DP, buried in noise with it.
-struct ReadBack {
-  uint32_t code = 0;        // the code whose x x^T fits the residual best
-  double g_error = 0;       // || residual G - x x^T ||_F for the victim's x
-  double b_error = 0;       // || residual b - r x ||
-  double contribution = 0;  // || x x^T ||_F + || r x ||, the victim's own size
-};
-
-ReadBack attack(const Deployment& dep, const std::string& db, an::CentralDpConfig dp,
-                bool with_victim) {
-  const uint32_t d = dep.dim, actions = 3;
-  const Tuple victim{5, 1, 1.0F};
-  std::vector<Tuple> reports;
-  reports.reserve(41);
-  for (int i = 0; i < 40; ++i) reports.push_back({5, static_cast<uint32_t>(i % 3), 0.0F});
-  if (with_victim) reports.push_back(victim);
+// The attack central DP answers (sybil_read_back.hpp), on SQLite: one batch
+// holds the sybils' crowd (and the victim), one model is released.
+analyzer_test::ReadBack attack(const Deployment& dep, const std::string& db, an::CentralDpConfig dp,
+                               bool with_victim) {
   if (dp.enabled()) {
-    // A fixed noise seed: with the store's fresh CSPRNG seed the bounds below
+    // A fixed noise seed: with the store's fresh CSPRNG seed the bounds
     // fail about once in a few thousand runs (a 4-dim normal near zero).
     analyzer_test::open_store(db)->record_central_dp(
         {dp.epsilon, dp.delta, dp.horizon, seed_of(with_victim ? 41 : 42)});
   }
-  DpHarness h(dep, db, actions, dp);
-  analyzer_test::apply(*h.analyzer, analyzer_test::make_batch(dep, reports));
-  const auto model = h.analyzer->model(an::ModelKind::private_reports);
-  // The released arrays, as a device would read them.
-  auto device = p2b_test::make_agent(p2b_test::base_config(d, actions, 16, 11));
-  EXPECT_EQ(p2b_agent_apply_model(device.agent, model->bundle.data(), model->bundle.size()),
-            P2B_OK);
-  std::vector<double> a(static_cast<size_t>(actions) * d * d), b(static_cast<size_t>(actions) * d);
-  EXPECT_EQ(p2b_agent_export(device.agent, a.data(), b.data(), actions, d), P2B_OK);
-  // What the attacker knows: its sybils' sums and the prior (and the public shift).
-  analyzer_test::Direct known(d, actions, 1.0);
-  for (int i = 0; i < 40; ++i) known.add(i % 3, analyzer_test::centroid(dep, 5), 0.0);
-  double shift = 0;
-  if (dp.enabled()) {
-    const an::CentralDp calc(dp, seed_of(0));
-    shift = calc.shift(d, 1);
-  }
-  std::vector<double> rg(static_cast<size_t>(d) * d), rb(d);
-  const size_t arm = victim.action;
-  for (size_t i = 0; i < rg.size(); ++i) rg[i] = a[arm * d * d + i] - known.a[arm * d * d + i];
-  for (uint32_t i = 0; i < d; ++i) rg[i * d + i] -= shift;
-  for (uint32_t i = 0; i < d; ++i) rb[i] = b[arm * d + i] - known.b[arm * d + i];
-  ReadBack out;
-  double best = INFINITY;
-  for (uint32_t c = 0; c < 16; ++c) {
-    const std::vector<double> x = analyzer_test::centroid(dep, c);
-    double err = 0;
-    for (uint32_t i = 0; i < d; ++i)
-      for (uint32_t j = 0; j < d; ++j) err += std::pow(rg[i * d + j] - x[i] * x[j], 2);
-    if (err < best) best = err, out.code = c;
-  }
-  const std::vector<double> x = analyzer_test::centroid(dep, victim.code);
-  double gx = 0, bx = 0, xx = 0;
-  for (uint32_t i = 0; i < d; ++i) {
-    for (uint32_t j = 0; j < d; ++j) gx += std::pow(rg[i * d + j] - x[i] * x[j], 2);
-    bx += std::pow(rb[i] - victim.reward * x[i], 2);
-    xx += x[i] * x[i];
-  }
-  out.g_error = std::sqrt(gx);
-  out.b_error = std::sqrt(bx);
-  out.contribution = xx + std::sqrt(xx) * victim.reward;
-  return out;
+  DpHarness h(dep, db, analyzer_test::kSybilActions, dp);
+  analyzer_test::apply(*h.analyzer,
+                       analyzer_test::make_batch(dep, analyzer_test::sybil_crowd(with_victim)));
+  return analyzer_test::read_back(dep, h.analyzer->model(an::ModelKind::private_reports)->bundle,
+                                  dp);
 }
 
 TEST(AnalyzerCentralDp, SybilsReadTheVictimBackOnlyWithoutCentralDp) {
   const Deployment dep(4, 16);
   const TempDir tmp;
   // Off: the residual is the victim's report, to float rounding on the device.
-  const ReadBack off = attack(dep, tmp.file("off.db"), an::CentralDpConfig{}, true);
-  EXPECT_EQ(off.code, 5u);
-  EXPECT_LT(off.g_error, 1e-3);
-  EXPECT_LT(off.b_error, 1e-3);
-  EXPECT_GT(off.contribution, 0.1);
-  // On: the residual misses the victim's report by far more than the report
-  // itself, with the victim in the data and without.
+  analyzer_test::expect_read_back(attack(dep, tmp.file("off.db"), an::CentralDpConfig{}, true));
+  // On: missed by far more than the report itself, with the victim in the
+  // data and without.
   for (const bool with_victim : {true, false}) {
-    const ReadBack on = attack(dep, tmp.file(with_victim ? "on1.db" : "on0.db"), kDp, with_victim);
-    EXPECT_GT(on.g_error, 10 * on.contribution) << with_victim;
-    EXPECT_GT(on.b_error, 10 * on.contribution) << with_victim;
+    SCOPED_TRACE(with_victim);
+    analyzer_test::expect_no_read_back(
+        attack(dep, tmp.file(with_victim ? "on1.db" : "on0.db"), kDp, with_victim));
   }
   // The noise per coordinate dwarfs the sensitivity of one report.
   const an::CentralDp calc(kDp, seed_of(0));
@@ -524,13 +469,19 @@ an::ParseOutcome parse(std::vector<const char*> args, an::Options* o, std::strin
   return an::parse_options(static_cast<int>(args.size()), args.data(), o, err);
 }
 
-TEST(AnalyzerCentralDp, FlagsDefaultOffAndAreChecked) {
+TEST(AnalyzerCentralDp, FlagsAreRequiredAndChecked) {
   an::Options o;
   std::string err;
   ASSERT_EQ(parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3",
                    "--shuffler-key", "s.pk"},
                   &o, &err),
-            an::ParseOutcome::ok);
+            an::ParseOutcome::usage_error)
+      << "no default: the operator chooses";
+  ASSERT_EQ(parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3",
+                   "--shuffler-key", "s.pk", "--central-epsilon", "off"},
+                  &o, &err),
+            an::ParseOutcome::ok)
+      << err;
   EXPECT_EQ(o.central_epsilon, 0.0);
   EXPECT_EQ(o.central_delta, 1e-6);
   EXPECT_EQ(o.central_horizon, uint64_t{1} << 20);
@@ -545,16 +496,28 @@ TEST(AnalyzerCentralDp, FlagsDefaultOffAndAreChecked) {
   EXPECT_EQ(o.central_horizon, 4096u);
   for (const std::vector<const char*>& bad :
        std::vector<std::vector<const char*>>{{"--central-epsilon", "-1"},
+                                             {"--central-epsilon", "0"},
                                              {"--central-epsilon", "x"},
-                                             {"--central-delta", "0"},
-                                             {"--central-delta", "0.5"},
-                                             {"--central-horizon", "0"},
+                                             {"--central-epsilon", "off", "--central-delta", "0"},
+                                             {"--central-epsilon", "1", "--central-delta", "0.5"},
+                                             {"--central-epsilon", "1", "--central-horizon", "0"},
                                              {"--central-epsilon", "1", "--mode", "paper"}}) {
     std::vector<const char*> args{"--keys",    "k", "--codebook",     "c",   "--store", "s",
                                   "--actions", "3", "--shuffler-key", "s.pk"};
     args.insert(args.end(), bad.begin(), bad.end());
     EXPECT_EQ(parse(args, &o, &err), an::ParseOutcome::usage_error) << bad[0] << " " << bad[1];
   }
+  // Paper mode has no bound for the noise: it takes off, said so.
+  ASSERT_EQ(parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3",
+                   "--shuffler-key", "s.pk", "--mode", "paper", "--central-epsilon", "1"},
+                  &o, &err),
+            an::ParseOutcome::usage_error);
+  EXPECT_NE(err.find("paper mode takes --central-epsilon off"), std::string::npos) << err;
+  EXPECT_EQ(parse({"--keys", "k", "--codebook", "c", "--store", "s", "--actions", "3",
+                   "--shuffler-key", "s.pk", "--mode", "paper", "--central-epsilon", "off"},
+                  &o, &err),
+            an::ParseOutcome::ok)
+      << err;
 }
 
 }  // namespace

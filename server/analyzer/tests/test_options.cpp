@@ -2,6 +2,7 @@
 // main() turns into exit status 2).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "analyzer_test_support.hpp"
@@ -21,7 +22,7 @@ TEST(AnalyzerOptions, RequiredOnlyGivesTheDefaults) {
   an::Options o;
   std::string err;
   ASSERT_EQ(parse({"--keys", "k", "--shuffler-key", "s.pk", "--codebook", "c", "--store", "s",
-                   "--actions", "10"},
+                   "--actions", "10", "--central-epsilon", "off"},
                   &o, &err),
             an::ParseOutcome::ok)
       << err;
@@ -37,6 +38,44 @@ TEST(AnalyzerOptions, RequiredOnlyGivesTheDefaults) {
   EXPECT_EQ(o.threshold, 10u);
   EXPECT_EQ(o.noisy_threshold, 0.0);
   EXPECT_EQ(o.max_quarantine, 1000000u);
+  EXPECT_EQ(o.central_epsilon, 0.0);
+}
+
+// No default: the operator chooses central DP on (an epsilon) or off, on
+// the command line or in the config file, and a missing choice says how.
+TEST(AnalyzerOptions, TheCentralDpChoiceIsRequired) {
+  const std::vector<const char*> base = {"--keys",    "k", "--codebook",     "c",   "--store", "s",
+                                         "--actions", "3", "--shuffler-key", "s.pk"};
+  an::Options o;
+  std::string err;
+  ASSERT_EQ(parse(base, &o, &err), an::ParseOutcome::usage_error);
+  EXPECT_NE(err.find("--central-epsilon EPS"), std::string::npos) << err;
+  EXPECT_NE(err.find("--central-epsilon off"), std::string::npos) << err;
+  EXPECT_NE(err.find("docs/analyzer.md"), std::string::npos) << err;
+  const auto with = [&base](std::vector<const char*> more) {
+    std::vector<const char*> args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  ASSERT_EQ(parse(with({"--central-epsilon", "off"}), &o, &err), an::ParseOutcome::ok) << err;
+  EXPECT_EQ(o.central_epsilon, 0.0);
+  ASSERT_EQ(parse(with({"--central-epsilon", "1"}), &o, &err), an::ParseOutcome::ok) << err;
+  EXPECT_EQ(o.central_epsilon, 1.0);
+  // 0 once meant off: now off is said in words, so a 0 is a mistake.
+  for (const char* bad : {"0", "OFF", "", "-1", "1e3", "on"}) {
+    an::Options r;
+    EXPECT_EQ(parse(with({"--central-epsilon", bad}), &r, &err), an::ParseOutcome::usage_error)
+        << bad;
+  }
+  const TempDir tmp;
+  for (const char* value : {"off", "1"}) {
+    const std::string path = tmp.file(std::string("dp-") + value + ".conf");
+    std::ofstream(path) << "keys = k\nshuffler-key = s.pk\ncodebook = c\nstore = s\nactions = 3\n"
+                        << "central-epsilon = " << value << "\n";
+    an::Options c;
+    ASSERT_EQ(parse({"--config", path.c_str()}, &c, &err), an::ParseOutcome::ok) << err;
+    EXPECT_EQ(c.central_epsilon, std::string(value) == "off" ? 0.0 : 1.0);
+  }
 }
 
 TEST(AnalyzerOptions, EveryFlag) {
@@ -68,7 +107,9 @@ TEST(AnalyzerOptions, EveryFlag) {
                    "--noisy-threshold",
                    "4.5",
                    "--max-quarantine",
-                   "0"},
+                   "0",
+                   "--central-epsilon",
+                   "off"},
                   &o, &err),
             an::ParseOutcome::ok)
       << err;
@@ -98,7 +139,8 @@ TEST(AnalyzerOptions, ConfigFileWithFlagsOverriding) {
                          "actions = 5\n"
                          "\n"
                          "mode = paper\n"
-                         "enable-raw-baseline = true\n";
+                         "enable-raw-baseline = true\n"
+                         "central-epsilon = off\n";
   an::Options o;
   std::string err;
   ASSERT_EQ(parse({"--config", path.c_str(), "--actions", "7", "--mode", "default"}, &o, &err),
@@ -144,12 +186,13 @@ TEST(AnalyzerOptions, Refusals) {
       {"--config", bad_conf.c_str()},
   };
   // Each case above lacks or breaks exactly one thing, so give them all the
-  // shuffler key; then the cases about it.
+  // shuffler key and the central-DP choice; then the cases about them.
   for (std::size_t i = 1; i + 2 < cases.size(); ++i) {
-    cases[i].insert(cases[i].begin(), {"--shuffler-key", "s.pk"});
+    cases[i].insert(cases[i].begin(), {"--shuffler-key", "s.pk", "--central-epsilon", "off"});
   }
-  const std::vector<const char*> base = {"--keys",  "k", "--codebook", "c",
-                                         "--store", "s", "--actions",  "3"};
+  const std::vector<const char*> base = {
+      "--keys",    "k", "--codebook",        "c",  "--store", "s",
+      "--actions", "3", "--central-epsilon", "off"};
   cases.push_back(base);  // no shuffler key
   for (const char* l : {"0", "x", "-1", "1073741825"}) {
     std::vector<const char*> c = base;
@@ -181,8 +224,9 @@ TEST(AnalyzerOptions, Refusals) {
 }
 
 TEST(AnalyzerOptions, ModelTtlDefaultsToNoneAndIsBounded) {
-  const std::vector<const char*> base = {"--keys",    "k", "--codebook",     "c",   "--store", "s",
-                                         "--actions", "3", "--shuffler-key", "s.pk"};
+  const std::vector<const char*> base = {"--keys",         "k",    "--codebook",        "c",
+                                         "--store",        "s",    "--actions",         "3",
+                                         "--shuffler-key", "s.pk", "--central-epsilon", "off"};
   an::Options o;
   std::string err;
   ASSERT_EQ(parse(base, &o, &err), an::ParseOutcome::ok) << err;
@@ -202,9 +246,13 @@ TEST(AnalyzerOptions, ModelTtlDefaultsToNoneAndIsBounded) {
 TEST(AnalyzerOptions, RolesAndPublishingNeedPostgresql) {
   const std::vector<const char*> base = {"--keys",    "k", "--codebook",     "c",
                                          "--actions", "3", "--shuffler-key", "s.pk"};
+  // Off unless a case chooses.
   const auto with = [&base](std::vector<const char*> more) {
     std::vector<const char*> args = base;
     args.insert(args.end(), more.begin(), more.end());
+    if (std::find(more.begin(), more.end(), std::string("--central-epsilon")) == more.end()) {
+      args.insert(args.end(), {"--central-epsilon", "off"});
+    }
     return args;
   };
   an::Options o;
@@ -223,12 +271,16 @@ TEST(AnalyzerOptions, RolesAndPublishingNeedPostgresql) {
   EXPECT_EQ(o.publish_seconds, 2.5);
   EXPECT_EQ(o.publish_reports, 500u);
   EXPECT_EQ(o.store_url.describe().find("secret"), std::string::npos) << "no password in logs";
+  // Central DP runs on PostgreSQL too: the publisher adds the noise.
+  ASSERT_EQ(parse(with({"--store", "postgresql://db/p2b", "--central-epsilon", "1"}), &o, &err),
+            an::ParseOutcome::ok)
+      << err;
+  EXPECT_EQ(o.central_epsilon, 1.0);
   const std::vector<std::vector<const char*>> refused = {
       with({"--store", "a.db", "--role", "worker"}),
       with({"--store", "a.db", "--role", "publisher"}),
       with({"--store", "a.db", "--publish-seconds", "5"}),
       with({"--store", "postgresql://db/p2b", "--role", "boss"}),
-      with({"--store", "postgresql://db/p2b", "--central-epsilon", "1"}),
       with({"--store", "postgresql://db/p2b", "--enable-raw-baseline"}),
       with({"--store", "postgresql://db/p2b", "--publish-seconds", "0"}),
       with({"--store", "mysql://db/p2b"}),
@@ -248,6 +300,7 @@ TEST(AnalyzerOptions, TheExampleConfigsParse) {
       << err;
   EXPECT_FALSE(sqlite.store_url.is_postgresql());
   EXPECT_EQ(sqlite.role, an::Role::all);
+  EXPECT_EQ(sqlite.central_epsilon, 1.0) << "shipped with central DP on";
 
   for (const char* role : {"worker", "publisher"}) {
     an::Options pg;
@@ -256,6 +309,7 @@ TEST(AnalyzerOptions, TheExampleConfigsParse) {
         an::ParseOutcome::ok)
         << role << ": " << err;
     EXPECT_TRUE(pg.store_url.is_postgresql());
+    EXPECT_EQ(pg.central_epsilon, 1.0) << "shipped with central DP on";
   }
 }
 

@@ -105,6 +105,7 @@ TEST(AnalyzerQuarantine, AQuarantinedRecordSentAgainIsAReplay) {
   const sv::BoxKey other = other_box_key();
   sv::Batch first;
   randombytes_buf(first.id.data(), first.id.size());
+  first.thresholds.l = analyzer_test::kTestThreshold;
   first.records.push_back(dep.record(1, 0, 1.0F, &other));
   ASSERT_EQ(analyzer_test::apply(*run.analyzer, first).quarantined, 1u);
   sv::Batch again = first;
@@ -210,8 +211,8 @@ TEST(AnalyzerQuarantine, OnReleaseACrowdBelowTheThresholdStaysRefused) {
                           an::KeyRing::from_keys({rotated}, p2b_test::test_keys().sign_sk), &store,
                           &metrics, &log);
     // Crowd 1 has two reports sealed to the old key, crowd 2 one.
-    const sv::Batch batch =
-        analyzer_test::make_batch(dep, {{1, 0, 1.0F}, {1, 1, 1.0F}, {2, 0, 1.0F}});
+    sv::Batch batch = analyzer_test::make_batch(dep, {{1, 0, 1.0F}, {1, 1, 1.0F}, {2, 0, 1.0F}});
+    batch.thresholds.l = 2;
     EXPECT_EQ(analyzer_test::apply(analyzer, batch).quarantined, 3u);
   }
   an::SqliteModelStore store(tmp.file("s.db"), analyzer_test::test_mac_keys());

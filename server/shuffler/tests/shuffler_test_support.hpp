@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "shuffler/analyzer_sink.hpp"
 #include "shuffler/batcher.hpp"
 #include "shuffler/spool.hpp"
+#include "shuffler/spool_key.hpp"
 #include "sodium_port.hpp"
 #include "temp_dir.hpp"
 #include "wire/batch_ack.hpp"
@@ -167,6 +169,16 @@ inline uint32_t crowd_of(const p2b::server::InnerCiphertext& inner) {
 }
 
 using TempDir = p2b_test::TempDir;
+
+// A spool key derived from a fixed master (every byte `fill`), so that a
+// spool reopened in the same test, or by another process, opens again;
+// another `fill` is another key.
+inline std::shared_ptr<const p2b::shuffler::SpoolKey> spool_key(uint8_t fill = 0x5A) {
+  if (sodium_init() < 0) std::abort();
+  std::array<uint8_t, p2b::shuffler::kSpoolKeyBytes> master{};
+  master.fill(fill);
+  return std::make_shared<const p2b::shuffler::SpoolKey>(master.data());
+}
 
 // The two Ed25519 pairs of a test deployment: the shuffler signs batches,
 // the analyzer signs acks.

@@ -42,7 +42,7 @@ BatchingPolicy policy(std::size_t threshold, std::size_t batch_size = 1000) {
 
 TEST(ShufflerBatcher, DeletesOnlyOnAcknowledgementAndResendsWithTheSameId) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"), kPartition);
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key(), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, analyzer, metrics, policy(3), shuffler_test::batch_keys());
@@ -81,7 +81,7 @@ TEST(ShufflerBatcher, DeletesOnlyOnAcknowledgementAndResendsWithTheSameId) {
 
 TEST(ShufflerBatcher, A200WithoutAValidAckOfThatBatchDeletesNothing) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"), kPartition);
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key(), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, analyzer, metrics, policy(1), shuffler_test::batch_keys());
@@ -107,7 +107,7 @@ TEST(ShufflerBatcher, A200WithoutAValidAckOfThatBatchDeletesNothing) {
 
 TEST(ShufflerBatcher, AnEmptyBatchIsNeverSent) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"), kPartition);
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key(), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, analyzer, metrics, policy(10), shuffler_test::batch_keys());
@@ -123,7 +123,7 @@ TEST(ShufflerBatcher, ARestartFirstDeliversWhatTheLastRunLeft) {
   const std::string path = dir.file("spool.db");
   p2b::server::Batch left;
   {
-    SqliteSpool spool(path, kPartition);
+    SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
     shuffler_test::FakeAnalyzer down;
     down.answer(502);
     p2b::shuffler::Metrics metrics;
@@ -134,7 +134,7 @@ TEST(ShufflerBatcher, ARestartFirstDeliversWhatTheLastRunLeft) {
     left = decoded(down.received.at(0));
   }  // the "crash": nothing acknowledged
 
-  SqliteSpool spool(path, kPartition);
+  SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
   shuffler_test::FakeAnalyzer up;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, up, metrics, policy(1), shuffler_test::batch_keys());
@@ -150,7 +150,7 @@ TEST(ShufflerBatcher, ARestartFirstDeliversWhatTheLastRunLeft) {
 
 TEST(ShufflerBatcher, TheThreadClosesOnSizeAndRetriesUntilTheAnalyzerIsBack) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"), kPartition);
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key(), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   analyzer.answer(500);
   p2b::shuffler::Metrics metrics;
@@ -173,7 +173,7 @@ TEST(ShufflerBatcher, TheThreadClosesOnSizeAndRetriesUntilTheAnalyzerIsBack) {
 
 TEST(ShufflerBatcher, TheThreadClosesOnTime) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"), kPartition);
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key(), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   BatchingPolicy p = policy(1);

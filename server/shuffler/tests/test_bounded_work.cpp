@@ -51,7 +51,8 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 // The SQLite spool, with close_batch failing on demand (a storage fault).
 class FlakySpool final : public shuffler_test::ForwardingSpool {
  public:
-  explicit FlakySpool(const std::string& path) : ForwardingSpool(real_), real_(path) {}
+  explicit FlakySpool(const std::string& path)
+      : ForwardingSpool(real_), real_(path, shuffler_test::spool_key()) {}
   void fail_closes(std::string why) {
     const std::lock_guard<std::mutex> lock(mu_);
     failure_ = std::move(why);
@@ -79,7 +80,7 @@ class FlakySpool final : public shuffler_test::ForwardingSpool {
 
 TEST(ShufflerBoundedWork, ABacklogLeavesInBatchesOfAtMostBatchSizeOneAfterAnother) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   fill(&spool, 1, 2500);
   // How many batches were waiting each time one was delivered.
   std::vector<std::size_t> waiting;
@@ -116,7 +117,7 @@ TEST(ShufflerBoundedWork, ABacklogLeavesInBatchesOfAtMostBatchSizeOneAfterAnothe
 
 TEST(ShufflerBoundedWork, CloseBatchNeverTakesMoreThanBatchSize) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, analyzer, metrics, policy(7), shuffler_test::batch_keys());
@@ -170,7 +171,7 @@ TEST(ShufflerBoundedWork, AFailingCloseBacksOffAndLogsOncePerStateChange) {
 
 TEST(ShufflerBoundedWork, AFailingDeliveryBacksOffAndLogsOncePerStateChange) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   shuffler_test::FakeAnalyzer analyzer;
   analyzer.answer(503);
   p2b::shuffler::Metrics metrics;
@@ -248,7 +249,7 @@ class HungAnalyzer final : public p2b::shuffler::AnalyzerSink {
 
 TEST(ShufflerBoundedWork, StopCutsADeliveryShortAndTheBatchStaysForTheNextStart) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   HungAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, analyzer, metrics, policy(5), shuffler_test::batch_keys());
@@ -272,7 +273,7 @@ TEST(ShufflerBoundedWork, StopCutsADeliveryShortAndTheBatchStaysForTheNextStart)
 
 TEST(ShufflerBoundedWork, ALowDiskRefusesReportsWith507AndStoresNothing) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   p2b::shuffler::Metrics metrics;
   // More than any disk has free: always low.
   p2b::shuffler::DiskGuard low(dir.file("spool.db"), uint64_t{1} << 60, metrics);

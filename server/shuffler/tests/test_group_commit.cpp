@@ -94,7 +94,9 @@ struct Request {
 class ShufflerGroupCommit : public ::testing::Test {
  protected:
   ShufflerGroupCommit()
-      : spool(dir.file("spool.db")), gated(spool), commit(gated, 8192, &commits) {}
+      : spool(dir.file("spool.db"), shuffler_test::spool_key()),
+        gated(spool),
+        commit(gated, 8192, &commits) {}
 
   // A first request held inside its transaction, then `queued` sent one at
   // a time (so their queue order is known), then the gate opened.
@@ -171,12 +173,14 @@ TEST_F(ShufflerGroupCommit, RequestsQueuedBehindACommitShareOneAndReplaysCountOn
 
 TEST_F(ShufflerGroupCommit, AFailingGroupCommitFailsEveryRequestInItAndStoresNothing) {
   // A real failure inside the shared transaction, after the first requests'
-  // rows went in: a trigger (added by a second connection) aborts any insert
-  // of crowd 666.
+  // rows went in: a trigger (added by a second connection) aborts the
+  // fourth record stored, the one of `bad` (the crowd id is sealed, so the
+  // trigger counts rows instead of reading it).
   {
     p2b::common::Database other(dir.file("spool.db"));
     other.exec(
-        "CREATE TRIGGER refuse_666 BEFORE INSERT ON records WHEN NEW.crowd_id = 666 "
+        "CREATE TRIGGER refuse_666 BEFORE INSERT ON records_sealed "
+        "WHEN (SELECT COUNT(*) FROM records_sealed) >= 3 "
         "BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
   }
   Request first{{record(3, 0)}};
@@ -194,6 +198,10 @@ TEST_F(ShufflerGroupCommit, AFailingGroupCommitFailsEveryRequestInItAndStoresNot
 
   // Nothing of the failed group was remembered either: sent again without
   // the bad request, its records are new, not replays.
+  {
+    p2b::common::Database other(dir.file("spool.db"));
+    other.exec("DROP TRIGGER refuse_666");
+  }
   Request again_a{a.records};
   Request again_c{c.records};
   again_a.send(commit);

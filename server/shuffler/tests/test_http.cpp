@@ -21,7 +21,9 @@ constexpr std::size_t kMaxBody = 4 * p2b::kEnvelopeBytes;
 
 class ShufflerHttp : public ::testing::Test {
  protected:
-  ShufflerHttp() : spool(dir.file("spool.db")), intake({ours.shuffler}, spool, metrics, kMaxBody) {
+  ShufflerHttp()
+      : spool(dir.file("spool.db"), shuffler_test::spool_key()),
+        intake({ours.shuffler}, spool, metrics, kMaxBody) {
     p2b::shuffler::install_routes(server, intake, metrics, spool, kMaxBody);
     port = server.bind_to_any_port("127.0.0.1");
     thread = std::thread([this] { server.listen_after_bind(); });

@@ -19,7 +19,7 @@ using shuffler_test::Envelope;
 class ShufflerIntake : public ::testing::Test {
  protected:
   ShufflerIntake()
-      : spool(dir.file("spool.db")),
+      : spool(dir.file("spool.db"), shuffler_test::spool_key()),
         intake({ours.shuffler}, spool, metrics, 20 * p2b::kEnvelopeBytes,
                [this](std::size_t n) { stored += n; }) {}
 

@@ -2,7 +2,11 @@
 // class of every mistake.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "shuffler/options.hpp"
 #include "shuffler_test_support.hpp"
@@ -20,9 +24,11 @@ ParseOutcome parse(const std::vector<std::string>& args, Options* o, std::string
                                       err != nullptr ? err : &ignored);
 }
 
-const std::vector<std::string> kRequired = {"--keys",         "k1",         "--spool",
-                                            "s.db",           "--analyzer", "http://127.0.0.1:8720",
-                                            "--analyzer-key", "a.sign.pk"};
+const std::vector<std::string> kRequired = {"--keys",         "k1",
+                                            "--spool",        "s.db",
+                                            "--analyzer",     "http://127.0.0.1:8720",
+                                            "--analyzer-key", "a.sign.pk",
+                                            "--spool-key",    "/etc/p2b/shuffler.spool.key"};
 
 TEST(ShufflerOptions, Defaults) {
   Options o;
@@ -48,7 +54,8 @@ TEST(ShufflerOptions, TheStoreNamesItsBackendAndTheScaleOutFlagsParse) {
   EXPECT_EQ(o.partitions, 0U);
   EXPECT_EQ(o.lease_seconds, 30);
 
-  std::vector<std::string> args = kRequired;
+  // A PostgreSQL store takes no spool key (its volume is encrypted).
+  std::vector<std::string> args(kRequired.begin(), kRequired.end() - 2);
   args[3] = "postgresql://p2b:secret@db/p2b";
   for (const char* a :
        {"--partitions", "8", "--batch-partitions", "0,3,5", "--lease-seconds", "2.5"}) {
@@ -79,8 +86,9 @@ TEST(ShufflerOptions, ScaleOutMistakesAreUsageErrors) {
   // A SQLite spool has exactly one partition.
   EXPECT_EQ(parse(with({"--partitions", "4"}), &o, &err), ParseOutcome::usage_error);
   EXPECT_NE(err.find("--partitions"), std::string::npos) << err;
-  std::vector<std::string> pg = kRequired;
+  std::vector<std::string> pg(kRequired.begin(), kRequired.end() - 2);  // no spool key
   pg[3] = "postgresql://db/p2b";
+  ASSERT_EQ(parse(pg, &o), ParseOutcome::ok) << "control";
   pg.insert(pg.end(), {"--partitions", "0"});
   EXPECT_EQ(parse(pg, &o), ParseOutcome::usage_error);
   for (const char* bad : {"", "1,,2", "x", "1,", "-1", "all,1"}) {
@@ -115,6 +123,7 @@ TEST(ShufflerOptions, FlagsOverrideTheConfigFile) {
   const std::string path = dir.file("shuffler.conf");
   std::ofstream(path) << "# comment\n\nkeys = a\nkeys = b\nspool = file.db\n"
                          "analyzer = http://h:1/\nanalyzer-key = a.pk\nbatch_size = 7\n"
+                         "spool-key = /k/shuffler.spool.key\n"
                          "threshold = 4\npartition = 2\n";
   Options o;
   ASSERT_EQ(parse({"--config", path, "--threshold", "6"}, &o), ParseOutcome::ok);
@@ -164,12 +173,44 @@ TEST(ShufflerOptions, AnUnreadableConfigAndABadLineAreUsageErrors) {
   EXPECT_EQ(parse({"--config", path}, &o), ParseOutcome::usage_error);
 }
 
+// No SQLite spool is written in clear: without a key (a flag, or the systemd
+// credential) the shuffler does not start, and says how to make one.
+TEST(ShufflerOptions, ASqliteSpoolNeedsItsKeyAndAPostgresqlStoreTakesNone) {
+  std::vector<std::string> keyless(kRequired.begin(), kRequired.end() - 2);
+  Options o;
+  std::string err;
+  ASSERT_EQ(unsetenv("CREDENTIALS_DIRECTORY"), 0);
+  EXPECT_EQ(parse(keyless, &o, &err), ParseOutcome::usage_error);
+  EXPECT_NE(err.find("p2b-keygen --shuffler-spool"), std::string::npos) << err;
+
+  shuffler_test::TempDir creds;
+  std::ofstream(creds.file("shuffler.spool.key")) << "not read while parsing";
+  const std::string creds_dir =
+      std::filesystem::path(creds.file("shuffler.spool.key")).parent_path().string();
+  ASSERT_EQ(setenv("CREDENTIALS_DIRECTORY", creds_dir.c_str(), 1), 0);
+  EXPECT_EQ(parse(keyless, &o, &err), ParseOutcome::ok) << err;
+  EXPECT_EQ(o.spool_key, creds.file("shuffler.spool.key"));
+  ASSERT_EQ(parse(kRequired, &o), ParseOutcome::ok);
+  EXPECT_EQ(o.spool_key, "/etc/p2b/shuffler.spool.key") << "the flag wins";
+  ASSERT_EQ(unsetenv("CREDENTIALS_DIRECTORY"), 0);
+
+  std::vector<std::string> pg = kRequired;
+  pg[3] = "postgresql://db/p2b";
+  EXPECT_EQ(parse(pg, &o, &err), ParseOutcome::usage_error);
+  EXPECT_NE(err.find("--spool-key is for a SQLite spool"), std::string::npos) << err;
+  EXPECT_EQ(parse(keyless, &o, &err), ParseOutcome::usage_error) << "the credential is gone";
+  keyless[3] = "postgresql://db/p2b";
+  EXPECT_EQ(parse(keyless, &o, &err), ParseOutcome::ok) << err;
+  EXPECT_TRUE(o.spool_key.empty());
+}
+
 TEST(ShufflerOptions, TheExampleConfigsParse) {
   Options sqlite;
   ASSERT_EQ(parse({"--config", P2B_EXAMPLES_DIR "/shuffler-sqlite.conf"}, &sqlite),
             ParseOutcome::ok);
   EXPECT_FALSE(sqlite.store_url.is_postgresql());
   EXPECT_EQ(sqlite.store_url.target, "/var/lib/p2b/shuffler.db");
+  EXPECT_EQ(sqlite.spool_key, "/etc/p2b/shuffler-spool/shuffler.spool.key");
 
   Options pg;
   std::string err;

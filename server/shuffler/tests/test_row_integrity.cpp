@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "common/exit_codes.hpp"
+#include "plain_spool.hpp"
 #include "shuffler/batcher.hpp"
 #include "shuffler/metrics.hpp"
 #include "shuffler/quarantine_main.hpp"
+#include "shuffler/sealed_rows.hpp"
 #include "shuffler/sqlite_spool.hpp"
 #include "shuffler_test_support.hpp"
 
@@ -43,36 +45,38 @@ void tamper(const std::string& path, const std::string& sql) {
   sqlite3_close(db);
 }
 
-// Flips the bits of one byte in the middle of one stored record's inner
-// ciphertext (a row of `table`) and returns that record's crowd serial
-// bytes, so the test can look for it among what was sent.
-std::vector<uint8_t> flip_one_inner(const std::string& path, const std::string& table) {
+// Flips the bits of one byte in the middle of one unbatched record's sealed
+// value and returns that record's inner ciphertext (opened with the test's
+// key before the damage), so the test can look for it among what was sent.
+std::vector<uint8_t> flip_one_inner(const std::string& path) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   sqlite3_stmt* q = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, ("SELECT rowid, inner FROM " + table + " LIMIT 1").c_str(), -1,
-                               &q, nullptr),
-            SQLITE_OK);
-  std::vector<uint8_t> inner;
-  int64_t rowid = 0;
+  EXPECT_EQ(
+      sqlite3_prepare_v2(db, "SELECT id, sealed FROM records_sealed LIMIT 1", -1, &q, nullptr),
+      SQLITE_OK);
+  std::vector<uint8_t> sealed;
+  int64_t id = 0;
   if (sqlite3_step(q) == SQLITE_ROW) {
-    rowid = sqlite3_column_int64(q, 0);
+    id = sqlite3_column_int64(q, 0);
     const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(q, 1));
-    inner.assign(p, p + sqlite3_column_bytes(q, 1));
+    sealed.assign(p, p + sqlite3_column_bytes(q, 1));
   }
   sqlite3_finalize(q);
-  EXPECT_FALSE(inner.empty());
-  std::vector<uint8_t> damaged = inner;
+  p2b::shuffler::sealed_rows::Report original;
+  EXPECT_TRUE(
+      p2b::shuffler::sealed_rows::open_record(*shuffler_test::spool_key(), id, sealed, &original));
+  std::vector<uint8_t> damaged = sealed;
   damaged[damaged.size() / 2] ^= 0xFF;
-  EXPECT_EQ(sqlite3_prepare_v2(db, ("UPDATE " + table + " SET inner = ?1 WHERE rowid = ?2").c_str(),
-                               -1, &q, nullptr),
+  EXPECT_EQ(sqlite3_prepare_v2(db, "UPDATE records_sealed SET sealed = ?1 WHERE id = ?2", -1, &q,
+                               nullptr),
             SQLITE_OK);
   sqlite3_bind_blob(q, 1, damaged.data(), static_cast<int>(damaged.size()), SQLITE_TRANSIENT);
-  sqlite3_bind_int64(q, 2, rowid);
+  sqlite3_bind_int64(q, 2, id);
   EXPECT_EQ(sqlite3_step(q), SQLITE_DONE);
   sqlite3_finalize(q);
   sqlite3_close(db);
-  return inner;
+  return {original.inner.begin(), original.inner.end()};
 }
 
 bool sent(const std::vector<std::vector<uint8_t>>& bodies, const std::vector<uint8_t>& inner) {
@@ -96,12 +100,12 @@ TEST(ShufflerRowIntegrity, ADamagedUnbatchedRowIsSetAsideAndEveryOtherRecordIsSe
   shuffler_test::TempDir dir;
   const std::string path = dir.file("spool.db");
   {
-    SqliteSpool spool(path, kPartition);
+    SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
     shuffler_test::fill(&spool, 1, 10);
   }
-  const std::vector<uint8_t> original = flip_one_inner(path, "records");
+  const std::vector<uint8_t> original = flip_one_inner(path);
 
-  SqliteSpool spool(path, kPartition);
+  SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, analyzer, metrics, policy(), shuffler_test::batch_keys());
@@ -126,15 +130,20 @@ TEST(ShufflerRowIntegrity, ADamagedUnbatchedRowIsSetAsideAndEveryOtherRecordIsSe
   EXPECT_EQ(entries[0].origin.rfind("unbatched row ", 0), 0U);
 }
 
-TEST(ShufflerRowIntegrity, ADamagedCrowdIdIsCaughtToo) {
+// The crowd id is sealed with the inner ciphertext, and each sealed value to
+// its row: a value copied over another row's (to count a report twice, or
+// towards another crowd) fails to open there.
+TEST(ShufflerRowIntegrity, ASealedValueMovedToAnotherRowIsCaught) {
   shuffler_test::TempDir dir;
   const std::string path = dir.file("spool.db");
   {
-    SqliteSpool spool(path, kPartition);
+    SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
     shuffler_test::fill(&spool, 1, 4);
   }
-  tamper(path, "UPDATE records SET crowd_id = 77 WHERE id = (SELECT id FROM records LIMIT 1)");
-  SqliteSpool spool(path, kPartition);
+  tamper(path,
+         "UPDATE records_sealed SET sealed = (SELECT sealed FROM records_sealed ORDER BY id LIMIT "
+         "1) WHERE id = (SELECT id FROM records_sealed ORDER BY id DESC LIMIT 1)");
+  SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
   const auto closed =
       spool.close_batch(p2b::server::BatchId{}, shuffler_test::lease_of(spool), 100, keep_all);
   EXPECT_EQ(closed.damaged, 1U);
@@ -148,26 +157,26 @@ TEST(ShufflerRowIntegrity, ADamagedRowOfAClosedBatchIsSetAsideBeforeItIsSent) {
   shuffler_test::TempDir dir;
   const std::string path = dir.file("spool.db");
   {
-    SqliteSpool spool(path, kPartition);
+    SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
     shuffler_test::fill(&spool, 1, 6);
     EXPECT_EQ(
         spool.close_batch(p2b::server::BatchId{}, shuffler_test::lease_of(spool), 100, keep_all)
             .kept,
         6U);
   }
-  // `batched` has no rowid column of its own; its key stands in.
-  tamper(path, "CREATE TABLE victim AS SELECT batch_id, position FROM batched LIMIT 1");
+  // `batched_sealed` has no rowid column of its own; its key stands in.
+  tamper(path, "CREATE TABLE victim AS SELECT batch_id, position FROM batched_sealed LIMIT 1");
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
-                         "UPDATE batched SET inner = zeroblob(length(inner)) WHERE "
+                         "UPDATE batched_sealed SET sealed = zeroblob(length(sealed)) WHERE "
                          "(batch_id, position) IN (SELECT batch_id, position FROM victim); "
                          "DROP TABLE victim;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
 
-  SqliteSpool spool(path, kPartition);
+  SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
   shuffler_test::FakeAnalyzer analyzer;
   p2b::shuffler::Metrics metrics;
   Batcher batcher(spool, analyzer, metrics, policy(), shuffler_test::batch_keys());
@@ -186,15 +195,11 @@ TEST(ShufflerRowIntegrity, ADamagedRowOfAClosedBatchIsSetAsideBeforeItIsSent) {
 TEST(ShufflerRowIntegrity, ASpoolOfSchema4GetsChecksumsFromItsRowsAndSendsThem) {
   shuffler_test::TempDir dir;
   const std::string path = dir.file("spool.db");
-  {
-    SqliteSpool spool(path, kPartition);
-    shuffler_test::fill(&spool, 1, 3);
-  }
   // What a schema-4 spool looked like: no checksums, no quarantine.
-  tamper(path,
-         "ALTER TABLE records DROP COLUMN row_sum; ALTER TABLE batched DROP COLUMN row_sum; "
-         "DROP TABLE quarantine; PRAGMA user_version=4;");
-  SqliteSpool spool(path, kPartition);
+  shuffler_test::make_plain_spool(
+      path, 4,
+      {shuffler_test::record(1, 1), shuffler_test::record(1, 2), shuffler_test::record(1, 3)});
+  SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
   const auto closed =
       spool.close_batch(p2b::server::BatchId{}, shuffler_test::lease_of(spool), 100, keep_all);
   EXPECT_EQ(closed.kept, 3U);
@@ -218,11 +223,11 @@ int quarantine(std::vector<std::string> args, std::string* out) {
 std::string spool_with_one_set_aside(const shuffler_test::TempDir& dir) {
   std::string path = dir.file("spool.db");
   {
-    SqliteSpool spool(path, kPartition);
+    SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
     shuffler_test::fill(&spool, 1, 3);
   }
-  flip_one_inner(path, "records");
-  SqliteSpool spool(path, kPartition);
+  flip_one_inner(path);
+  SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
   EXPECT_EQ(spool.close_batch(p2b::server::BatchId{}, shuffler_test::lease_of(spool), 100, keep_all)
                 .damaged,
             1U);
@@ -257,7 +262,7 @@ TEST(ShufflerQuarantineCommand, PurgeDeletesOnlyWhatMatchesAndCountsIt) {
                  &out),
       p2b::common::kExitClean);
   EXPECT_NE(out.find("purged 1 records"), std::string::npos) << out;
-  SqliteSpool spool(path, kPartition);
+  SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
   EXPECT_EQ(spool.quarantine_size(), 0U);
 }
 
@@ -266,7 +271,7 @@ TEST(ShufflerQuarantineCommand, RetryIsRefusedAndChangesNothing) {
   const std::string path = spool_with_one_set_aside(dir);
   std::string out;
   EXPECT_EQ(quarantine({"retry", "--store", path}, &out), p2b::common::kExitUsage);
-  SqliteSpool spool(path, kPartition);
+  SqliteSpool spool(path, shuffler_test::spool_key(), kPartition);
   EXPECT_EQ(spool.quarantine_size(), 1U);
 }
 

@@ -44,7 +44,7 @@ BatchId id_of(uint8_t b) {
 
 TEST(ShufflerSpool, StoresNewRecordsAndCountsReplaysWithinARequest) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   const SpoolRecord a = record(1, 1);
   const SpoolRecord b = record(1, 2);
   const auto counts = spool.insert({a, b, a});
@@ -63,7 +63,7 @@ TEST(ShufflerSpool, AnInnerInAFreshEnvelopeIsAReplayToo) {
   SpoolRecord resealed2 = a;
   resealed2.digest[1] ^= 1;
   {
-    SqliteSpool spool(path);
+    SqliteSpool spool(path, shuffler_test::spool_key());
     const auto counts = spool.insert({a, resealed});
     EXPECT_EQ(counts.accepted, 1U);
     EXPECT_EQ(counts.duplicates, 0U);
@@ -72,7 +72,7 @@ TEST(ShufflerSpool, AnInnerInAFreshEnvelopeIsAReplayToo) {
     ASSERT_EQ(spool.acknowledge(id_of(1)), 1U);
   }
   // Across all time: after its batch went, and after a reopen.
-  SqliteSpool spool(path);
+  SqliteSpool spool(path, shuffler_test::spool_key());
   const auto later = spool.insert({resealed2});
   EXPECT_EQ(later.accepted, 0U);
   EXPECT_EQ(later.inner_duplicates, 1U);
@@ -81,7 +81,7 @@ TEST(ShufflerSpool, AnInnerInAFreshEnvelopeIsAReplayToo) {
 
 TEST(ShufflerSpool, AReplayIsCaughtEvenAfterItsBatchWasDeleted) {
   shuffler_test::TempDir dir;
-  auto spool_ptr = std::make_unique<SqliteSpool>(dir.file("spool.db"));
+  auto spool_ptr = std::make_unique<SqliteSpool>(dir.file("spool.db"), shuffler_test::spool_key());
   SqliteSpool& spool = *spool_ptr;
   const SpoolRecord a = record(7, 1);
   ASSERT_EQ(spool.insert({a}).accepted, 1U);
@@ -104,20 +104,20 @@ TEST(ShufflerSpool, AReplayIsCaughtEvenAfterItsBatchWasDeleted) {
                 .thresholded,
             1U);
   spool_ptr.reset();  // one process (and one open) per store
-  SqliteSpool reopened(dir.file("spool.db"));
+  SqliteSpool reopened(dir.file("spool.db"), shuffler_test::spool_key());
   EXPECT_EQ(reopened.insert({a, b}).duplicates, 2U);
 }
 
 TEST(ShufflerSpool, AnInsertThatFailsPartwayStoresNothing) {
   shuffler_test::TempDir dir;
   const std::string path = dir.file("spool.db");
-  SqliteSpool spool(path);
+  SqliteSpool spool(path, shuffler_test::spool_key());
   // A trigger on a second connection makes the third row of any insert fail.
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(other,
-                         "CREATE TRIGGER third_fails BEFORE INSERT ON records "
-                         "WHEN (SELECT COUNT(*) FROM records) >= 2 "
+                         "CREATE TRIGGER third_fails BEFORE INSERT ON records_sealed "
+                         "WHEN (SELECT COUNT(*) FROM records_sealed) >= 2 "
                          "BEGIN SELECT RAISE(ABORT, 'injected'); END",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
@@ -135,7 +135,7 @@ TEST(ShufflerSpool, AnInsertThatFailsPartwayStoresNothing) {
 
 TEST(ShufflerSpool, ACrowdBelowTheThresholdNeverReachesABatch) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   std::vector<SpoolRecord> records;
   for (uint32_t i = 0; i < 12; ++i) records.push_back(record(100, i));  // at L
   for (uint32_t i = 0; i < 9; ++i) records.push_back(record(200, i));   // L - 1
@@ -165,7 +165,7 @@ TEST(ShufflerSpool, ACrowdBelowTheThresholdNeverReachesABatch) {
 
 TEST(ShufflerSpool, NothingSurvivingMakesNoBatch) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   EXPECT_EQ(spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 10, keep_all).taken, 0U);
   ASSERT_EQ(spool.insert({record(1, 1), record(2, 1)}).accepted, 2U);
   const auto closed = spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 10,
@@ -177,7 +177,7 @@ TEST(ShufflerSpool, NothingSurvivingMakesNoBatch) {
 
 TEST(ShufflerSpool, OnlyAnAcknowledgementDeletesABatch) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   ASSERT_EQ(spool.insert({record(1, 1), record(1, 2)}).accepted, 2U);
   ASSERT_EQ(spool.close_batch(id_of(1), shuffler_test::lease_of(spool), 10, keep_all).kept, 2U);
   ASSERT_EQ(spool.insert({record(1, 3)}).accepted, 1U);
@@ -205,7 +205,7 @@ TEST(ShufflerSpool, AnAssignedBatchSurvivesAReopenWithItsIdAndOrder) {
   late.partition = 9;
   p2b::server::Batch before;
   {
-    SqliteSpool spool(path, 9);
+    SqliteSpool spool(path, shuffler_test::spool_key(), 9);
     ASSERT_EQ(spool.insert(records).accepted, 50U);
     const p2b::shuffler::ThresholdPolicy policy{1, 0};
     ASSERT_EQ(spool
@@ -219,7 +219,7 @@ TEST(ShufflerSpool, AnAssignedBatchSurvivesAReopenWithItsIdAndOrder) {
     // Records added after the batch closed stay out of it.
     ASSERT_EQ(spool.insert({late}).accepted, 1U);
   }
-  SqliteSpool reopened(path, 9);
+  SqliteSpool reopened(path, shuffler_test::spool_key(), 9);
   const auto after = reopened.oldest_unacknowledged(9);
   ASSERT_TRUE(after.has_value());
   EXPECT_EQ(after->id, id_of(0x42));
@@ -231,7 +231,7 @@ TEST(ShufflerSpool, AnAssignedBatchSurvivesAReopenWithItsIdAndOrder) {
 
 TEST(ShufflerSpool, TakesAtMostTheRequestedNumberOfRecords) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   std::vector<SpoolRecord> records;
   for (uint32_t i = 0; i < 10; ++i) records.push_back(record(1, i));
   ASSERT_EQ(spool.insert(records).accepted, 10U);
@@ -250,17 +250,19 @@ TEST(ShufflerSpool, RefusesAFileThatIsNotASpool) {
     std::fclose(f);
   }
   // Damage is a refusal (exit 4); a path that cannot be opened is not.
-  EXPECT_THROW(SqliteSpool spool(path), p2b::common::StoreRefused);
-  EXPECT_THROW(SqliteSpool spool(dir.file("no/such/dir/spool.db")), p2b::shuffler::SpoolError);
+  EXPECT_THROW(SqliteSpool spool(path, shuffler_test::spool_key()), p2b::common::StoreRefused);
+  EXPECT_THROW(SqliteSpool spool(dir.file("no/such/dir/spool.db"), shuffler_test::spool_key()),
+               p2b::shuffler::SpoolError);
 }
 
 // Delivered records give their pages back (auto_vacuum=INCREMENTAL): across
 // fill and drain cycles the file grows only by the replay digests it must
-// keep (two 32-byte digests a record), not by the records themselves.
+// keep (one sealed row of two 32-byte digests a record), not by the
+// records themselves.
 TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
   shuffler_test::TempDir dir;
   const std::string path = dir.file("spool.db");
-  SqliteSpool spool(path);
+  SqliteSpool spool(path, shuffler_test::spool_key());
   constexpr uint32_t kPerCycle = 3000;
   std::vector<std::uintmax_t> drained;
   std::uintmax_t full = 0;
@@ -281,8 +283,10 @@ TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
   std::printf("spool file: %ju bytes full, drained %ju -> %ju after 4 cycles of %u records\n", full,
               drained.front(), drained.back(), kPerCycle);
   for (std::size_t i = 1; i < drained.size(); ++i) {
-    // The digests of one cycle: under 200 bytes a record with b-tree slack.
-    EXPECT_LE(drained[i] - drained[i - 1], uintmax_t{200} * kPerCycle) << "cycle " << i;
+    // The replay rows of one cycle, one a record: epoch, keyed tag and the
+    // two digests sealed (16 + 32 + 24 + 64 + 16 = 152 bytes); under 250
+    // bytes a record with b-tree slack.
+    EXPECT_LE(drained[i] - drained[i - 1], uintmax_t{250} * kPerCycle) << "cycle " << i;
   }
   EXPECT_LT(drained.front() + uintmax_t{100} * kPerCycle, full)
       << "the records' pages were given back";
@@ -294,7 +298,7 @@ TEST(ShufflerSpool, TheFileStopsGrowingAcrossFillAndDrainCycles) {
 TEST(ShufflerSpool, BetweenClosesTheCheckpointerKeepsTheWalBounded) {
   shuffler_test::TempDir dir;
   const std::string path = dir.file("spool.db");
-  SqliteSpool spool(path);
+  SqliteSpool spool(path, shuffler_test::spool_key());
   constexpr uint32_t kCommits = 80;
   constexpr uint32_t kPerCommit = 100;  // about 150 random pages a commit
   std::uintmax_t largest = 0;
@@ -361,7 +365,7 @@ PRAGMA user_version=2;
     closed.run();
   }
   {
-    SqliteSpool spool(path);
+    SqliteSpool spool(path, shuffler_test::spool_key());
     EXPECT_EQ(spool.depth(), 3U);
     EXPECT_EQ(spool.unbatched(), 1U);
     EXPECT_EQ(spool.unacknowledged_batches(), 1U);
@@ -388,16 +392,18 @@ PRAGMA user_version=2;
   p2b::common::Database raw(path);
   for (const auto& [pragma, want] :
        std::vector<std::pair<std::string, int64_t>>{{"PRAGMA auto_vacuum", 2},
-                                                    {"PRAGMA user_version", 5},
+                                                    {"PRAGMA user_version", 6},
                                                     {"PRAGMA application_id", 0x50324253}}) {
     p2b::common::Statement q(raw, pragma);
     ASSERT_TRUE(q.step());
     EXPECT_EQ(q.column_int(0), want) << pragma;
   }
   p2b::common::Statement old_tables(
-      raw, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('seen_inner', 'records_by_batch')");
+      raw,
+      "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('seen_inner', 'records_by_batch', "
+      "'seen', 'seen_legacy', 'records', 'batched')");
   ASSERT_TRUE(old_tables.step());
-  EXPECT_EQ(old_tables.column_int(0), 0) << "the old replay table and index are gone";
+  EXPECT_EQ(old_tables.column_int(0), 0) << "the old plaintext tables and index are gone";
 }
 
 // A spool of schema 3 (auto_vacuum and application_id already, one replay
@@ -431,7 +437,7 @@ PRAGMA user_version=3;
     rec.bind_blob(1, a.inner.data(), a.inner.size());
     rec.run();
   }
-  SqliteSpool spool(path);
+  SqliteSpool spool(path, shuffler_test::spool_key());
   EXPECT_EQ(spool.unbatched(), 1U);
   EXPECT_EQ(spool.insert({a}).duplicates, 1U);
   SpoolRecord resealed = c;
@@ -447,7 +453,7 @@ PRAGMA user_version=3;
 // Re-sending an envelope whose inner was already a replay is refused too.
 TEST(ShufflerSpool, AReplayOfARefusedResealIsRefused) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   const SpoolRecord a = record(1, 1);
   SpoolRecord resealed = a;
   resealed.digest[0] ^= 1;
@@ -476,7 +482,7 @@ TEST(ShufflerSpoolEpochs, ReplayStateIsPerEpochAndRetiringDropsItAndRefusesTheKe
   const std::string path = dir.file("spool.db");
   const SpoolRecord a = record(1, 1);
   {
-    SqliteSpool spool(path);
+    SqliteSpool spool(path, shuffler_test::spool_key());
     spool.open_epoch(epoch_of(1));
     spool.open_epoch(epoch_of(2));
     EXPECT_EQ(spool.insert({in_epoch(a, 1)}).accepted, 1U);
@@ -494,7 +500,7 @@ TEST(ShufflerSpoolEpochs, ReplayStateIsPerEpochAndRetiringDropsItAndRefusesTheKe
     EXPECT_EQ(spool.depth(), 2U) << "the records it had accepted stay";
     EXPECT_EQ(spool.insert({in_epoch(record(1, 7), 2)}).accepted, 1U);
   }
-  SqliteSpool reopened(path);
+  SqliteSpool reopened(path, shuffler_test::spool_key());
   EXPECT_TRUE(reopened.epoch_retired(epoch_of(1)));
   EXPECT_THROW(reopened.open_epoch(epoch_of(1)), p2b::shuffler::EpochRetired);
   reopened.open_epoch(epoch_of(2));
@@ -504,7 +510,7 @@ TEST(ShufflerSpoolEpochs, ReplayStateIsPerEpochAndRetiringDropsItAndRefusesTheKe
 
 TEST(ShufflerSpoolEpochs, ARecordOfAnEpochNeverOpenedIsAnErrorAndStoresNothing) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   spool.open_epoch(epoch_of(1));
   EXPECT_THROW(spool.insert({in_epoch(record(1, 1), 1), in_epoch(record(1, 2), 9)}),
                p2b::shuffler::SpoolError);
@@ -513,7 +519,7 @@ TEST(ShufflerSpoolEpochs, ARecordOfAnEpochNeverOpenedIsAnErrorAndStoresNothing) 
 
 TEST(ShufflerSpoolLeases, OneHolderAtATimeAndAStaleTokenCannotClose) {
   shuffler_test::TempDir dir;
-  SqliteSpool spool(dir.file("spool.db"));
+  SqliteSpool spool(dir.file("spool.db"), shuffler_test::spool_key());
   shuffler_test::fill(&spool, 1, 5);
   using std::chrono::milliseconds;
   // Held for a minute while "b" is refused, however loaded the machine is;
