@@ -11,25 +11,13 @@
 #include "fclub/cdp_ledger.hpp"
 #include "fclub/federation.hpp"
 #include "fclub/tree_privatizer.hpp"
+#include "fclub_test_support.hpp"
 
 namespace p2b::fclub {
 namespace {
 
-TreeSeed seed_of(uint8_t v) {
-  TreeSeed s{};
-  s.fill(v);
-  return s;
-}
-
-// x = [g/||g||/sqrt2, 1/sqrt2], as the synthetic world draws items.
-Eigen::VectorXd item(std::mt19937_64& rng, uint32_t d) {
-  std::normal_distribution<double> n;
-  Eigen::VectorXd x(d);
-  for (uint32_t i = 0; i + 1 < d; ++i) x(i) = n(rng);
-  x.head(d - 1) /= x.head(d - 1).norm() * std::sqrt(2.0);
-  x(d - 1) = 1.0 / std::sqrt(2.0);
-  return x;
-}
+using test_support::item;
+using test_support::seed_of;
 
 TEST(TreePrivatizer, PrefixNoiseIsTheSumOfItsDecompositionNodes) {
   const TreePrivatizer tree(4, 2.5, seed_of(7));
