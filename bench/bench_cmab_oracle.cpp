@@ -6,8 +6,17 @@
 //   binding  instances drawn until the choice at lambda = 0 breaks the
 //            constraint, so every call sorts and walks the breakpoints
 // A pool of instances is cycled so that no branch pattern is learnt.
+//
+// Beside them, in the same run, two floors on the same pools: what any
+// oracle must do at least, without checking its input.
+//   ScanFloor  one pass over q, c, k: the choice at lambda = 0 and its
+//              slack, which is the whole answer on a slack instance
+//   SortFloor  that pass, then the crossing items' breakpoints computed once
+//              and put in order with std::sort, which a binding instance
+//              needs before its walk
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -107,10 +116,58 @@ void BM_Lp(benchmark::State& state, bool binding) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// The lambda = 0 choice into `units`; returns its slack.
+double choose_at_zero(const p2b::CmabProblem& p, uint32_t* units) {
+  double slack = 0.0;
+  for (uint32_t i = 0; i < p.m; ++i) {
+    const bool take = p.rho * p.quality[i] - p.cost[i] > 0.0;
+    units[i] = take ? static_cast<uint32_t>(p.capacity[i]) : 0;
+    if (take) slack += p.capacity[i] * (p.quality[i] - p.alpha);
+  }
+  return slack;
+}
+
+void BM_ScanFloor(benchmark::State& state, bool binding) {
+  const auto m = static_cast<uint32_t>(state.range(0));
+  const Pool pool = make_pool(m, binding);
+  std::vector<uint32_t> units(m);
+  uint32_t n = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(choose_at_zero(pool.problem(n), units.data()));
+    benchmark::DoNotOptimize(units.data());
+    n = (n + 1) % kPool;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_SortFloor(benchmark::State& state, bool binding) {
+  const auto m = static_cast<uint32_t>(state.range(0));
+  const Pool pool = make_pool(m, binding);
+  std::vector<uint32_t> units(m);
+  std::vector<double> breakpoints(m);
+  uint32_t n = 0;
+  for (auto _ : state) {
+    const p2b::CmabProblem p = pool.problem(n);
+    benchmark::DoNotOptimize(choose_at_zero(p, units.data()));
+    std::size_t events = 0;
+    for (uint32_t i = 0; i < m; ++i) {
+      const double r = p.rho * p.quality[i] - p.cost[i];
+      const double g = p.quality[i] - p.alpha;
+      if ((g > 0.0 && r <= 0.0) || (g < 0.0 && r > 0.0)) breakpoints[events++] = -r / g;
+    }
+    std::sort(breakpoints.begin(), breakpoints.begin() + static_cast<std::ptrdiff_t>(events));
+    benchmark::DoNotOptimize(breakpoints.data());
+    n = (n + 1) % kPool;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 BENCHMARK_CAPTURE(BM_Select, paper, false)->Arg(8)->Arg(30)->Arg(64);
 BENCHMARK_CAPTURE(BM_Select, binding, true)->Arg(8)->Arg(30)->Arg(64);
 BENCHMARK_CAPTURE(BM_Lp, paper, false)->Arg(8)->Arg(30)->Arg(64);
 BENCHMARK_CAPTURE(BM_Lp, binding, true)->Arg(8)->Arg(30)->Arg(64);
+BENCHMARK_CAPTURE(BM_ScanFloor, paper, false)->Arg(8)->Arg(30)->Arg(64);
+BENCHMARK_CAPTURE(BM_SortFloor, binding, true)->Arg(8)->Arg(30)->Arg(64);
 
 }  // namespace
 

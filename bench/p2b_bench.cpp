@@ -212,7 +212,10 @@ void BM_DecideLinTS(benchmark::State& state) {
   run_decide(state, P2B_POLICY_LINTS);
 }
 
-// The whole interaction: decide, then reward that decision at once. Minus
+// The whole interaction: decide, then reward that decision at once, then
+// take what the outbox holds, as an app does: a full outbox drops windows'
+// tuples unencoded, which would leave out the released encoding that the
+// floor counts (and that bench/peer_decide.cpp pays). Minus
 // BM_DecideLinUCB this gives the reward cost with no timer games at all.
 void BM_DecideRewardPair(benchmark::State& state) {
   const Shape shape = shape_of(state);
@@ -224,6 +227,9 @@ void BM_DecideRewardPair(benchmark::State& state) {
     uint64_t id = 0;
     p2b_status st = p2b_agent_decide(bench.agent(), bench.context(i), bench.dim(), &action, &id);
     if (st == P2B_OK) st = p2b_agent_reward(bench.agent(), id, bench.reward(i));
+    p2b_tuple tuple;
+    while (st == P2B_OK && p2b_agent_poll_tuple(bench.agent(), &tuple) == P2B_OK) {
+    }
     if (st != P2B_OK) {
       state.SkipWithError(p2b_status_str(st));
       break;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "agent_state.hpp"
+#include "arm_lanes.hpp"
 #include "encoder.hpp"
 
 namespace p2b {
@@ -24,6 +25,8 @@ Status check_reward(float r) {
 }
 
 // mu = theta + v L^-T xi with xi ~ N(0, I): its covariance is v^2 A^-1.
+// theta is kept whitened (ridge_arm.hpp), so mu = L^-T (zb + v xi): one
+// back substitution, as before.
 Status draw_parameters(AgentState& s, uint32_t action, real* mu) {
   const uint32_t d = s.arms.dim();
   real xi[kMaxDim];
@@ -35,22 +38,15 @@ Status draw_parameters(AgentState& s, uint32_t action, real* mu) {
     xi[i] = static_cast<real>(g);
   }
   const ArmView av = s.arms.arm(action);
-  arm_unwhiten(av, xi, u);
   const real v = static_cast<real>(s.ts_scale);
-  for (uint32_t i = 0; i < d; ++i) mu[i] = av.theta[i] + v * u[i];
+  for (uint32_t i = 0; i < d; ++i) u[i] = av.zb[i] + v * xi[i];
+  arm_unwhiten(av, u, mu);
   return Status::ok;
 }
 
-Status score_arm(AgentState& s, uint32_t a, const real* xn, real* score) {
+// A LinTS score: theta + v L^-T xi drawn, then dotted with the context.
+Status sample_score(AgentState& s, uint32_t a, const real* xn, real* score) {
   const uint32_t d = s.arms.dim();
-  if (s.policy == Policy::linucb) {
-    real z[kMaxDim];
-    real mean = 0;
-    real width = 0;
-    arm_mean_width(s.arms.arm(a), xn, z, &mean, &width);
-    *score = mean + static_cast<real>(s.alpha) * width;
-    return Status::ok;
-  }
   real mu[kMaxDim];
   const Status st = draw_parameters(s, a, mu);
   if (st != Status::ok) return st;
@@ -60,48 +56,62 @@ Status score_arm(AgentState& s, uint32_t a, const real* xn, real* score) {
   return Status::ok;
 }
 
-// LinUCB scores of the arms a(j) = (start + j) mod K for j in [first, first +
-// kArmGroup), computed side by side (ridge_arm.hpp).
-void linucb_group_scores(const AgentState& s, const real* xn, uint32_t start, uint32_t first,
-                         real* score) {
-  const uint32_t k_arms = s.arms.count();
-  ArmView arms[kArmGroup];
-  for (uint32_t g = 0; g < kArmGroup; ++g) arms[g] = s.arms.arm((start + first + g) % k_arms);
-  real mean[kArmGroup];
-  real width[kArmGroup];
-  arm_group_mean_width(arms, xn, mean, width);
-  for (uint32_t g = 0; g < kArmGroup; ++g) {
-    score[g] = mean[g] + static_cast<real>(s.alpha) * width[g];
+// LinUCB scores of the kArmLanes arms of lane group `g`, side by side
+// (arm_lanes.hpp); the spare lanes of the last group are scored and ignored.
+void linucb_group_scores(const AgentState& s, const real* xn, uint32_t g, real* score) {
+  real mean[kArmLanes];
+  real width[kArmLanes];
+  lanes_mean_width(s.arms.lane_group(g), s.arms.dim(), xn, mean, width);
+  for (uint32_t lane = 0; lane < kArmLanes; ++lane) {
+    score[lane] = mean[lane] + static_cast<real>(s.alpha) * width[lane];
   }
 }
 
-Status choose(AgentState& s, const real* xn, uint64_t rotation, uint32_t* action) {
-  const uint32_t k_arms = s.arms.count();
-  real best = -INFINITY;
-  uint32_t best_a = 0;
-  // Scanning from a rotating start and keeping the first strict maximum breaks
-  // exact ties (e.g. every arm of a fresh agent) round-robin, never toward arm 0.
-  const uint32_t start = static_cast<uint32_t>(rotation % k_arms);
-  const bool grouped = s.policy == Policy::linucb;
-  real group[kArmGroup];
-  for (uint32_t j = 0; j < k_arms; ++j) {
-    const uint32_t a = (start + j) % k_arms;
-    real score = 0;
-    if (grouped && j % kArmGroup == 0 && j + kArmGroup <= k_arms) {
-      linucb_group_scores(s, xn, start, j, group);
-    }
-    if (grouped && j - j % kArmGroup + kArmGroup <= k_arms) {
-      score = group[j % kArmGroup];
-    } else {
-      const Status st = score_arm(s, a, xn, &score);
-      if (st != Status::ok) return st;
-    }
-    if (score > best) {
-      best = score;
-      best_a = a;
+// The arm of highest score; exact ties go to the arm met first when scanning
+// from `start`, so that they break round-robin (e.g. every arm of a fresh
+// agent), never toward arm 0. NaN and -inf never win, as in a scan that
+// keeps the first strict maximum.
+struct BestArm {
+  uint32_t start = 0;
+  uint32_t k_arms = 1;
+  real score = -INFINITY;
+  uint32_t arm = 0;
+
+  uint32_t rank(uint32_t a) const { return (a + k_arms - start) % k_arms; }
+  void offer(uint32_t a, real score_a) {
+    const bool tie = score_a == score && score_a > -INFINITY && rank(a) < rank(arm);
+    if (score_a > score || tie) {
+      score = score_a;
+      arm = a;
     }
   }
-  *action = best_a;
+};
+
+Status choose(AgentState& s, const real* xn, uint64_t rotation, uint32_t* action) {
+  const uint32_t k_arms = s.arms.count();
+  BestArm best{static_cast<uint32_t>(rotation % k_arms), k_arms};
+  if (s.policy == Policy::linucb) {
+    // Scores do not depend on the order they are computed in, so the arms
+    // go group by group.
+    for (uint32_t g = 0; g < s.arms.lane_groups(); ++g) {
+      real score[kArmLanes];
+      linucb_group_scores(s, xn, g, score);
+      for (uint32_t lane = 0; lane < kArmLanes && g * kArmLanes + lane < k_arms; ++lane) {
+        best.offer(g * kArmLanes + lane, score[lane]);
+      }
+    }
+  } else {
+    // LinTS draws in scan order: the random stream fixes which arm gets
+    // which draw.
+    for (uint32_t j = 0; j < k_arms; ++j) {
+      const uint32_t a = (best.start + j) % k_arms;
+      real score = 0;
+      const Status st = sample_score(s, a, xn, &score);
+      if (st != Status::ok) return st;
+      best.offer(a, score);
+    }
+  }
+  *action = best.arm;
   return Status::ok;
 }
 
@@ -187,14 +197,16 @@ Status Agent::scores(const float* x, std::size_t len, float* mean, float* width,
   if (st != Status::ok) return st;
   if (cap < s.arms.count()) return Status::buffer_too_small;
   real xn[kMaxDim];
-  real z[kMaxDim];
   normalise_context(x, s.arms.dim(), xn);
-  for (uint32_t a = 0; a < s.arms.count(); ++a) {
-    real m = 0;
-    real w = 0;
-    arm_mean_width(s.arms.arm(a), xn, z, &m, &w);
-    mean[a] = static_cast<float>(m);
-    width[a] = static_cast<float>(w);
+  // The decision's own kernel, so these are the scores decide compares.
+  for (uint32_t g = 0; g < s.arms.lane_groups(); ++g) {
+    real m[kArmLanes];
+    real w[kArmLanes];
+    lanes_mean_width(s.arms.lane_group(g), s.arms.dim(), xn, m, w);
+    for (uint32_t lane = 0; lane < kArmLanes && g * kArmLanes + lane < s.arms.count(); ++lane) {
+      mean[g * kArmLanes + lane] = static_cast<float>(m[lane]);
+      width[g * kArmLanes + lane] = static_cast<float>(w[lane]);
+    }
   }
   return Status::ok;
 }

@@ -24,7 +24,7 @@
 namespace p2b {
 
 constexpr uint32_t kAgentMagic = 0x41423250U;  // "P2BA" little-endian
-constexpr uint32_t kLayoutVersion = 1;
+constexpr uint32_t kLayoutVersion = 2;         // 2: reciprocal diagonals and lane groups
 
 // Deriving from the empty Agent keeps this object and its Agent base at the
 // same address, so an Agent* handed out by init converts back with a

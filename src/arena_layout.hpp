@@ -11,7 +11,9 @@ namespace p2b {
 struct ArenaLayout {
   std::size_t factor;     // K * d * d reals: Cholesky factors
   std::size_t b;          // K * d reals
-  std::size_t theta;      // K * d reals
+  std::size_t zb;         // K * d reals: L^-1 b, theta whitened
+  std::size_t inv_diag;   // K * d reals: 1 / L_jj of each factor
+  std::size_t lanes;      // ceil(K / 4) lane groups: the scoring copy (arm_lanes.hpp)
   std::size_t codebook;   // k * d floats
   std::size_t pending;    // pending_capacity slots
   std::size_t pending_x;  // pending_capacity * d reals: normalised contexts
@@ -19,7 +21,7 @@ struct ArenaLayout {
   std::size_t window_x;   // window * d reals: their normalised contexts
   std::size_t outbox;     // outbox reports
   std::size_t scratch;    // d * d + 2 * d reals
-  std::size_t staging;    // d * d doubles: one arm of an incoming model
+  std::size_t staging;    // K * staged_arm_reals(d) reals: an incoming model's arms
   std::size_t total;
 };
 

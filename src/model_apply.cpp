@@ -1,8 +1,9 @@
 // Verifying and applying a signed warm-start model bundle:
 //   "P2BM" | delimited ModelHeader | K*(d+1) delimited ArmColumn | Ed25519 signature
-// The signature is checked before a single byte is parsed; parsing then runs
-// twice over the same bytes, once to validate everything and once to apply,
-// so a rejected model leaves the agent exactly as it was.
+// The signature is checked before a single byte is parsed; the body is then
+// parsed once, each arm factored once as its columns arrive and staged whole
+// (staged_arms.hpp), and only a model whose every arm passed replaces the
+// agent's, so a rejected model leaves the agent exactly as it was.
 #include <pb_decode.h>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 
 #include "agent_state.hpp"
 #include "p2b.pb.h"
+#include "staged_arms.hpp"
 
 namespace p2b {
 
@@ -68,34 +70,34 @@ Status check_header(const p2b_v1_ModelHeader& h, const AgentState& s, const uint
   return Status::ok;
 }
 
-// Reads the d+1 columns of arm `arm_index`: the lower triangle of its Gram
-// matrix into `a` (d x d, mirrored) and its b into `b`.
-bool read_arm(pb_istream_t* is, uint32_t arm_index, uint32_t d, double* a, double* b) {
+// Reads the d+1 columns of arm `arm_index`, factoring A's lower-triangle
+// columns into `l` (d x d) as they arrive and copying b into `b`. An
+// indefinite column does not end the read: the arm's remaining columns must
+// still be well formed, so a malformed arm is malformed_input wherever its
+// factorisation would have failed.
+Status read_arm(pb_istream_t* is, uint32_t arm_index, uint32_t d, real* l, double* b) {
+  bool factored = true;
   for (uint32_t col = 0; col <= d; ++col) {
     p2b_v1_ArmColumn c = p2b_v1_ArmColumn_init_zero;
     const uint32_t expected = col < d ? d - col : d;
     if (!pb_decode_delimited(is, p2b_v1_ArmColumn_fields, &c) || c.arm != arm_index ||
         c.column != col || c.values_count != expected || !values_ok(c.values, expected, col == d)) {
-      return false;
+      return Status::malformed_input;
     }
     if (col == d) {
       std::memcpy(b, c.values, d * sizeof(double));
-      continue;
-    }
-    for (uint32_t i = 0; i < expected; ++i) {
-      const uint32_t row = col + i;
-      a[static_cast<std::size_t>(col) * d + row] = c.values[i];
-      a[static_cast<std::size_t>(row) * d + col] = c.values[i];
+    } else if (factored) {
+      factored = cholesky_column(c.values, col, d, l);
     }
   }
-  return true;
+  return factored ? Status::ok : Status::not_positive_definite;
 }
 
-// One pass over the body: with `apply` false it validates every arm by
-// factoring it into scratch and changes nothing; with `apply` true it
-// replaces the arms and the model version of its kind.
-Status walk_model(AgentState& s, const uint8_t* body, std::size_t len, const uint64_t* now,
-                  bool apply) {
+// One pass over the body: checks the header, then parses, factors and
+// stages every arm. Changes nothing but scratch and the staging block; on
+// success `*header` is the model's header.
+Status stage_model(AgentState& s, const uint8_t* body, std::size_t len, const uint64_t* now,
+                   p2b_v1_ModelHeader* header) {
   pb_istream_t is = pb_istream_from_buffer(body, len);
   p2b_v1_ModelHeader h = p2b_v1_ModelHeader_init_zero;
   if (!pb_decode_delimited(&is, p2b_v1_ModelHeader_fields, &h)) return Status::malformed_input;
@@ -103,23 +105,15 @@ Status walk_model(AgentState& s, const uint8_t* body, std::size_t len, const uin
   if (st != Status::ok) return st;
 
   const uint32_t d = s.arms.dim();
-  double* a = s.arms.model_staging();
-  real* validation_factor = s.arms.scratch();
-  real* work = validation_factor + static_cast<std::size_t>(d) * d;
+  real* factor = s.arms.scratch();
   double b[kMaxDim];
   for (uint32_t arm_index = 0; arm_index < s.arms.count(); ++arm_index) {
-    if (!read_arm(&is, arm_index, d, a, b)) return Status::malformed_input;
-    const ArmView target = s.arms.arm(arm_index);
-    if (!cholesky_factor(a, d, apply ? target.L : validation_factor)) {
-      return Status::not_positive_definite;  // on the apply pass this cannot happen
-    }
-    if (apply) {
-      for (uint32_t i = 0; i < d; ++i) target.b[i] = static_cast<real>(b[i]);
-      arm_refresh_theta(target, work);
-    }
+    const Status arm_st = read_arm(&is, arm_index, d, factor, b);
+    if (arm_st != Status::ok) return arm_st;
+    stage_arm(s.arms, arm_index, factor, b);
   }
   if (is.bytes_left != 0) return Status::malformed_input;
-  if (apply) *applied_version(s, h.kind) = h.version;
+  *header = h;
   return Status::ok;
 }
 
@@ -135,11 +129,13 @@ Status apply_bundle(AgentState& s, const uint8_t* bundle, std::size_t len, const
   if (s.crypto.verify(bundle + signed_len, bundle, signed_len, s.verify_pk) != 0) {
     return Status::bad_signature;
   }
-  const uint8_t* body = bundle + sizeof kModelMagic;
-  const std::size_t body_len = signed_len - sizeof kModelMagic;
-  const Status st = walk_model(s, body, body_len, now, false);
+  p2b_v1_ModelHeader h = p2b_v1_ModelHeader_init_zero;
+  const Status st =
+      stage_model(s, bundle + sizeof kModelMagic, signed_len - sizeof kModelMagic, now, &h);
   if (st != Status::ok) return st;
-  return walk_model(s, body, body_len, now, true);
+  commit_staged_arms(s.arms);
+  *applied_version(s, h.kind) = h.version;
+  return Status::ok;
 }
 
 }  // namespace

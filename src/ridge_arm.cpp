@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "arm_lanes.hpp"
 #include "eigen_config.hpp"
 #include "triangular.hpp"
 
@@ -10,11 +11,17 @@ namespace p2b {
 namespace {
 
 using Vec = Eigen::Matrix<real, Eigen::Dynamic, 1>;
-using ConstVecMap = Eigen::Map<const Vec>;
 using VecMap = Eigen::Map<Vec>;
 
 inline real& at(real* m, uint32_t d, uint32_t row, uint32_t col) {
   return m[col * d + row];
+}
+
+// zb from the arm's factor, b and reciprocal diagonal, then the lane copy,
+// which needs zb.
+void whiten_b_and_store_lane(ArmView arm) {
+  arm_whiten(arm, arm.b, arm.zb);
+  lanes_store_arm(arm.L, arm.inv_diag, arm.zb, arm.d, arm.lanes, arm.lane);
 }
 
 }  // namespace
@@ -23,31 +30,40 @@ void arm_reset(ArmView arm, real lambda) {
   const uint32_t d = arm.d;
   const real diag = static_cast<real>(std::sqrt(static_cast<double>(lambda)));
   for (uint32_t i = 0; i < d * d; ++i) arm.L[i] = real(0);
-  for (uint32_t i = 0; i < d; ++i) at(arm.L, d, i, i) = diag;
+  for (uint32_t i = 0; i < d; ++i) {
+    at(arm.L, d, i, i) = diag;
+    arm.inv_diag[i] = real(1) / diag;
+  }
   VecMap(arm.b, d).setZero();
-  VecMap(arm.theta, d).setZero();
+  VecMap(arm.zb, d).setZero();
+  lanes_store_arm(arm.L, arm.inv_diag, arm.zb, d, arm.lanes, arm.lane);
 }
 
 void arm_whiten(ArmView arm, const real* x, real* z) {
-  tri_whiten(arm.L, arm.d, x, z);
+  tri_whiten_recip(arm.L, arm.inv_diag, arm.d, x, z);
 }
 
 void arm_unwhiten(ArmView arm, const real* y, real* out) {
-  tri_unwhiten(arm.L, arm.d, y, out);
+  tri_unwhiten_recip(arm.L, arm.inv_diag, arm.d, y, out);
 }
 
+// Staging holds the new factor's lower triangle, then b + r x, then w, which
+// the update turns into the new reciprocal diagonal.
 bool arm_stage_update(ArmView arm, const real* x, real r, real* staging) {
   const uint32_t d = arm.d;
   const std::size_t dd = static_cast<std::size_t>(d) * d;
   real* l2 = staging;
   real* b2 = staging + dd;
   real* w = b2 + d;
-  for (std::size_t i = 0; i < dd; ++i) l2[i] = arm.L[i];
+  for (uint32_t j = 0; j < d; ++j) {
+    const std::size_t col = static_cast<std::size_t>(j) * d;
+    for (uint32_t i = j; i < d; ++i) l2[col + i] = arm.L[col + i];
+  }
   for (uint32_t i = 0; i < d; ++i) {
     b2[i] = arm.b[i] + r * x[i];
     w[i] = x[i];
   }
-  tri_rank1_update(l2, d, w);
+  tri_rank1_update_recip(l2, arm.inv_diag, d, w);
   // The result must stay inside the bounds restore accepts, or the agent
   // would save a state it can never load again.
   for (uint32_t j = 0; j < d; ++j) {
@@ -64,46 +80,25 @@ bool arm_stage_update(ArmView arm, const real* x, real r, real* staging) {
 void arm_commit_update(ArmView arm, real* staging) {
   const uint32_t d = arm.d;
   const std::size_t dd = static_cast<std::size_t>(d) * d;
-  for (std::size_t i = 0; i < dd; ++i) arm.L[i] = staging[i];
-  for (uint32_t i = 0; i < d; ++i) arm.b[i] = staging[dd + i];
-  arm_refresh_theta(arm, staging + dd + d);
-}
-
-void arm_refresh_theta(ArmView arm, real* work) {
-  arm_whiten(arm, arm.b, work);
-  arm_unwhiten(arm, work, arm.theta);
-}
-
-void arm_mean_width(ArmView arm, const real* x, real* z, real* mean, real* width) {
-  const uint32_t d = arm.d;
-  arm_whiten(arm, x, z);
-  *mean = ConstVecMap(arm.theta, d).dot(ConstVecMap(x, d));
-  *width = std::sqrt(ConstVecMap(z, d).squaredNorm());
-}
-
-void arm_group_mean_width(const ArmView* arms, const real* x, real* mean, real* width) {
-  constexpr uint32_t n = kArmGroup;
-  const uint32_t d = arms[0].d;
-  real z[n][kMaxDim];
-  for (uint32_t g = 0; g < n; ++g) {
-    for (uint32_t i = 0; i < d; ++i) z[g][i] = x[i];
-  }
+  // Only the lower triangle was staged; the upper one stays zero.
   for (uint32_t j = 0; j < d; ++j) {
-    const real* col[n];
-    real zj[n];
-    for (uint32_t g = 0; g < n; ++g) {
-      col[g] = arms[g].L + static_cast<std::size_t>(j) * d;
-      z[g][j] /= col[g][j];
-      zj[g] = z[g][j];
-    }
-    for (uint32_t i = j + 1; i < d; ++i) {
-      for (uint32_t g = 0; g < n; ++g) z[g][i] -= col[g][i] * zj[g];
-    }
+    const std::size_t col = static_cast<std::size_t>(j) * d;
+    for (uint32_t i = j; i < d; ++i) arm.L[col + i] = staging[col + i];
   }
-  for (uint32_t g = 0; g < n; ++g) {
-    mean[g] = ConstVecMap(arms[g].theta, d).dot(ConstVecMap(x, d));
-    width[g] = std::sqrt(ConstVecMap(z[g], d).squaredNorm());
+  for (uint32_t i = 0; i < d; ++i) {
+    arm.b[i] = staging[dd + i];
+    arm.inv_diag[i] = staging[dd + d + i];
   }
+  whiten_b_and_store_lane(arm);
+}
+
+void arm_refresh_theta(ArmView arm, real* /*work*/) {
+  // 1 / L_jj is what the rank-1 update stages too, so a restored arm holds
+  // the same bits as the arm that was saved.
+  for (uint32_t j = 0; j < arm.d; ++j) {
+    arm.inv_diag[j] = real(1) / arm.L[static_cast<std::size_t>(j) * arm.d + j];
+  }
+  whiten_b_and_store_lane(arm);
 }
 
 bool cholesky_factor(const double* a, uint32_t d, real* out) {

@@ -1,6 +1,9 @@
 // Per-arm ridge-regression statistics kept as a Cholesky factor, so that every
 // decision costs O(d^2) and no d^3 inverse is ever formed after init.
 //   A = L L^T = lambda I + sum x x^T,   b = sum r x,   theta = A^-1 b.
+// theta is kept whitened, as zb = L^-1 b (theta = L^-T zb): a decision
+// needs z = L^-1 x anyway, and theta.x = zb.z, so an update costs one
+// triangular solve instead of two.
 #pragma once
 
 #include <cmath>
@@ -51,12 +54,16 @@ inline bool vector_entry_ok(double v) {
 }
 
 struct ArmView {
-  real* L;      // d x d, column-major, lower triangle used
-  real* b;      // d
-  real* theta;  // d
+  real* L;         // d x d, column-major, lower triangle used
+  real* b;         // d
+  real* zb;        // d: L^-1 b, derived from L and b
+  real* inv_diag;  // d: 1 / L_jj, derived from L
+  real* lanes;     // the lane group holding this arm's scoring copy (arm_lanes.hpp)
+  uint32_t lane;   // its lane in that group
   uint32_t d;
 };
 
+// A = lambda I, b = 0, and the derived values to match.
 void arm_reset(ArmView arm, real lambda);
 
 // z = L^-1 x  (forward substitution, d^2/2 multiply-adds).
@@ -69,22 +76,14 @@ void arm_unwhiten(ArmView arm, const real* y, real* out);
 // touching the arm. Returns false, and the arm must stay as it is, if the
 // result would leave the bounds above.
 bool arm_stage_update(ArmView arm, const real* x, real r, real* staging);
-// Copies a staged update into the arm and refreshes theta.
+// Copies a staged update into the arm and refreshes what derives from it.
 void arm_commit_update(ArmView arm, real* staging);
 
-// theta = A^-1 b through two triangular solves. `work` holds d scalars.
+// After L or b changed: the reciprocal diagonal from L, zb = L^-1 b, and
+// the arm's lane copy. Whatever writes L or b directly (import, restore, a
+// model) must call it. `work` is unused since zb is solved in place; it
+// stays so that its callers need no change.
 void arm_refresh_theta(ArmView arm, real* work);
-
-// Mean theta.x and width sqrt(x^T A^-1 x). `z` holds d scalars.
-void arm_mean_width(ArmView arm, const real* x, real* z, real* mean, real* width);
-
-// arm_mean_width for kArmGroup arms at once, bit for bit the same results:
-// each arm's arithmetic is the same operations in the same order, but the
-// arms' forward substitutions run interleaved, so that the CPU overlaps their
-// chains of dependent divisions and multiply-subtracts instead of waiting on
-// each. (Vectorising inside one arm would reorder sums and change bits.)
-constexpr uint32_t kArmGroup = 4;
-void arm_group_mean_width(const ArmView* arms, const real* x, real* mean, real* width);
 
 // Column j of the lower Cholesky factor of A into `out` (d x d,
 // column-major), from the entries of A on and below the diagonal of column j

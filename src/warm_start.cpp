@@ -1,9 +1,11 @@
 // Import and export of per-arm statistics (A or its Cholesky factor, and b).
-// Import is all-or-nothing: every arm is validated before any is replaced.
+// Import is all-or-nothing: every arm is factored and staged before any is
+// replaced (staged_arms.hpp).
 #include <cmath>
 #include <cstring>
 
 #include "agent_state.hpp"
+#include "staged_arms.hpp"
 
 namespace p2b {
 
@@ -57,19 +59,16 @@ Status Agent::import_stats(const double* a, const double* b, uint32_t n_actions,
   const std::size_t per_arm = d * d;
   const Status st = check_stats(a, b, n_actions, d);
   if (st != Status::ok) return st;
-  real* staging = arms.scratch();
+  // Each arm is factored once into scratch and staged; the agent's arms
+  // change only once every arm has passed.
+  real* factor = arms.scratch();
   for (uint32_t arm_index = 0; arm_index < n_actions; ++arm_index) {
-    if (!factor_arm(a + arm_index * per_arm, dim, form, staging)) {
+    if (!factor_arm(a + arm_index * per_arm, dim, form, factor)) {
       return Status::not_positive_definite;
     }
+    stage_arm(arms, arm_index, factor, b + arm_index * d);
   }
-  // Every arm passed, so the second factorisation of each cannot fail.
-  for (uint32_t arm_index = 0; arm_index < n_actions; ++arm_index) {
-    ArmView av = arms.arm(arm_index);
-    factor_arm(a + arm_index * per_arm, dim, form, av.L);
-    for (std::size_t i = 0; i < d; ++i) av.b[i] = static_cast<real>(b[arm_index * d + i]);
-    arm_refresh_theta(av, staging);
-  }
+  commit_staged_arms(arms);
   return Status::ok;
 }
 

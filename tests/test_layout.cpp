@@ -77,11 +77,11 @@ TEST(ArenaLayout, DocumentedSizesOn64BitHosts) {
     uint32_t d, k_arms, n_codes;
     std::size_t bytes_float, bytes_double;
   };
-  const Row rows[] = {{5, 4, 64, 3936, 5152},
-                      {10, 10, 1024, 49296, 55616},
-                      {20, 50, 1024, 178176, 270016},
-                      {32, 100, 4096, 976576, 1419456},
-                      {64, 10, 1024, 488640, 681152}};
+  const Row rows[] = {{5, 4, 64, 4464, 6400},
+                      {10, 10, 1024, 54640, 67072},
+                      {20, 50, 1024, 272832, 462512},
+                      {32, 100, 4096, 1429200, 2332880},
+                      {64, 10, 1024, 647120, 1030864}};
   for (const Row& r : rows) {
     std::size_t bytes = 0;
     ASSERT_EQ(p2b::footprint(shape_only(r.d, r.k_arms, r.n_codes), &bytes), p2b::Status::ok);

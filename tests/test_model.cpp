@@ -211,6 +211,39 @@ TEST_F(ModelRejection, SignedButIndefiniteStatisticsAreRefused) {
   EXPECT_EQ(apply(m.sign()), P2B_ERR_NOT_POSITIVE_DEFINITE);
 }
 
+// Each arm is factored as its columns arrive, so the factorisation fails at
+// column 0 here; the arm's later columns must still be read and found
+// malformed, as when every column was parsed before any was factored.
+TEST_F(ModelRejection, AnIndefiniteArmWithAMalformedColumnIsMalformed) {
+  IdentityModel m(device_.agent, 10);
+  const uint32_t arm = 1;
+  m.a[arm * kDim * kDim] = -1.0;
+  m.a[(arm * kDim + kDim - 1) * kDim + kDim - 1] = std::nan("");
+  EXPECT_EQ(apply(m.sign()), P2B_ERR_MALFORMED_INPUT);
+}
+
+// A bundle and an import of the same statistics go through the same
+// factorisation and the same staging, so they leave the very same factors.
+TEST(Model, ABundleAndAnImportOfTheSameStatisticsLeaveTheSameFactors) {
+  auto source = trained(800, 1);
+  auto by_model = trained(30, 2);
+  auto by_import = trained(60, 3);
+  std::vector<double> a(kArms * kDim * kDim);
+  std::vector<double> b(kArms * kDim);
+  ASSERT_EQ(p2b_agent_export(source.agent, a.data(), b.data(), kArms, kDim), P2B_OK);
+  const auto bundle = p2b_test::bundle_from(source.agent, kDim, kArms, {4});
+  ASSERT_EQ(p2b_agent_apply_model(by_model.agent, bundle.data(), bundle.size()), P2B_OK);
+  ASSERT_EQ(p2b_agent_import(by_import.agent, a.data(), b.data(), kArms, kDim, P2B_STATS_GRAM),
+            P2B_OK);
+  std::vector<double> a_model(a.size()), b_model(b.size()), a_import(a.size()), b_import(b.size());
+  ASSERT_EQ(p2b_agent_export(by_model.agent, a_model.data(), b_model.data(), kArms, kDim), P2B_OK);
+  ASSERT_EQ(p2b_agent_export(by_import.agent, a_import.data(), b_import.data(), kArms, kDim),
+            P2B_OK);
+  EXPECT_EQ(a_model, a_import);
+  EXPECT_EQ(b_model, b_import);
+  expect_same_scores(by_model.agent, by_import.agent);
+}
+
 }  // namespace
 
 namespace {
