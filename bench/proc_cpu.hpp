@@ -55,6 +55,21 @@ inline std::vector<pid_t> children_of(pid_t parent) {
   return out;
 }
 
+// CPU seconds every core of the machine has spent busy since boot (the
+// first line of /proc/stat: all but idle and iowait), whoever ran.
+inline double machine_busy_seconds() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  in >> cpu;
+  double busy = 0;
+  for (int i = 0; i < 8; ++i) {
+    double ticks = 0;
+    in >> ticks;
+    if (i != 3 && i != 4) busy += ticks;  // fields 4 and 5: idle, iowait
+  }
+  return busy / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 // A PostgreSQL cluster's CPU: the postmaster with the children it reaped,
 // plus its live children (backends, walwriter, checkpointer, ...).
 inline double cluster_cpu_seconds(pid_t postmaster) {

@@ -17,7 +17,11 @@
 // envelope of every component (utime + stime from /proc/PID/stat; for
 // PostgreSQL the postmaster and all its children), the batches and records
 // the batchers delivered per second, PostgreSQL's WAL bytes per envelope,
-// and the load generator's own CPU (it shares the machine). Then, on
+// and the load generator's own CPU (it shares the machine), the machine's
+// busy cores (/proc/stat, anyone's work), and the floor under ingest: one
+// envelope's crypto_box_seal_open timed here (open_floor.hpp). At the end,
+// one "goal ingest" line per backend (issue #30) and the PostgreSQL ingest
+// rate from 1 to N processes with where it bends. Also, on
 // PostgreSQL, the publisher's time at each accumulated report count
 // (publication_timing.hpp) and the failover time of the primary.
 // bench/plot_scale_out.py draws DIR/scale_out.png. Envelopes are sealed
@@ -46,6 +50,7 @@
 #include "cli/tool_cli.hpp"
 #include "common/pg/connection.hpp"
 #include "envelope_pool.hpp"
+#include "open_floor.hpp"
 #include "proc/pg_cluster.hpp"
 #include "proc/run_command.hpp"
 #include "proc/service_process.hpp"
@@ -136,6 +141,7 @@ struct Snapshot {
   std::map<std::string, double> cpu;  // seconds, by component
   double batches = 0, records = 0, applied = 0;
   double wal_bytes = 0, commits = 0;  // PostgreSQL: WAL position, committed transactions
+  double machine_busy = 0;            // CPU seconds every core of the machine spent busy
 };
 
 double sum_cpu(const std::vector<std::unique_ptr<ServiceProcess>>& ps) {
@@ -159,6 +165,7 @@ Snapshot snapshot(const Deployment& d, std::size_t accepted) {
   s.cpu["analyzer"] = sum_cpu(d.analyzers);
   s.cpu["postgres"] = p2b::bench::cluster_cpu_seconds(d.postmaster);
   s.cpu["load generator"] = p2b::bench::cpu_seconds(getpid());
+  s.machine_busy = p2b::bench::machine_busy_seconds();
   // Where ingest and batching share a process (SQLite), batches come from
   // the ingest process.
   const auto& closers = d.batchers.empty() ? d.ingest : d.batchers;
@@ -269,6 +276,9 @@ ordered_json drive(const Settings& st, const Deployment& d, const std::vector<En
     for (const auto& [name, s1] : b.cpu) busy[name] = (s1 - a.cpu.at(name)) / secs;
     return busy;
   }();
+  // All work on the machine, this benchmark's and anyone else's: a point
+  // whose machine is busy on every core is bound by the machine.
+  point["machine_cores_busy"] = (b.machine_busy - a.machine_busy) / secs;
   point["batches_per_s"] = (b.batches - a.batches) / secs;
   point["batched_records_per_s"] = (b.records - a.records) / secs;
   point["applied_records_per_s"] = (b.applied - a.applied) / secs;
@@ -361,6 +371,7 @@ class Runner {
               dir / "shuffler.log"));
     ordered_json p = drive(st_, d, pool);
     p["backend"] = "sqlite";
+    p["outer_open_floor_us"] = p2b::bench::outer_open_floor_us(pool, dep_ / "keys");
     return p;
   }
 
@@ -383,6 +394,7 @@ class Runner {
     d.postmaster = pg.postmaster_pid();
     d.pg_admin_url = pg.url("postgres");
     ordered_json p = drive(st_, d, pool);
+    p["outer_open_floor_us"] = p2b::bench::outer_open_floor_us(pool, dep_ / "keys");
     p["backend"] = caps.shuffler_postgresql ? "postgresql" : "sqlite spool, postgresql analyzer";
     if (caps.shuffler_postgresql) p["partitions"] = st_.partitions;
     return p;
@@ -567,6 +579,67 @@ ordered_json machine() {
   return m;
 }
 
+// Envelopes one ingest core takes per second at the point's CPU per envelope.
+double per_core(const ordered_json& p) {
+  const double us = p["cpu_us_per_envelope"]["shuffler ingest"].get<double>();
+  return us > 0 ? 1e6 / us : 0.0;
+}
+
+// The lines bench/speed_goals.sh collects (issue #30, item 2): one per
+// backend, the first PostgreSQL point standing for its backend.
+void print_goal_lines(const ordered_json& points) {
+  bool pg_done = false;
+  for (const auto& p : points) {
+    const std::string backend = p["backend"].get<std::string>();
+    if (backend == "postgresql" && pg_done) continue;
+    const auto& cpu = p["cpu_us_per_envelope"];
+    std::printf(
+        "goal ingest %s: ingest %.1f us/env (goal <= 45), postgres %.1f us/env (goal <= 15), "
+        "floor %.1f us/env, %.0f env/s per ingest core (goal >= 20000), %d ingest, load %.2f\n",
+        backend.c_str(), cpu["shuffler ingest"].get<double>(), cpu["postgres"].get<double>(),
+        p["outer_open_floor_us"].get<double>(), per_core(p), p["ingest_processes"].get<int>(),
+        p["load_average_1m"].get<double>());
+    if (backend == "postgresql") pg_done = true;
+  }
+}
+
+// Issue #30, item 7: the PostgreSQL ingest rate from 1 to N processes, and
+// where it bends: the cores each component kept busy against the machine's.
+void print_scaling(const ordered_json& points) {
+  std::vector<const ordered_json*> pg;
+  for (const auto& p : points) {
+    if (p["backend"] == "postgresql") pg.push_back(&p);
+  }
+  if (pg.empty()) return;
+  const double base = (*pg.front())["envelopes_per_s"].get<double>();
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  std::printf("PostgreSQL ingest scaling on %u cores (%s):\n", cores,
+              (*pg.front())["mode"].get<std::string>().c_str());
+  std::printf(
+      "  N     env/s  speed-up  per ingest core  cores busy: ingest  postgres  other  "
+      "machine\n");
+  for (const ordered_json* p : pg) {
+    const auto& busy = (*p)["cpu_cores_busy"];
+    const double ingest = busy["shuffler ingest"].get<double>();
+    const double postgres = busy["postgres"].get<double>();
+    double other = 0;
+    for (auto it = busy.begin(); it != busy.end(); ++it) {
+      if (it.key() != "shuffler ingest" && it.key() != "postgres") other += it->get<double>();
+    }
+    const double rate = (*p)["envelopes_per_s"].get<double>();
+    const double machine = (*p)["machine_cores_busy"].get<double>();
+    std::printf("  %d  %8.0f  %7.2fx  %15.0f  %18.2f  %8.2f  %5.2f  %7.2f%s\n",
+                (*p)["ingest_processes"].get<int>(), rate, base > 0 ? rate / base : 0.0,
+                per_core(*p), ingest, postgres, other, machine,
+                machine > 0.9 * cores ? "  <- every core busy" : "");
+  }
+  std::printf(
+      "  (machine: every process's CPU, other tenants' too. Once the machine's %u cores are "
+      "busy, more ingest processes only share them: the curve bends there, and the rate is "
+      "the cores this benchmark gets divided by ingest + postgres CPU per envelope)\n",
+      cores);
+}
+
 void print_point(const ordered_json& p) {
   const auto& cpu = p["cpu_us_per_envelope"];
   std::printf(
@@ -579,6 +652,10 @@ void print_point(const ordered_json& p) {
       cpu["shuffler batcher"].get<double>(), cpu["analyzer"].get<double>(),
       cpu["postgres"].get<double>(), cpu["load generator"].get<double>(),
       p["batches_per_s"].get<double>(), p["batched_records_per_s"].get<double>());
+  std::printf(
+      "           ingest %.0f env/s per ingest core; floor (crypto_box_seal_open, this run) "
+      "%.1f us/env; load average %.2f\n",
+      per_core(p), p["outer_open_floor_us"].get<double>(), p["load_average_1m"].get<double>());
   if (p.contains("postgres_wal_bytes_per_envelope")) {
     std::printf("           PostgreSQL: %.0f WAL bytes per envelope, %.0f commits/s\n",
                 p["postgres_wal_bytes_per_envelope"].get<double>(),
@@ -691,6 +768,8 @@ int run(int argc, char** argv) {
       }
     }
   }
+  print_goal_lines(results["points"]);
+  print_scaling(results["points"]);
   const fs::path json = st.out / (st.ingest_only ? "scale_out_ingest.json" : "scale_out.json");
   std::ofstream(json) << results.dump(2) << "\n";
   std::printf("wrote %s\n", json.c_str());

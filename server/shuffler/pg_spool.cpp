@@ -25,6 +25,15 @@ namespace {
 // time; a batch's order among its partition's is the lease row's close
 // counter, not a clock.
 //
+// Version 3: one replay table. Every envelope whose digest was in
+// shuffler_seen had its inner digest in shuffler_seen_inner (marked then,
+// or already there), so the inner table alone refuses every replay the two
+// did; its rows now also keep the envelope's digest, which only tells a
+// re-sent envelope from a re-sealed inner in the counts (rows from before
+// keep none and count as re-sealed). Half the replay writes per envelope.
+// A process of an older release still running on the store has its inserts
+// refused (the table it writes first is gone): its clients retry elsewhere.
+//
 // Version 2: each record's checksum (row_checksum.hpp) and the quarantine
 // of rows that fail it. The column is nullable so that it can be added to
 // existing rows, which fill_row_sums then fills from their bytes as they
@@ -72,11 +81,18 @@ CREATE INDEX shuffler_records_unsummed ON shuffler_records (id) WHERE row_sum IS
 CREATE TABLE shuffler_quarantine (id int8 GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   origin text NOT NULL, reason text NOT NULL, quarantined_unix int8 NOT NULL);
 )sql"},
+    {3, R"sql(
+ALTER TABLE shuffler_seen_inner ADD COLUMN envelope bytea;
+DROP TABLE shuffler_seen;
+)sql"},
 };
 
 // Serialises open_epoch and retire_epoch across processes (DDL on the
 // replay tables' children).
 constexpr int64_t kEpochLockKey = 0x7032625f65706f63;  // "p2b_epoc"
+
+// The replay table (schema 3): one row per inner digest and epoch.
+constexpr const char* kSeenTable = "shuffler_seen_inner";
 
 constexpr int kAttempts = 4;
 constexpr std::size_t kMaxIdle = 8;
@@ -126,30 +142,113 @@ std::map<EpochId, EpochRow> lock_epochs(pg::Connection& c, const std::set<EpochI
   return out;
 }
 
-// Marks (epoch, digest) pairs seen; returns the indices of `keys` that were
-// new. `keys` must be distinct.
-template <typename Digest>
-std::vector<bool> mark_seen(pg::Connection& c, const char* table,
-                            const std::vector<std::pair<int32_t, const Digest*>>& keys) {
-  std::vector<bool> fresh(keys.size(), false);
-  if (keys.empty()) return fresh;
+// A record of a group that is new within the group, with where it came
+// from: the request it counts towards and its epoch's number.
+struct Candidate {
+  std::size_t request;
+  const SpoolRecord* record;
+  int32_t epoch;
+};
+
+// What one statement did with the candidates: `fresh[k]` if candidate k's
+// inner digest was new in its epoch (it is now marked seen), `stored[k]` if
+// its record was stored too (a fresh one is not only when its random id
+// collided).
+struct Marked {
+  std::vector<bool> fresh, stored;
+};
+
+// Marks every candidate's inner digest seen in its epoch, with the digest of
+// the envelope it came in, and stores the record of each one that was new:
+// one statement, and one replay row with its index entry per envelope.
+// The envelope digest only tells a re-sent envelope from its inner
+// re-sealed (InsertCounts); replay protection is the inner digest, which
+// every envelope carrying that inner shares.
+Marked mark_and_store(pg::Connection& c, const std::vector<Candidate>& candidates) {
+  const std::size_t n = candidates.size();
+  std::vector<int32_t> epochs, parts, crowds;
+  std::vector<int64_t> ids;
+  std::vector<std::pair<const uint8_t*, std::size_t>> digests, envelopes, inners, sum_spans;
+  std::vector<RowSum> sums;
+  sums.reserve(n);  // sum_spans point into it
+  // Every id of the group from one draw (a draw is a getrandom call), and
+  // distinct: the reply tells stored records by their ids.
+  ids.resize(n);
+  randombytes_buf(ids.data(), n * sizeof(int64_t));
+  std::set<int64_t> drawn;
+  for (int64_t& id : ids) {
+    id &= INT64_MAX;
+    while (!drawn.insert(id).second) id = random_record_id();
+  }
+  for (const Candidate& k : candidates) {
+    const SpoolRecord& r = *k.record;
+    epochs.push_back(k.epoch);
+    digests.push_back(span(r.inner_digest));
+    envelopes.push_back(span(r.digest));
+    parts.push_back(static_cast<int32_t>(r.partition));
+    crowds.push_back(static_cast<int32_t>(r.crowd_id));
+    inners.push_back(span(r.inner));
+    sums.push_back(row_sum(r.crowd_id, r.inner.data(), r.inner.size()));
+    sum_spans.push_back(span(sums.back()));
+  }
+  const pg::Result rows = c.query(
+      "WITH u AS (SELECT * FROM unnest($1::int4[], $2::bytea[], $3::bytea[], $4::int8[], "
+      "$5::int4[], $6::int4[], $7::bytea[], $8::bytea[]) WITH ORDINALITY "
+      "AS u(epoch, digest, envelope, id, part, crowd_id, inner_ct, row_sum, n)), "
+      "seen AS (INSERT INTO shuffler_seen_inner (epoch, digest, envelope) "
+      "SELECT epoch, digest, envelope FROM u ON CONFLICT DO NOTHING RETURNING epoch, digest), "
+      "fresh AS (SELECT u.* FROM u JOIN seen USING (epoch, digest)), "
+      "stored AS (INSERT INTO shuffler_records (id, part, crowd_id, inner_ct, row_sum) "
+      "SELECT id, part, crowd_id, inner_ct, row_sum FROM fresh "
+      "ON CONFLICT (id) DO NOTHING RETURNING id) "
+      "SELECT fresh.n, stored.id IS NOT NULL FROM fresh LEFT JOIN stored USING (id)",
+      pg::Params()
+          .int4_array(epochs)
+          .bytea_array(digests)
+          .bytea_array(envelopes)
+          .int8_array(ids)
+          .int4_array(parts)
+          .int4_array(crowds)
+          .bytea_array(inners)
+          .bytea_array(sum_spans));
+  Marked out{std::vector<bool>(n, false), std::vector<bool>(n, false)};
+  for (int i = 0; i < rows.rows(); ++i) {
+    const int64_t k = rows.int8(i, 0) - 1;  // ordinality counts from 1
+    if (k < 0 || static_cast<std::size_t>(k) >= n) throw SpoolError("spool: a malformed reply");
+    out.fresh[static_cast<std::size_t>(k)] = true;
+    out.stored[static_cast<std::size_t>(k)] = rows.boolean(i, 1);
+  }
+  return out;
+}
+
+// For candidates whose inner digest was seen before: true where the stored
+// envelope digest is theirs (the same envelope sent again), false where it
+// differs or was not kept (replay rows from before schema 3).
+std::vector<bool> same_envelope(pg::Connection& c, const std::vector<const Candidate*>& replays) {
   std::vector<int32_t> epochs;
   std::vector<std::pair<const uint8_t*, std::size_t>> digests;
-  for (const auto& k : keys) {
-    epochs.push_back(k.first);
-    digests.push_back(span(*k.second));
+  for (const Candidate* k : replays) {
+    epochs.push_back(k->epoch);
+    digests.push_back(span(k->record->inner_digest));
   }
-  const pg::Result rows = c.query(std::string("INSERT INTO ") + table +
-                                      " (epoch, digest) SELECT * FROM unnest($1::int4[], "
-                                      "$2::bytea[]) ON CONFLICT DO NOTHING RETURNING epoch, digest",
-                                  pg::Params().int4_array(epochs).bytea_array(digests));
-  std::set<std::pair<int32_t, std::vector<uint8_t>>> inserted;
-  for (int i = 0; i < rows.rows(); ++i) inserted.emplace(rows.int4(i, 0), rows.bytes(i, 1));
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const Digest& d = *keys[i].second;
-    fresh[i] = inserted.count({keys[i].first, std::vector<uint8_t>(d.begin(), d.end())}) != 0;
+  const pg::Result rows = c.query(
+      "SELECT s.epoch, s.digest, s.envelope FROM shuffler_seen_inner s "
+      "JOIN unnest($1::int4[], $2::bytea[]) AS u(epoch, digest) USING (epoch, digest) "
+      "WHERE s.envelope IS NOT NULL",
+      pg::Params().int4_array(epochs).bytea_array(digests));
+  std::map<std::pair<int32_t, std::vector<uint8_t>>, std::vector<uint8_t>> envelope_of;
+  for (int i = 0; i < rows.rows(); ++i) {
+    envelope_of[{rows.int4(i, 0), rows.bytes(i, 1)}] = rows.bytes(i, 2);
   }
-  return fresh;
+  std::vector<bool> same(replays.size(), false);
+  for (std::size_t i = 0; i < replays.size(); ++i) {
+    const SpoolRecord& r = *replays[i]->record;
+    const auto it = envelope_of.find(
+        {replays[i]->epoch, std::vector<uint8_t>(r.inner_digest.begin(), r.inner_digest.end())});
+    same[i] = it != envelope_of.end() &&
+              it->second == std::vector<uint8_t>(r.digest.begin(), r.digest.end());
+  }
+  return same;
 }
 
 void store_records(pg::Connection& c, const std::vector<const SpoolRecord*>& records) {
@@ -443,59 +542,46 @@ std::vector<InsertCounts> PgSpool::insert_all(
       }
       live[i] = all[i].retired == 0;
     }
-    // Outer digests, then inner digests of the records whose outer was new:
-    // a repeat within the group is a duplicate of its first occurrence, and
-    // each stage is one statement.
-    struct Ref {
-      std::size_t request;
-      const SpoolRecord* record;
-      int32_t epoch;
-    };
-    std::vector<Ref> outer;
-    std::set<std::pair<int32_t, EnvelopeDigest>> in_group;
+    // A repeat within the group is a duplicate of its first occurrence:
+    // the same envelope, or the same inner in another envelope. The rest
+    // are marked seen and stored in one statement.
+    std::vector<Candidate> candidates;
+    std::map<std::pair<int32_t, server::InnerDigest>, const EnvelopeDigest*> in_group;
     for (std::size_t i = 0; i < requests.size(); ++i) {
       if (!live[i]) continue;
       for (const SpoolRecord& r : *requests[i]) {
         const int32_t e = rows.at(r.epoch).id;
-        if (!in_group.emplace(e, r.digest).second) {
-          ++all[i].duplicates;
+        const auto first = in_group.emplace(std::make_pair(e, r.inner_digest), &r.digest);
+        if (!first.second) {
+          ++(*first.first->second == r.digest ? all[i].duplicates : all[i].inner_duplicates);
           continue;
         }
-        outer.push_back({i, &r, e});
+        candidates.push_back({i, &r, e});
       }
     }
-    std::vector<std::pair<int32_t, const EnvelopeDigest*>> outer_keys;
-    outer_keys.reserve(outer.size());
-    for (const Ref& ref : outer) outer_keys.emplace_back(ref.epoch, &ref.record->digest);
-    const std::vector<bool> outer_new = mark_seen(c, "shuffler_seen", outer_keys);
-
-    std::vector<Ref> inner;
-    std::set<std::pair<int32_t, server::InnerDigest>> inner_in_group;
-    for (std::size_t k = 0; k < outer.size(); ++k) {
-      const Ref& ref = outer[k];
-      if (!outer_new[k]) {
-        ++all[ref.request].duplicates;
-      } else if (!inner_in_group.emplace(ref.epoch, ref.record->inner_digest).second) {
-        ++all[ref.request].inner_duplicates;
-      } else {
-        inner.push_back(ref);
+    if (candidates.empty()) {
+      tx.commit();
+      return all;
+    }
+    const Marked marked = mark_and_store(c, candidates);
+    std::vector<const Candidate*> replays;
+    std::vector<const SpoolRecord*> unstored;  // fresh, but their random id collided
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      if (!marked.fresh[k]) {
+        replays.push_back(&candidates[k]);
+        continue;
+      }
+      ++all[candidates[k].request].accepted;
+      if (!marked.stored[k]) unstored.push_back(candidates[k].record);
+    }
+    if (!replays.empty()) {
+      const std::vector<bool> same = same_envelope(c, replays);
+      for (std::size_t k = 0; k < replays.size(); ++k) {
+        InsertCounts& counts = all[replays[k]->request];
+        ++(same[k] ? counts.duplicates : counts.inner_duplicates);
       }
     }
-    std::vector<std::pair<int32_t, const server::InnerDigest*>> inner_keys;
-    inner_keys.reserve(inner.size());
-    for (const Ref& ref : inner) inner_keys.emplace_back(ref.epoch, &ref.record->inner_digest);
-    const std::vector<bool> inner_new = mark_seen(c, "shuffler_seen_inner", inner_keys);
-
-    std::vector<const SpoolRecord*> keep;
-    for (std::size_t k = 0; k < inner.size(); ++k) {
-      if (inner_new[k]) {
-        keep.push_back(inner[k].record);
-        ++all[inner[k].request].accepted;
-      } else {
-        ++all[inner[k].request].inner_duplicates;
-      }
-    }
-    if (!keep.empty()) store_records(c, keep);
+    if (!unstored.empty()) store_records(c, unstored);
     tx.commit();
     return all;
   });
@@ -556,10 +642,8 @@ void PgSpool::open_epoch(const EpochId& epoch) {
                                    pg::Params().bytes(epoch.data(), epoch.size()));
     if (row.boolean(0, 1)) throw EpochRetired("spool: this key's epoch was retired");
     const std::string id = std::to_string(row.int4(0, 0));
-    for (const char* table : {"shuffler_seen", "shuffler_seen_inner"}) {
-      c.exec("CREATE TABLE IF NOT EXISTS " + child_name(table, row.int4(0, 0)) + " PARTITION OF " +
-             table + " FOR VALUES IN (" + id + ")");
-    }
+    c.exec("CREATE TABLE IF NOT EXISTS " + child_name(kSeenTable, row.int4(0, 0)) +
+           " PARTITION OF " + kSeenTable + " FOR VALUES IN (" + id + ")");
     tx.commit();
     return 0;
   });
@@ -577,12 +661,10 @@ std::size_t PgSpool::retire_epoch(const EpochId& epoch) {
         pg::Params().bytes(epoch.data(), epoch.size()));
     const int32_t id = row.int4(0, 0);
     std::size_t dropped = 0;
-    for (const char* table : {"shuffler_seen", "shuffler_seen_inner"}) {
-      const std::string child = child_name(table, id);
-      if (c.query("SELECT to_regclass($1) IS NOT NULL", pg::Params().text(child)).boolean(0, 0)) {
-        dropped += static_cast<std::size_t>(c.query("SELECT count(*) FROM " + child).int8(0, 0));
-        c.exec("DROP TABLE " + child);
-      }
+    const std::string child = child_name(kSeenTable, id);
+    if (c.query("SELECT to_regclass($1) IS NOT NULL", pg::Params().text(child)).boolean(0, 0)) {
+      dropped = static_cast<std::size_t>(c.query("SELECT count(*) FROM " + child).int8(0, 0));
+      c.exec("DROP TABLE " + child);
     }
     tx.commit();
     return dropped;

@@ -4,11 +4,13 @@
 // - Partitions: fixed when the store is created (a config row); a process
 //   asking for another count is refused. partition_of is a fixed hash of the
 //   crowd id (partition_hash below), the same in every process and release.
-// - Replay state: `shuffler_seen` and `shuffler_seen_inner` are LIST-
-//   partitioned by epoch, one child table per key fingerprint, created by
-//   open_epoch and dropped by retire_epoch. An insert holds its epochs' rows
-//   FOR SHARE, so a retirement waits for it or the insert sees "retired":
-//   nothing is ever accepted unchecked.
+// - Replay state: `shuffler_seen_inner` (one row per inner digest, with the
+//   digest of the envelope it came in) is LIST-partitioned by epoch, one
+//   child table per key fingerprint, created by open_epoch and dropped by
+//   retire_epoch. An insert holds its epochs' rows FOR SHARE, so a
+//   retirement waits for it or the insert sees "retired": nothing is ever
+//   accepted unchecked. A group of requests is marked seen and stored in
+//   one statement.
 // - Leases: one row per partition, expiry by the database's clock. A close is
 //   one transaction that locks the lease row, checks the token and expiry,
 //   and checks them again just before COMMIT; every session runs with an

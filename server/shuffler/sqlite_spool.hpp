@@ -91,8 +91,14 @@ class SqliteSpool final : public Spool {
   // retirement made so far; false if that took longer than `within`.
   bool settle(std::chrono::milliseconds within);
 
-  // WAL pages that make the checkpointer copy them into the file.
-  static constexpr int kCheckpointFrames = 1000;
+  // WAL pages that make the checkpointer copy them into the file. Inserts
+  // dirty pseudo-random pages, so a page is copied once however often it
+  // was rewritten in between: fewer, larger checkpoints copy fewer pages
+  // per report (the WAL then peaks at about 16 MiB before it restarts).
+  static constexpr int kCheckpointFrames = 4000;
+  // The WAL's file is kept up to this size between restarts: twice the
+  // frames of a checkpoint, so a lagging checkpoint does not cut it either.
+  static constexpr int64_t kWalKeptBytes = int64_t{2} * kCheckpointFrames * 4096;
 
  private:
   void check_key(const std::string& path, int64_t have);

@@ -177,7 +177,7 @@ TEST_F(PgSpoolTest, RetirementDropsTheEpochsTablesAndRefusesItEverywhere) {
   for (uint32_t i = 0; i < 3; ++i) ASSERT_EQ(spool->insert({record(*spool, i, a)}).accepted, 1U);
   ASSERT_EQ(spool->insert({record(*spool, 1, b)}).accepted, 1U);
 
-  EXPECT_EQ(other->retire_epoch(a), 6U);  // 3 outer and 3 inner digests
+  EXPECT_EQ(other->retire_epoch(a), 3U);  // one replay row per envelope
   EXPECT_TRUE(spool->epoch_retired(a));
   EXPECT_FALSE(spool->epoch_retired(b));
   EXPECT_EQ(scalar("SELECT count(*) FROM pg_class WHERE relname LIKE 'shuffler_seen%_e1'"), 0);
@@ -218,7 +218,7 @@ TEST_F(PgSpoolTest, RetirementWaitsForInsertsInFlightAndNeverLetsOneThroughUnche
   EXPECT_GT(refused.load(), 0);
   // Every record stored before the retirement is there; no replay row of
   // the epoch survived.
-  EXPECT_EQ(scalar("SELECT count(*) FROM shuffler_seen"), 0);
+  EXPECT_EQ(scalar("SELECT count(*) FROM shuffler_seen_inner"), 0);
 }
 
 TEST_F(PgSpoolTest, ACommandOnAnExistingStoreDoesNotCreateOne) {
@@ -392,7 +392,7 @@ TEST_F(PgSpoolTest, NothingRecordsArrivalTimeOrOrder) {
             0);
   EXPECT_EQ(scalar("SELECT count(*) FROM information_schema.columns WHERE table_name LIKE "
                    "'shuffler_%' AND (column_default IS NOT NULL OR is_identity = 'YES') AND "
-                   "table_name IN ('shuffler_records', 'shuffler_seen', 'shuffler_seen_inner', "
+                   "table_name IN ('shuffler_records', 'shuffler_seen_inner', "
                    "'shuffler_batches')"),
             0);
   EXPECT_EQ(scalar("SELECT count(*) FROM pg_settings WHERE name = 'track_commit_timestamp' "
@@ -418,8 +418,7 @@ TEST_F(PgSpoolTest, StorageCostPerEnvelopeAndPerEpoch) {
   const auto size = [&](const char* table) {
     return c.query(std::string("SELECT pg_total_relation_size('") + table + "')").int8(0, 0);
   };
-  const double seen =
-      static_cast<double>(size("shuffler_seen_e1") + size("shuffler_seen_inner_e1"));
+  const double seen = static_cast<double>(size("shuffler_seen_inner_e1"));
   const double records = static_cast<double>(size("shuffler_records"));
   std::printf(
       "storage per envelope: replay state %.1f B (kept for the epoch), record %.1f B "
@@ -428,7 +427,7 @@ TEST_F(PgSpoolTest, StorageCostPerEnvelopeAndPerEpoch) {
   RecordProperty("replay_bytes_per_envelope", std::to_string(seen / kEnvelopes));
   RecordProperty("record_bytes_per_envelope", std::to_string(records / kEnvelopes));
   EXPECT_GT(seen, 2.0 * 32 * kEnvelopes);  // two 32-byte digests each, at least
-  EXPECT_EQ(spool->retire_epoch(a), 2U * kEnvelopes);
+  EXPECT_EQ(spool->retire_epoch(a), static_cast<std::size_t>(kEnvelopes));
 }
 
 // The inner ciphertexts of a batch, to look records up among them.
@@ -585,6 +584,13 @@ TEST_F(PgSpoolTest, ABatchWhoseEveryRowIsDamagedIsDroppedAndTheNextIsRead) {
   EXPECT_EQ(spool->quarantine_size(), 2U);
 }
 
+// What a store had before schema 3: two replay tables, the inner one
+// without envelope digests.
+constexpr const char* kUndoSchema3 =
+    "ALTER TABLE shuffler_seen_inner DROP COLUMN envelope; "
+    "CREATE TABLE shuffler_seen (epoch int4 NOT NULL, digest bytea NOT NULL, "
+    "PRIMARY KEY (epoch, digest)) PARTITION BY LIST (epoch); ";
+
 TEST_F(PgSpoolTest, AStoreOfSchema1GetsChecksumsFromItsRowsAndRefusesRowsWithoutOne) {
   {
     auto spool = open(1);
@@ -595,11 +601,11 @@ TEST_F(PgSpoolTest, AStoreOfSchema1GetsChecksumsFromItsRowsAndRefusesRowsWithout
     ASSERT_EQ(spool->insert(all).accepted, 3U);
   }
   // What a store of schema 1 looked like: no checksums, no quarantine.
-  tamper(
-      "ALTER TABLE shuffler_records DROP COLUMN row_sum; DROP TABLE shuffler_quarantine; "
-      "UPDATE p2b_schema SET version = 1 WHERE component = 'shuffler'");
+  tamper(std::string(kUndoSchema3) +
+         "ALTER TABLE shuffler_records DROP COLUMN row_sum; DROP TABLE shuffler_quarantine; "
+         "UPDATE p2b_schema SET version = 1 WHERE component = 'shuffler'");
   auto spool = open(1);
-  EXPECT_EQ(scalar("SELECT version::int8 FROM p2b_schema WHERE component = 'shuffler'"), 2);
+  EXPECT_EQ(scalar("SELECT version::int8 FROM p2b_schema WHERE component = 'shuffler'"), 3);
   EXPECT_EQ(scalar("SELECT count(*) FROM shuffler_records WHERE row_sum IS NULL"), 0);
   const auto lease = spool->acquire_lease(0, "me", std::chrono::seconds(30));
   ASSERT_TRUE(lease);
@@ -612,6 +618,37 @@ TEST_F(PgSpoolTest, AStoreOfSchema1GetsChecksumsFromItsRowsAndRefusesRowsWithout
   EXPECT_THROW(tamper("INSERT INTO shuffler_records (id, part, crowd_id, inner_ct) "
                       "VALUES (1, 0, 5, '\\x00'::bytea)"),
                p2b::pg::Error);
+}
+
+TEST_F(PgSpoolTest, AStoreOfSchema2KeepsRefusingItsReplaysWithOneReplayTable) {
+  const EpochId a = epoch_of(1);
+  SpoolRecord old_envelope;
+  {
+    auto spool = open(1);
+    spool->open_epoch(a);
+    old_envelope = record(*spool, 5, a);
+    ASSERT_EQ(spool->insert({old_envelope}).accepted, 1U);
+  }
+  tamper(std::string(kUndoSchema3) +
+         "CREATE TABLE shuffler_seen_e1 PARTITION OF shuffler_seen FOR VALUES IN (1); "
+         "UPDATE p2b_schema SET version = 2 WHERE component = 'shuffler'");
+  tamper("INSERT INTO shuffler_seen (epoch, digest) VALUES (1, $1)",
+         p2b::pg::Params().bytes(old_envelope.digest.data(), old_envelope.digest.size()));
+  auto spool = open(1);
+  EXPECT_EQ(scalar("SELECT version::int8 FROM p2b_schema WHERE component = 'shuffler'"), 3);
+  EXPECT_EQ(scalar("SELECT count(*) FROM pg_class WHERE relname LIKE 'shuffler_seen_e%'"), 0);
+  // The envelope seen before the upgrade is refused, as is its inner
+  // re-sealed; its row kept no envelope digest, so both count as re-sealed.
+  SpoolRecord resealed = old_envelope;
+  randombytes_buf(resealed.digest.data(), resealed.digest.size());
+  const auto counts = spool->insert({old_envelope, resealed});
+  EXPECT_EQ(counts.accepted, 0U);
+  EXPECT_EQ(counts.duplicates + counts.inner_duplicates, 2U);
+  EXPECT_EQ(spool->depth(), 1U);
+  // Envelopes seen from now on tell a re-send from a re-sealed inner again.
+  const SpoolRecord fresh = record(*spool, 6, a);
+  ASSERT_EQ(spool->insert({fresh}).accepted, 1U);
+  EXPECT_EQ(spool->insert({fresh}).duplicates, 1U);
 }
 
 // Runs `p2b-shuffler quarantine` in-process; its standard output in `out`.

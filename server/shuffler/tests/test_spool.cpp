@@ -310,9 +310,10 @@ TEST(ShufflerSpool, BetweenClosesTheCheckpointerKeepsTheWalBounded) {
   }
   std::printf("largest WAL: %ju bytes over %u commits of %u records\n", largest, kCommits,
               kPerCommit);
-  // Unchecked, the WAL would pass 40 MB; checkpoints every 1,000 pages
-  // (4 MiB) restart it, with slack for a checkpoint that lags the commits.
-  EXPECT_LT(largest, std::uintmax_t{16} << 20);
+  // Unchecked, the WAL would pass 45 MiB; checkpoints every
+  // kCheckpointFrames pages (16 MiB) restart it, with slack for a
+  // checkpoint that lags the commits.
+  EXPECT_LT(largest, std::uintmax_t{2} * SqliteSpool::kCheckpointFrames * 4096);
   EXPECT_EQ(spool.unbatched(), std::size_t{kCommits} * kPerCommit);
 }
 
