@@ -212,6 +212,8 @@ int run(const Options& opt, common::Logger& log) {
                                    {"checkpoint_seq", s.checkpoint_seq},
                                    {"model_digest", s.model_digest},
                                    {"decide_ns", s.decide_ns},
+                                   {"exchange_ns", s.exchange_ns},
+                                   {"store_ns", s.store_ns},
                                    {"party_bytes", s.party_bytes},
                                    {"party_messages", s.party_messages}}
                         .dump(),

@@ -1,6 +1,5 @@
 #include "vfl/ap_service.hpp"
 
-#include <httplib.h>
 #include <sodium.h>
 
 #include <algorithm>
@@ -8,25 +7,19 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
-#include "common/bounded_client.hpp"
 #include "common/http_errors.hpp"
 #include "common/store_open.hpp"
 #include "vfl/bundle_file.hpp"
 #include "vfl/masked_message.hpp"
 #include "vfl/masked_request.hpp"
+#include "vfl/round_reserve.hpp"
 
 namespace p2b::vfl {
 
 namespace {
-
-// Rounds reserved on disk at a time: one fsync per this many decisions.
-constexpr uint64_t kRoundReserve = 1024;
-// The largest error body a party's answer may carry ({"error":...}).
-constexpr std::size_t kMaxErrorBytes = 4096;
 
 ServiceReply error_reply(int status, const std::string& code, const std::string& detail,
                          const nlohmann::json& parties = nlohmann::json()) {
@@ -49,18 +42,6 @@ int random_fill(void*, uint8_t* out, std::size_t len) {
   randombytes_buf(out, len);
   return 0;
 }
-
-// What one passive party gave in one round.
-struct PartAnswer {
-  bool transport_ok = false;
-  int status = 0;
-  std::string body;
-  std::string error;  // the failure's code; empty when the part was added
-  // A 200 answer is opened in its party's thread, as it arrives, so the
-  // parties' decryptions overlap instead of queueing after the last reply.
-  MessageStatus opened = MessageStatus::bad_length;
-  MaskedMessage msg;
-};
 
 // Most specific first: the code a refused decision answers with.
 constexpr const char* kPrecedence[] = {"wrong_shape",    "stale_mask",   "replayed",
@@ -160,6 +141,7 @@ bool ApService::start(const ApConfig& cfg, std::string* err) {
       return false;
     }
   }
+  party_clients_ = std::make_unique<PartyClients>(cfg_.parties, cfg_.party_timeout_ms);
   stats_.party_bytes.assign(cfg_.parties.size() + 1, 0);
   stats_.party_messages.assign(cfg_.parties.size() + 1, 0);
   return true;
@@ -169,13 +151,42 @@ bool ApService::next_round(uint64_t* round, std::string* err) {
   const uint64_t r = last_round_ + 1;
   if (r > state_.round_id) {
     ServiceState next = state_;
-    next.round_id = r + kRoundReserve - 1;
+    next.round_id = reserve_ceiling(r);
     if (!write_state(cfg_.state_path, next, err)) return false;
     state_ = next;
   }
   last_round_ = r;
   *round = r;
   return true;
+}
+
+// One round's exchange. A passive party that restarted refuses every round
+// up to its reserved ceiling and says where it resumes: the round moves on
+// there and is asked once more, so a party's restart costs one retry, not
+// a block of refused decisions. `err` is set only when no round could be
+// reserved.
+std::vector<PartAnswer> ApService::ask_round(const UserToken& user,
+                                             const std::vector<uint32_t>& items, uint64_t* round,
+                                             std::string* err) {
+  const PartyChannels ch{&cfg_.parties, party_clients_.get(), &party_keys_, cfg_.box_sk};
+  RoundAsk ask;
+  ask.user = user;
+  ask.items = items;
+  ask.block = &block_;
+  ask.last_accepted = &last_accepted_;
+  ask.timeout_ms = cfg_.party_timeout_ms;
+  if (!next_round(&ask.round_id, err)) return {};
+  std::vector<PartAnswer> answers = ask_parties(ch, ask);
+  uint64_t resume = 0;
+  for (const PartAnswer& a : answers) resume = std::max(resume, a.next_round_id);
+  if (resume != 0 && plausible_floor(resume, last_round_, state_.round_id)) {
+    wipe_answers(&answers);
+    last_round_ = resume - 1;
+    if (!next_round(&ask.round_id, err)) return {};
+    answers = ask_parties(ch, ask);
+  }
+  *round = ask.round_id;
+  return answers;
 }
 
 bool ApService::save_checkpoint(const MaskBlock& block, uint64_t seq, ApCheckpoint* cp,
@@ -341,82 +352,15 @@ ServiceReply ApService::decide_locked(const std::string& body) {
   }
   uint64_t round = 0;
   std::string err;
-  if (!next_round(&round, &err)) {
+  const auto t_ask = std::chrono::steady_clock::now();
+  std::vector<PartAnswer> answers = ask_round(user, items, &round, &err);
+  const auto exchange_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now() - t_ask);
+  if (!err.empty()) {
+    sodium_memzero(own.data(), own.size() * sizeof(double));
     return refuse(503, "state_unwritable", "cannot persist the round: " + err);
   }
-  // Every party is asked at once; one deadline bounds each exchange.
   const std::size_t m = cfg_.parties.size();
-  std::vector<PartAnswer> answers(m);
-  std::vector<std::thread> threads;
-  // Joins whatever was started, also when starting the next one throws.
-  struct JoinAll {
-    std::vector<std::thread>* t;
-    ~JoinAll() {
-      for (std::thread& th : *t) {
-        if (th.joinable()) th.join();
-      }
-    }
-  } join_all{&threads};
-  threads.reserve(m);
-  for (std::size_t j = 0; j < m; ++j) {
-    MaskedRequest mr;
-    mr.party_index = static_cast<uint32_t>(j + 1);
-    mr.round_id = round;
-    std::copy(user.begin(), user.end(), mr.user_token);
-    mr.item_ids = items;
-    std::vector<uint8_t> sealed;
-    if (!seal_masked_request(mr, cfg_.box_sk, cfg_.parties[j].box_pk, &sealed, &err)) {
-      answers[j].error = "missing_parties";
-      continue;
-    }
-    MessageExpect ex;
-    ex.party_index = static_cast<uint32_t>(j + 1);
-    std::copy(block_.mask_id, block_.mask_id + kMaskIdBytes, ex.current.mask_id);
-    ex.current.epoch = block_.epoch;
-    ex.d = block_.d;
-    ex.k_items = k;
-    ex.last_round_id = last_accepted_[j + 1];
-    threads.emplace_back([this, j, ex, &answers, sealed = std::move(sealed)]() mutable {
-      try {
-        httplib::Client cli(cfg_.parties[j].url);
-        const auto deadline = std::chrono::milliseconds(cfg_.party_timeout_ms);
-        cli.set_connection_timeout(deadline);
-        cli.set_read_timeout(deadline);
-        cli.set_write_timeout(deadline);
-        cli.set_keep_alive(false);
-        // A genuine answer is one masked message (K items, or 1 for user
-        // features) or a short JSON error: nothing larger is read, and an
-        // answer past the cap is a wrong shape, as any mis-sized message is.
-        const std::size_t cap = std::max(masked_message_bytes(ex.k_items, ex.d), kMaxErrorBytes);
-        common::ClientCall call;
-        call.method = "POST";
-        call.path = "/v1/masked";
-        call.body.assign(sealed.begin(), sealed.end());
-        call.content_type = "application/octet-stream";
-        call.max_answer_bytes = cap;
-        call.deadline = deadline;  // the party's whole answer, not each read
-        common::ClientAnswer res = common::bounded_request(cli, std::move(call));
-        if (res.too_large) {
-          answers[j].error = "wrong_shape";
-        } else if (res.status >= 0) {
-          PartAnswer& a = answers[j];
-          a.transport_ok = true;
-          a.status = res.status;
-          a.body = std::move(res.body);
-          if (a.status == 200) {
-            // K' is K for item features, 1 for user features; the length says which.
-            if (ex.k_items != 1 && a.body.size() == masked_message_bytes(1, ex.d)) ex.k_items = 1;
-            a.opened = open_masked_message(reinterpret_cast<const uint8_t*>(a.body.data()),
-                                           a.body.size(), party_keys_[j], ex, &a.msg);
-          }
-        }
-      } catch (...) {
-        answers[j].transport_ok = false;
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  threads.clear();
   RoundStatus rs = ap_->begin(k, own.data());
   sodium_memzero(own.data(), own.size() * sizeof(double));
   if (rs != RoundStatus::ok) return refuse(500, "internal", round_status_name(rs));
@@ -494,6 +438,7 @@ ServiceReply ApService::decide_locked(const std::string& body) {
   const uint64_t id = counters_.next_id;
   const double* chosen =
       ap_->rotated_contexts().data() + static_cast<std::size_t>(dec.item) * cfg_.d;
+  const auto t_store = std::chrono::steady_clock::now();
   try {
     store_->record_decision(id, chosen, cfg_.d, window_, checkpoint_seq_);
   } catch (const common::SqliteError& e) {
@@ -510,6 +455,10 @@ ServiceReply ApService::decide_locked(const std::string& body) {
   if (n_failed > 0) out["parties"] = failed;
   ++stats_.decisions;
   if (dec.parts_missing > 0) ++stats_.partial;
+  stats_.exchange_ns += static_cast<uint64_t>(exchange_ns.count());
+  stats_.store_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                               std::chrono::steady_clock::now() - t_store)
+                                               .count());
   stats_.decide_ns += static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
           .count());

@@ -1,7 +1,7 @@
 // The active party of O3M vertical federation as a service
 // (docs/vertical-services.md): per decision it asks every passive party at
-// once for its masked vectors (a boxed P2BR request each, one deadline for
-// all), opens their P2BV answers, sums them with its own Q^0 x^0 through
+// once for its masked vectors (vfl/party_exchange.hpp), sums their P2BV
+// answers with its own Q^0 x^0 through
 // ActiveParty and decides on the shared model. Every decision and every
 // reward is committed to its store (vfl/ap_store.hpp) before it is
 // answered, so a kill -9 loses no acknowledged reward, applies none twice
@@ -22,16 +22,12 @@
 #include "vfl/features_file.hpp"
 #include "vfl/mask_bundle.hpp"
 #include "vfl/masked_message.hpp"
+#include "vfl/party_exchange.hpp"
 #include "vfl/party_service.hpp"
 #include "vfl/published_mask.hpp"
 #include "vfl/state_file.hpp"
 
 namespace p2b::vfl {
-
-struct PartyLink {
-  std::string url;  // http://HOST:PORT
-  uint8_t box_pk[32] = {};
-};
 
 struct ApConfig {
   uint32_t d = 0;
@@ -57,6 +53,8 @@ struct ApStats {
   uint64_t refused = 0;
   uint64_t rewards = 0;
   uint64_t decide_ns = 0;                // wall time of answered decisions, all of it
+  uint64_t exchange_ns = 0;              // of which asking the parties, answers opened
+  uint64_t store_ns = 0;                 // of which committing the decision to the store
   std::vector<uint64_t> party_bytes;     // P2BV bytes received, per party (index 0 unused)
   std::vector<uint64_t> party_messages;  // P2BV messages accepted, per party
   // From the durable state: rewards applied since the store was created,
@@ -100,6 +98,8 @@ class ApService {
  private:
   BundleStatus open_bundle(uint64_t last_epoch, OpenedBundle* out, std::string* err) const;
   bool next_round(uint64_t* round, std::string* err);
+  std::vector<PartAnswer> ask_round(const UserToken& user, const std::vector<uint32_t>& items,
+                                    uint64_t* round, std::string* err);
   ServiceReply decide_locked(const std::string& body);
   ServiceReply reward_locked(const std::string& body);
   ServiceReply reload_locked();
@@ -121,6 +121,7 @@ class ApService {
   uint64_t last_round_ = 0;              // the last round_id used
   std::vector<uint64_t> last_accepted_;  // per party: the last P2BV round_id accepted
   std::vector<BoxKey> party_keys_;       // per party (index j for party j + 1): shared box keys
+  std::unique_ptr<PartyClients> party_clients_;
   ApStats stats_;
   std::unique_ptr<ApStore> store_;
   uint8_t state_key_[32] = {};  // MACs the saved model (model_state_key)

@@ -75,6 +75,39 @@ std::vector<double> context_of(const common::Database& db, const common::Stateme
 
 }  // namespace
 
+// The synchronous level is the connection's and may not change inside a
+// transaction: it is raised before this one begins and lowered after it
+// ends (committed or rolled back).
+class ApStore::Commit {
+ public:
+  Commit(ApStore* store, bool force)
+      : store_(store), durable_(force || store->unsynced_ + 1 >= kSyncEvery) {
+    if (durable_) store_->db_->exec("PRAGMA synchronous=FULL");
+    tx_ = std::make_unique<common::Transaction>(*store_->db_);
+  }
+  ~Commit() {
+    tx_.reset();
+    if (!durable_) return;
+    try {
+      store_->db_->exec("PRAGMA synchronous=NORMAL");
+    } catch (...) {
+      // Left at FULL: slower, never less durable.
+    }
+  }
+  Commit(const Commit&) = delete;
+  Commit& operator=(const Commit&) = delete;
+
+  void commit() {
+    tx_->commit();
+    store_->unsynced_ = durable_ ? 0 : store_->unsynced_ + 1;
+  }
+
+ private:
+  ApStore* store_;
+  bool durable_;
+  std::unique_ptr<common::Transaction> tx_;
+};
+
 ApStore::ApStore(const std::string& path) {
   lock_ = std::make_unique<common::StoreLock>(path);
   db_ = common::open_store(path, kVflApStore);
@@ -83,10 +116,12 @@ ApStore::ApStore(const std::string& path) {
   db_->exec(kSchema);
   db_->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
   tx.commit();
+  // After the schema, which the layer's FULL made durable: see Commit.
+  db_->exec("PRAGMA synchronous=NORMAL");
   db_->arm_health_log();
 }
 
-bool ApStore::load(ApCheckpoint* cp, ApCounters* n) const {
+bool ApStore::load(ApCheckpoint* cp, ApCounters* n) {
   common::Statement meta(*db_, "SELECT next_id, first_live_id, applied FROM ap_meta");
   common::Statement ck(*db_, "SELECT epoch, mask_id, seq, state FROM ap_checkpoint");
   const bool has_meta = meta.step();
@@ -103,6 +138,7 @@ bool ApStore::load(ApCheckpoint* cp, ApCounters* n) const {
   if (n->next_id < 1 || n->first_live_id > n->next_id || cp->seq > n->applied) {
     db_->fail_damaged("the store's counters contradict each other");
   }
+  id_bound_ = n->next_id;
   return true;
 }
 
@@ -122,7 +158,7 @@ std::vector<ApReplay> ApStore::replay(uint64_t after_seq, uint32_t d) const {
 }
 
 void ApStore::reset(const ApCheckpoint& cp, const ApCounters& n) {
-  common::Transaction tx(*db_);
+  Commit tx(this, true);
   db_->exec("DELETE FROM ap_decisions");
   common::Statement meta(*db_,
                          "INSERT OR REPLACE INTO ap_meta (one, next_id, first_live_id, applied) "
@@ -140,19 +176,23 @@ void ApStore::reset(const ApCheckpoint& cp, const ApCounters& n) {
   ck.bind_blob(4, cp.state.data(), cp.state.size());
   ck.run();
   tx.commit();
+  id_bound_ = n.next_id;
 }
 
 void ApStore::record_decision(uint64_t id, const double* context, uint32_t d, uint64_t window,
                               uint64_t checkpoint_seq) {
-  common::Transaction tx(*db_);
+  const bool reserve = id >= id_bound_;
+  Commit tx(this, reserve);
   // The primary key refuses an id issued before.
   common::Statement put(*db_, "INSERT INTO ap_decisions (id, context) VALUES (?1, ?2)");
   put.bind_int(1, as_int(id));
   put.bind_blob(2, context, static_cast<std::size_t>(d) * sizeof(double));
   put.run();
-  common::Statement next(*db_, "UPDATE ap_meta SET next_id = ?1");
-  next.bind_int(1, as_int(id + 1));
-  next.run();
+  if (reserve) {
+    common::Statement next(*db_, "UPDATE ap_meta SET next_id = ?1");
+    next.bind_int(1, as_int(id + kIdReserve));
+    next.run();
+  }
   if (id > window) {
     // Rewards after the checkpoint stay until a checkpoint includes them.
     common::Statement drop(
@@ -162,6 +202,7 @@ void ApStore::record_decision(uint64_t id, const double* context, uint32_t d, ui
     drop.run();
   }
   tx.commit();
+  if (reserve) id_bound_ = id + kIdReserve;
 }
 
 PendingState ApStore::find(uint64_t id, uint32_t d, std::vector<double>* context) const {
@@ -175,7 +216,10 @@ PendingState ApStore::find(uint64_t id, uint32_t d, std::vector<double>* context
 }
 
 bool ApStore::apply_reward(uint64_t id, double r, uint64_t seq, const ApCheckpoint* cp) {
-  common::Transaction tx(*db_);
+  // Fsynced: a reward answered 200 has been learned from, and the client will
+  // not send it again, so it must survive a power loss too. A decision need
+  // not: losing one makes its reward fail loudly (unknown id), never silently.
+  Commit tx(this, true);
   common::Statement mark(*db_,
                          "UPDATE ap_decisions SET reward = ?2, seq = ?3 WHERE id = ?1 AND seq IS "
                          "NULL");

@@ -13,6 +13,7 @@
 #include "vfl/bundle_file.hpp"
 #include "vfl/masked_request.hpp"
 #include "vfl/party_mask.hpp"
+#include "vfl/round_reserve.hpp"
 
 namespace p2b::vfl {
 
@@ -58,6 +59,8 @@ bool PartyService::start(const PartyConfig& cfg, std::string* err) {
     return false;
   }
   if (!features_.load(cfg_.features_path, opened.block.d_j, cfg_.max_rows, err)) return false;
+  // Every round up to the old ceiling may have been answered.
+  last_round_ = state_.round_id;
   state_.mask_epoch = opened.block.epoch;
   if (!write_state(cfg_.state_path, state_, err)) return false;
   block_ = std::move(opened.block);
@@ -95,15 +98,22 @@ ServiceReply PartyService::masked_locked(const std::string& body) {
   MaskedRequest req;
   const RequestStatus rs =
       open_masked_request(reinterpret_cast<const uint8_t*>(body.data()), body.size(), cfg_.box_sk,
-                          cfg_.ap_box_pk, cfg_.party_index, state_.round_id, &req);
+                          cfg_.ap_box_pk, cfg_.party_index, last_round_, &req);
   switch (rs) {
     case RequestStatus::ok:
       break;
     case RequestStatus::not_openable:
       return refuse(401, "unauthenticated",
                     "the request does not open with the pinned active party's key");
-    case RequestStatus::replayed:
-      return refuse(409, "replayed", "round_id is not above the last one answered");
+    case RequestStatus::replayed: {
+      // Where this party resumes: an active party that lost no state moves
+      // on to it after this party's restart (vfl/round_reserve.hpp).
+      ServiceReply r = refuse(409, "replayed", "round_id is not above the last one answered");
+      nlohmann::json named = nlohmann::json::parse(r.body);
+      named["next_round_id"] = last_round_ + 1;
+      r.body = named.dump();
+      return r;
+    }
     case RequestStatus::wrong_party:
       return refuse(400, "wrong_party", "the request is for another party");
     default:
@@ -125,20 +135,24 @@ ServiceReply PartyService::masked_locked(const std::string& body) {
   const bool masked_ok = mask_block(block_, x.data(), k_prime, masked.data());
   wipe(&x);
   if (!masked_ok) return refuse(500, "internal", "the mask block does not fit the features");
-  // The round is durable before any box is sealed under its nonce.
-  ServiceState next = state_;
-  next.round_id = req.round_id;
+  // The round is under the durable ceiling before any box is sealed under
+  // its nonce: one fsync reserves a block of rounds.
   std::string err;
-  const auto t_persist = std::chrono::steady_clock::now();
-  const bool persisted = write_state(cfg_.state_path, next, &err);
-  stats_.persist_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                 std::chrono::steady_clock::now() - t_persist)
-                                                 .count());
-  if (!persisted) {
-    wipe(&masked);
-    return refuse(503, "state_unwritable", "cannot persist the round: " + err);
+  if (req.round_id > state_.round_id) {
+    ServiceState next = state_;
+    next.round_id = reserve_ceiling(req.round_id);
+    const auto t_persist = std::chrono::steady_clock::now();
+    const bool persisted = write_state(cfg_.state_path, next, &err);
+    stats_.persist_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                   std::chrono::steady_clock::now() - t_persist)
+                                                   .count());
+    if (!persisted) {
+      wipe(&masked);
+      return refuse(503, "state_unwritable", "cannot persist the round: " + err);
+    }
+    state_ = next;
   }
-  state_ = next;
+  last_round_ = req.round_id;
   MaskedHeader h;
   std::copy(block_.mask_id, block_.mask_id + kMaskIdBytes, h.mask_id);
   h.epoch = block_.epoch;

@@ -43,7 +43,7 @@ struct PartyStats {
   uint64_t answered = 0;
   uint64_t refused = 0;
   uint64_t busy_ns = 0;     // time spent answering, from the request body to the sealed reply
-  uint64_t persist_ns = 0;  // of which writing and fsyncing the round to the state file
+  uint64_t persist_ns = 0;  // of which reserving rounds in the state file (once per block)
 };
 
 class PartyService {
@@ -77,12 +77,13 @@ class PartyService {
 
   PartyConfig cfg_;
   FeatureTable features_;
-  mutable std::mutex mu_;  // one request at a time: the round_id is written before each answer
+  mutable std::mutex mu_;  // one request at a time: rounds are answered in order
   MaskBlock block_;
   // What /readyz and the logs show, under its own lock: a readiness check
   // must not wait for a decision in flight (mu_ is held across it).
   PublishedMask shown_;
-  ServiceState state_;
+  ServiceState state_;       // round_id: the ceiling reserved on disk (vfl/round_reserve.hpp)
+  uint64_t last_round_ = 0;  // the last round_id answered (after a start: the ceiling)
   PartyStats stats_;
 };
 

@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -135,13 +136,17 @@ struct Exchange {
 
 // Between the active party and one passive party: forwards and records
 // every exchange; or answers with an earlier captured P2BV (a replay); or
-// forges an answer with one item too many (a wrong block size).
+// forges an answer with one item too many (a wrong block size), or a 409.
 class Proxy {
  public:
-  enum class Mode { forward, replay_first, wrong_shape };
+  enum class Mode { forward, replay_first, wrong_shape, refuse };
 
   Proxy(uint32_t party, std::string upstream) : party_(party), upstream_(std::move(upstream)) {
     server_.Post("/v1/masked", [this](const httplib::Request& req, httplib::Response& res) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        seen_.push_back(req.body);
+      }
       received_.fetch_add(1);
       Exchange ex;
       ex.party = party_;
@@ -160,6 +165,11 @@ class Proxy {
       if (mode == Mode::wrong_shape && forge_) {
         res.status = 200;
         res.set_content(forge_(req.body), "application/octet-stream");
+        return;
+      }
+      if (mode == Mode::refuse && forge_) {  // a forged 409, as anyone on the path can send
+        res.status = 409;
+        res.set_content(forge_(req.body), "application/json");
         return;
       }
       std::string target;
@@ -181,6 +191,7 @@ class Proxy {
       std::lock_guard<std::mutex> lock(mu_);
       log_.push_back(std::move(ex));
     });
+    server_.set_tcp_nodelay(true);  // as the services' own servers: no answer waits for an ACK
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -207,6 +218,11 @@ class Proxy {
   }
   // Requests that reached the proxy, answered or not yet.
   std::size_t received() const { return received_.load(); }
+  // Their bodies, in order: also those whose party never answered.
+  std::vector<std::string> requests_seen() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_;
+  }
 
  private:
   uint32_t party_;
@@ -219,6 +235,7 @@ class Proxy {
   std::function<std::string(const std::string&)> forge_;
   std::mutex mu_;
   std::vector<Exchange> log_;
+  std::vector<std::string> seen_;
 };
 
 struct Keys {
@@ -549,8 +566,8 @@ TEST_F(VflServices, LosslessOverRealProcessesAndTheWireCarriesOnlyMaskedParts) {
   std::printf(
       "[ figure ] vfl services d=%u K=%u M=%u rounds=%u: P2BV bytes/decision/party=%zu "
       "(100+8*K*d=%u), P2BR bytes/decision/party=%zu, AP time/decision %.3f ms "
-      "(in service %.3f ms), party time/decision %.3f ms and %.3f ms (of which the fsync of the "
-      "round: %.3f ms and %.3f ms)\n",
+      "(in service %.3f ms), party time/decision %.3f ms and %.3f ms (of which reserving "
+      "rounds on disk: %.3f ms and %.3f ms)\n",
       kD, kItems, kParties, kRounds, vfl::masked_message_bytes(kItems, kD), 100 + 8 * kItems * kD,
       vfl::masked_request_bytes(kItems), 1e3 * ap_wall_s / kRounds,
       s["decide_ns"].get<double>() / 1e6 / kRounds, party_ms[1], party_ms[2], persist_ms[1],
@@ -886,7 +903,8 @@ TEST_F(VflServices, PartyRefusesUnauthenticatedReplayedAndUnknown) {
   EXPECT_EQ(post(body, &code), 200);
   EXPECT_EQ(post(body, &code), 409);
   EXPECT_EQ(code, "replayed");
-  // ... and still refused after a restart: the round is on disk.
+  // ... and still refused after a restart: the round is under the ceiling
+  // on disk, and so is every round of its block, answered or not.
   parties_[0]->stop();
   start_party(1);
   const int port2 = parties_[0]->port();
@@ -895,8 +913,18 @@ TEST_F(VflServices, PartyRefusesUnauthenticatedReplayedAndUnknown) {
                       "application/octet-stream");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 409);
-  // Unknown user and unknown item are told apart.
+  const auto refusal = nlohmann::json::parse(res->body, nullptr, false);
+  ASSERT_TRUE(refusal.is_object() && refusal.contains("next_round_id")) << res->body;
+  const uint64_t resume = refusal["next_round_id"].get<uint64_t>();
+  EXPECT_GT(resume, 6U);
   req.round_id = 6;
+  ASSERT_TRUE(vfl::seal_masked_request(req, keys_[0].box_sk, keys_[1].box_pk, &body, &err));
+  res = cli.Post("/v1/masked", reinterpret_cast<const char*>(body.data()), body.size(),
+                 "application/octet-stream");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 409) << "a round of the reserved block was answered after a restart";
+  // Unknown user and unknown item are told apart.
+  req.round_id = resume;
   req.user_token[0] ^= 0xff;
   ASSERT_TRUE(vfl::seal_masked_request(req, keys_[0].box_sk, keys_[1].box_pk, &body, &err));
   res = cli.Post("/v1/masked", reinterpret_cast<const char*>(body.data()), body.size(),
@@ -904,7 +932,7 @@ TEST_F(VflServices, PartyRefusesUnauthenticatedReplayedAndUnknown) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 404);
   EXPECT_NE(res->body.find("unknown_user"), std::string::npos);
-  req.round_id = 7;
+  req.round_id = resume + 1;
   req.user_token[0] ^= 0xff;
   req.item_ids.back() = 999999;
   ASSERT_TRUE(vfl::seal_masked_request(req, keys_[0].box_sk, keys_[1].box_pk, &body, &err));
@@ -913,6 +941,32 @@ TEST_F(VflServices, PartyRefusesUnauthenticatedReplayedAndUnknown) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 404);
   EXPECT_NE(res->body.find("unknown_item"), std::string::npos);
+}
+
+// A 409 is not authenticated: a forged one naming a resume round far past
+// any a genuine party could have reserved (more than a block past the
+// active party's own ceiling) moves the active party's round_ids nowhere.
+// The decision fails as for any refusing party, and the next one goes on
+// with the next round_id.
+TEST_F(VflServices, ForgedResumeRoundIsNotBelieved) {
+  start_ap();
+  int status = 0;
+  nlohmann::json d = decide(data_[0], &status);
+  ASSERT_EQ(status, 200) << d.dump();
+  const auto first = d["round_id"].get<uint64_t>();
+  proxies_[0]->set_forge([](const std::string&) {
+    return nlohmann::json{
+        {"error", "replayed"}, {"detail", "forged"}, {"next_round_id", uint64_t{1} << 62}}
+        .dump();
+  });
+  proxies_[0]->set_mode(Proxy::Mode::refuse);
+  d = decide(data_[1], &status);
+  EXPECT_EQ(status, 503) << d.dump();
+  EXPECT_EQ(d["error"], "missing_parties");
+  proxies_[0]->set_mode(Proxy::Mode::forward);
+  d = decide(data_[2], &status);
+  ASSERT_EQ(status, 200) << d.dump();
+  EXPECT_EQ(d["round_id"].get<uint64_t>(), first + 2);
 }
 
 // kill -9 of the active party keeps the model, the decision ids and the
@@ -974,7 +1028,8 @@ TEST_F(VflServices, KilledActivePartyKeepsItsModelIdsAndPendingDecisions) {
   EXPECT_EQ(after["model_digest"], before["model_digest"]);
   EXPECT_EQ(after["model_updates"], before["model_updates"]);
   EXPECT_EQ(after["rewards_applied"], before["rewards_applied"]);
-  EXPECT_EQ(after["next_decision_id"], before["next_decision_id"]);
+  // Ids resume at the bound reserved on disk: above every id issued.
+  EXPECT_GE(after["next_decision_id"].get<uint64_t>(), before["next_decision_id"].get<uint64_t>());
 
   // Refusals change nothing: an id never issued, 0, a reward past the bound.
   const uint64_t next = after["next_decision_id"].get<uint64_t>();
@@ -1175,6 +1230,149 @@ TEST_F(VflServices, PerIdRewardLedgerUnderRepeatedKillNineIsExact) {
       static_cast<unsigned long long>(cut_rewards), static_cast<unsigned long long>(applied_by_cut),
       static_cast<unsigned long long>(late), static_cast<unsigned long long>(lost),
       static_cast<unsigned long long>(duplicated));
+}
+
+// The first number after "round_id" in a state file: its reserved ceiling.
+uint64_t state_ceiling(const fs::path& p) {
+  std::ifstream in(p);
+  std::string word;
+  uint64_t v = 0;
+  while (in >> word) {
+    if (word == "round_id" && (in >> v)) return v;
+  }
+  return 0;
+}
+
+// Round ids make the P2BR and P2BV nonces, and are reserved on disk in
+// blocks (vfl/round_reserve.hpp): kill -9 of any process, at any point,
+// must never let one be sealed twice. Kills land between rounds (each
+// process, then all three), while a passive party holds a request
+// unanswered, and while the active party waits on a party. Afterwards
+// every request each proxy saw opens to a round id no other request to
+// that party had, every answer likewise, no state file's ceiling is below
+// a round it covers, decision ids only grew, and a decision right after a
+// party's restart is answered (the active party moves on to where the
+// party resumes, one retry) rather than refused for a block of rounds.
+TEST_F(VflServices, RoundIdsNeverRepeatAcrossKillNineOfAnyProcess) {
+  start_ap();
+  uint32_t t = 0;
+  uint64_t last_id = 0;
+  auto decide_ok = [&]() {
+    int status = 0;
+    const nlohmann::json d = decide(data_[t++ % kRounds], &status);
+    ASSERT_EQ(status, 200) << d.dump();
+    const auto id = d["decision_id"].get<uint64_t>();
+    EXPECT_GT(id, last_id) << "a decision id came back";
+    last_id = id;
+  };
+  auto restart_party = [&](uint32_t j) {
+    parties_[j - 1]->kill_hard();
+    start_party(j);
+    proxies_[j - 1]->set_upstream(parties_[j - 1]->url());
+  };
+  // Bounded polling on the event: the request reached party j's proxy.
+  auto wait_asked = [&](uint32_t j, std::size_t before) {
+    for (int i = 0; i < 30000 && proxies_[j - 1]->received() == before; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return proxies_[j - 1]->received() > before;
+  };
+  for (int i = 0; i < 5; ++i) ASSERT_NO_FATAL_FAILURE(decide_ok());
+  // Between rounds. The last request party 1 answered, replayed to it
+  // after its restart, is refused: it is under the ceiling on disk.
+  const std::string answered = proxies_[0]->requests_seen().back();
+  restart_party(1);
+  {
+    httplib::Client cli("127.0.0.1", parties_[0]->port());
+    const auto res = cli.Post("/v1/masked", answered, "application/octet-stream");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 409) << "a restarted party answered a round it had sealed";
+  }
+  ASSERT_NO_FATAL_FAILURE(decide_ok());
+  ap_->kill_hard();
+  start_ap();
+  ASSERT_NO_FATAL_FAILURE(decide_ok());
+  restart_party(2);
+  restart_party(1);
+  ASSERT_NO_FATAL_FAILURE(decide_ok());
+  // Party 1 killed while it holds a request unanswered: that decision fails.
+  ASSERT_EQ(::kill(parties_[0]->pid(), SIGSTOP), 0);
+  std::size_t asked = proxies_[0]->received();
+  int held_status = 0;
+  std::thread held([&] { decide(data_[t++ % kRounds], &held_status); });
+  const bool reached = wait_asked(1, asked);
+  restart_party(1);  // SIGKILL ends a stopped process too
+  held.join();
+  ASSERT_TRUE(reached) << "the decision never reached party 1";
+  EXPECT_NE(held_status, 200);
+  ASSERT_NO_FATAL_FAILURE(decide_ok());
+  // The active party killed while it waits on party 2.
+  ASSERT_EQ(::kill(parties_[1]->pid(), SIGSTOP), 0);
+  asked = proxies_[1]->received();
+  std::thread cut([&] { decide(data_[t++ % kRounds], &held_status); });
+  const bool reached2 = wait_asked(2, asked);
+  ap_->kill_hard();
+  cut.join();
+  ASSERT_EQ(::kill(parties_[1]->pid(), SIGCONT), 0);
+  ASSERT_TRUE(reached2) << "the decision never reached party 2";
+  EXPECT_EQ(held_status, -1);
+  start_ap();
+  ASSERT_NO_FATAL_FAILURE(decide_ok());
+  // All three at once.
+  ap_->kill_hard();
+  restart_party(1);
+  restart_party(2);
+  start_ap();
+  for (int i = 0; i < 3; ++i) ASSERT_NO_FATAL_FAILURE(decide_ok());
+  ASSERT_EQ(ap_->stop(), 0);
+
+  const uint64_t ap_ceiling = state_ceiling(dir_ / "ap.state");
+  for (uint32_t j = 1; j < kParties; ++j) {
+    std::set<uint64_t> asked_rounds, answered_rounds;
+    std::size_t requests = 0, answers = 0, resumes = 0;
+    for (const std::string& body : proxies_[j - 1]->requests_seen()) {
+      vfl::MaskedRequest req;
+      ASSERT_EQ(vfl::open_masked_request(reinterpret_cast<const uint8_t*>(body.data()), body.size(),
+                                         keys_[j].box_sk, keys_[0].box_pk, j, 0, &req),
+                vfl::RequestStatus::ok);
+      EXPECT_LE(req.round_id, ap_ceiling) << "a round above the active party's ceiling";
+      asked_rounds.insert(req.round_id);
+      ++requests;
+    }
+    const vfl::MaskBlock block = open_block(j);
+    for (const Exchange& ex : proxies_[j - 1]->log()) {
+      if (ex.status == 409) {
+        const auto e = nlohmann::json::parse(ex.response, nullptr, false);
+        resumes += e.is_object() && e.contains("next_round_id") ? 1 : 0;
+      }
+      if (ex.status != 200) continue;
+      vfl::MessageExpect me;
+      me.party_index = j;
+      std::copy(block.mask_id, block.mask_id + vfl::kMaskIdBytes, me.current.mask_id);
+      me.current.epoch = block.epoch;
+      me.k_items = kItems;
+      me.d = kD;
+      vfl::MaskedMessage msg;
+      ASSERT_EQ(
+          vfl::open_masked_message(reinterpret_cast<const uint8_t*>(ex.response.data()),
+                                   ex.response.size(), keys_[0].box_sk, keys_[j].box_pk, me, &msg),
+          vfl::MessageStatus::ok);
+      EXPECT_LE(msg.header.round_id, state_ceiling(dir_ / ("party" + std::to_string(j) + ".state")))
+          << "an answer above the party's ceiling";
+      answered_rounds.insert(msg.header.round_id);
+      ++answers;
+    }
+    EXPECT_EQ(asked_rounds.size(), requests) << "party " << j << " was asked a round_id twice";
+    EXPECT_EQ(answered_rounds.size(), answers) << "party " << j << " sealed a round_id twice";
+    EXPECT_GE(answers, 12U);
+    // Each restart of party 1 alone (three) and of both passive parties
+    // (one) was followed by a decision that moved on to where it resumed.
+    EXPECT_GE(resumes, j == 1 ? 3U : 1U) << "party " << j;
+    std::printf(
+        "[ figure ] vfl round ids under kill -9: party %u asked %zu rounds, answered %zu, "
+        "%zu resumes after its restarts, no round_id twice\n",
+        j, requests, answers, resumes);
+  }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "vfl/features_file.hpp"
 #include "vfl/masked_request.hpp"
+#include "vfl/round_reserve.hpp"
 #include "vfl/state_file.hpp"
 
 namespace {
@@ -199,6 +200,24 @@ TEST(VflState, RoundTripsAndRefusesAnythingElse) {
     write(path, text);
     EXPECT_FALSE(vfl::read_state(path, &s, &existed, &err)) << text;
   }
+}
+
+// The block arithmetic of vfl/round_reserve.hpp: a ceiling covers its
+// block and saturates at the top of u64; the active party believes a
+// restarted party's resume round only when a genuine party could have
+// reserved it (above its last round, at most a block past its own ceiling).
+TEST(VflRoundReserve, CeilingsCoverABlockAndResumeRoundsAreBounded) {
+  EXPECT_EQ(vfl::reserve_ceiling(1), vfl::kRoundReserve);
+  EXPECT_EQ(vfl::reserve_ceiling(5000), 5000 + vfl::kRoundReserve - 1);
+  EXPECT_EQ(vfl::reserve_ceiling(UINT64_MAX - 3), UINT64_MAX);
+  // The active party at last round 10 under ceiling 1024: a party that
+  // saw round 1024 reserved up to 2047 and resumes at 2048.
+  EXPECT_TRUE(vfl::plausible_floor(2048, 10, 1024));
+  EXPECT_TRUE(vfl::plausible_floor(12, 10, 1024));     // a short skip costs nothing
+  EXPECT_FALSE(vfl::plausible_floor(2049, 10, 1024));  // past any genuine reservation
+  EXPECT_FALSE(vfl::plausible_floor(11, 10, 1024));    // the next round anyway: no skip
+  EXPECT_FALSE(vfl::plausible_floor(5, 10, 1024));     // backwards
+  EXPECT_FALSE(vfl::plausible_floor(UINT64_MAX, 10, 1024));
 }
 
 }  // namespace
