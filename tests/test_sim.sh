@@ -38,6 +38,8 @@ case "$case_name" in
       --codebook "$work/sealed/codebooks/d10-q1-k16-seed1.p2bc" >"$work/plain.log"
     grep -q -- "--no-crypto (reports NOT sealed" "$work/plain.log" || fail "--no-crypto not reported"
     grep -q "^crypto floor: [0-9.]* s" "$work/sealed.log" || fail "the crypto floor is not printed"
+    grep -q "^crypto CPU floor: [0-9.]* CPU-s (reports x cost); the run used [0-9.]* CPU-s, [0-9.]*x the floor$" \
+      "$work/sealed.log" || fail "the crypto floor in CPU time is not printed"
     grep -q "^speed: .* users/s per core" "$work/plain.log" || fail "the speed is not printed"
     cols "$work/sealed/results.csv" crypto_floor_seconds reports | tail -n +2 |
       awk -F, '{ if (!($2 > 0 && $1 >= 0)) bad = 1 } END { exit bad }' || fail "crypto floor column"

@@ -103,6 +103,12 @@ void print_speed(const std::vector<ResultRow>& rows, double wall, unsigned threa
         "crypto floor: %.1f s (reports x cost / %u threads); the points took %.1f s, "
         "%.2fx the floor\n",
         floor, threads, point_seconds, point_seconds / floor);
+    // The same ratio in CPU time, which other load on the machine does not
+    // change: what the run spent beside its crypto, as a share of it.
+    const double floor_cpu = floor * threads;
+    std::printf(
+        "crypto CPU floor: %.1f CPU-s (reports x cost); the run used %.1f CPU-s, %.2fx the floor\n",
+        floor_cpu, cpu, cpu / floor_cpu);
   }
 }
 

@@ -2,7 +2,6 @@
 
 #include <sodium.h>
 
-#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
@@ -12,6 +11,15 @@
 #include "wire/model_bundle.hpp"
 
 namespace p2b::sim {
+namespace {
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
 
 Deployment::Deployment() {
   if (sodium_init() < 0) throw std::runtime_error("libsodium failed to start");
@@ -90,9 +98,9 @@ double Deployment::report_crypto_us(int reports) const {
     check(p2b_agent_decide(agent.get(), centroid, 2, &action, &id), "decide");
     check(p2b_agent_reward(agent.get(), id, 1.0F), "reward");
     const std::size_t before = sink.size();
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = thread_cpu_seconds();
     collect(agent.get(), true, &sink);
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    seconds += thread_cpu_seconds() - t0;
     done += static_cast<int>(sink.size() - before);
   }
   if (done == 0) throw std::runtime_error("no report to time");

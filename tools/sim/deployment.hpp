@@ -37,7 +37,8 @@ class Deployment {
   // device's two sealed layers plus the shuffler's and the analyzer's opens,
   // timed over `reports` reports of a throwaway agent on this deployment.
   // It is fixed by libsodium (the envelope has a fixed length), so it sets a
-  // floor under any sealed run: reports x cost / cores.
+  // floor under any sealed run: reports x cost / cores. Timed in the
+  // thread's CPU time, so that other load on the machine does not inflate it.
   double report_crypto_us(int reports) const;
 
   // The analyzer's signed bundle for `device`'s codebook and shape.

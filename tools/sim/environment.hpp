@@ -28,6 +28,14 @@ class Environment {
     }
     return best;
   }
+  // step() then best_action(): one call, so that an environment which finds
+  // the best action while drawing the step (the synthetic one, from its
+  // logits) does not redo that work. Same draws, same values.
+  virtual uint32_t step_and_best(uint64_t user, uint32_t s, Draws& draws, float* x,
+                                 double* p) const {
+    step(user, s, draws, x, p);
+    return best_action(x, p);
+  }
 };
 
 // Paper Eq. 4 (synthetic_env.hpp) as an Environment.
@@ -42,6 +50,11 @@ class SyntheticEnvironment final : public Environment {
   }
   uint32_t best_action(const float* x, const double* /*p*/) const override {
     return env_.best_action(x);
+  }
+  uint32_t step_and_best(uint64_t /*user*/, uint32_t /*s*/, Draws& draws, float* x,
+                         double* p) const override {
+    env_.context(draws, x);
+    return env_.rewards_and_best(draws, x, p);
   }
 
  private:

@@ -96,7 +96,7 @@ UserOutcome play_user(p2b_agent* agent, const Environment& env, const PointSpec&
   Draws draws(mix_seed(s.seed, kUserDraws, user));
   UserOutcome out;
   for (uint32_t step = 0; step < s.interactions; ++step) {
-    env.step(user, step, draws, x.data(), p.data());
+    const uint32_t best = env.step_and_best(user, step, draws, x.data(), p.data());
     uint32_t action = 0;
     uint64_t id = 0;
     check(scalar ? p2b_agent_decide(agent, &one, 1, &action, &id)
@@ -105,7 +105,7 @@ UserOutcome play_user(p2b_agent* agent, const Environment& env, const PointSpec&
     const float r = draws.uniform() < p[action] ? 1.0F : 0.0F;
     check(p2b_agent_reward(agent, id, r), "reward");
     out.reward_sum += r;
-    out.oracle_sum += p[env.best_action(x.data(), p.data())];
+    out.oracle_sum += p[best];
     if (arm_sums != nullptr) {
       for (uint32_t a = 0; a < env.n_actions(); ++a) arm_sums[a] += p[a];
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 #include <utility>
 
@@ -11,34 +12,46 @@ const char* mapping_name(Mapping m) {
   return m == Mapping::linear ? "linear" : "softmax";
 }
 
-double Draws::uniform() {
-  return static_cast<double>(gen_() >> 11) * 0x1.0p-53;
+namespace {
+
+// U[0, 1) from std::mt19937_64, the generator W and b were always drawn
+// from: the environment of a seed stays the one earlier results used, while
+// the per-user streams (Draws) moved to a generator that is cheaper to seed.
+double glorot_unit(std::mt19937_64& g) {
+  return static_cast<double>(g() >> 11) * 0x1.0p-53;
 }
 
-double Draws::gaussian() {
-  // Box-Muller; 1 - u keeps the log argument in (0, 1].
-  const double u = 1.0 - uniform();
-  const double v = uniform();
-  return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * M_PI * v);
-}
+}  // namespace
 
 SyntheticEnv::SyntheticEnv(const EnvParams& p) : p_(p) {
-  Draws d(p.seed);
+  std::mt19937_64 g(p.seed);
   // Glorot uniform: U(-s, s) with s = sqrt(6 / (fan_in + fan_out)).
   const double s = std::sqrt(6.0 / (p.dim + p.n_actions));
-  w_.resize(static_cast<size_t>(p.n_actions) * p.dim);
-  for (double& w : w_) w = (2.0 * d.uniform() - 1.0) * s;
+  std::vector<double> w(static_cast<size_t>(p.n_actions) * p.dim);
+  for (double& wi : w) wi = (2.0 * glorot_unit(g) - 1.0) * s;
   const double sb = std::sqrt(6.0 / (1.0 + p.n_actions));
   b_.resize(p.n_actions);
-  for (double& b : b_) b = (2.0 * d.uniform() - 1.0) * sb;
+  for (double& b : b_) b = (2.0 * glorot_unit(g) - 1.0) * sb;
   // Keras initialises a Dense layer's bias to zero; W stays the same draw.
   if (p.mapping == Mapping::linear) std::fill(b_.begin(), b_.end(), 0.0);
+  lay_out_by_dim(w);
 }
 
-SyntheticEnv::SyntheticEnv(const EnvParams& p, std::vector<double> w, std::vector<double> b)
-    : p_(p), w_(std::move(w)), b_(std::move(b)) {
-  if (w_.size() != static_cast<size_t>(p.n_actions) * p.dim || b_.size() != p.n_actions) {
+SyntheticEnv::SyntheticEnv(const EnvParams& p, const std::vector<double>& w, std::vector<double> b)
+    : p_(p), b_(std::move(b)) {
+  if (w.size() != static_cast<size_t>(p.n_actions) * p.dim || b_.size() != p.n_actions) {
     throw std::invalid_argument("SyntheticEnv: W must be |A| x d and b |A|");
+  }
+  lay_out_by_dim(w);
+}
+
+void SyntheticEnv::lay_out_by_dim(const std::vector<double>& w) {
+  if (p_.n_actions > kMaxActions) throw std::invalid_argument("SyntheticEnv: |A| above 1024");
+  w_by_dim_.resize(w.size());
+  for (uint32_t a = 0; a < p_.n_actions; ++a) {
+    for (uint32_t i = 0; i < p_.dim; ++i) {
+      w_by_dim_[static_cast<size_t>(i) * p_.n_actions + a] = w[static_cast<size_t>(a) * p_.dim + i];
+    }
   }
 }
 
@@ -58,41 +71,50 @@ void SyntheticEnv::context(Draws& d, float* x) const {
   for (uint32_t i = 0; i < p_.dim; ++i) x[i] = static_cast<float>(e[i] / sum);
 }
 
-double SyntheticEnv::logit(uint32_t a, const float* x) const {
-  double s = b_[a];
-  for (uint32_t i = 0; i < p_.dim; ++i) s += w_[a * p_.dim + i] * x[i];
-  return s;
-}
-
-uint32_t SyntheticEnv::best_action(const float* x) const {
-  // Clipping and Bernoulli draws are monotone, so the top logit is the best arm.
+uint32_t SyntheticEnv::logits(const float* x, double* out) const {
+  const uint32_t k = p_.n_actions;
+  for (uint32_t a = 0; a < k; ++a) out[a] = b_[a];
+  for (uint32_t i = 0; i < p_.dim; ++i) {
+    const double xi = x[i];
+    const double* w = &w_by_dim_[static_cast<size_t>(i) * k];
+    for (uint32_t a = 0; a < k; ++a) out[a] += w[a] * xi;
+  }
   uint32_t best = 0;
-  for (uint32_t a = 1; a < p_.n_actions; ++a) {
-    if (logit(a, x) > logit(best, x)) best = a;
+  for (uint32_t a = 1; a < k; ++a) {
+    if (out[a] > out[best]) best = a;
   }
   return best;
 }
 
-void SyntheticEnv::expected_rewards(Draws& d, const float* x, double* rbar) const {
+uint32_t SyntheticEnv::best_action(const float* x) const {
+  // Clipping and Bernoulli draws are monotone, so the top logit is the best arm.
+  double l[kMaxActions];
+  return logits(x, l);
+}
+
+uint32_t SyntheticEnv::rewards_and_best(Draws& d, const float* x, double* rbar) const {
+  const uint32_t k = p_.n_actions;
   const double sigma = std::sqrt(p_.noise_variance);
+  double l[kMaxActions];
+  double noise[kMaxActions];
+  const uint32_t best = logits(x, l);
+  // Every arm's noise in one pass, in arm order (the stream's order).
+  d.gaussians(noise, k);
   if (p_.mapping == Mapping::linear) {
-    for (uint32_t a = 0; a < p_.n_actions; ++a) {
-      rbar[a] = std::clamp(p_.beta * logit(a, x) + sigma * d.gaussian(), 0.0, 1.0);
-    }
-    return;
+    for (uint32_t a = 0; a < k; ++a)
+      rbar[a] = std::clamp(p_.beta * l[a] + sigma * noise[a], 0.0, 1.0);
+    return best;
   }
-  double logits[1024];
-  double top = -INFINITY;
-  for (uint32_t a = 0; a < p_.n_actions; ++a) {
-    logits[a] = logit(a, x);
-    top = std::max(top, logits[a]);
-  }
+  // Softmax, shifted by the top logit so no exp overflows: one exp per arm.
+  const double top = l[best];
   double z = 0.0;
-  for (uint32_t a = 0; a < p_.n_actions; ++a) z += std::exp(logits[a] - top);
-  for (uint32_t a = 0; a < p_.n_actions; ++a) {
-    const double r = p_.beta * std::exp(logits[a] - top) / z + sigma * d.gaussian();
-    rbar[a] = std::clamp(r, 0.0, 1.0);
+  for (uint32_t a = 0; a < k; ++a) {
+    l[a] = std::exp(l[a] - top);
+    z += l[a];
   }
+  const double scale = p_.beta / z;
+  for (uint32_t a = 0; a < k; ++a) rbar[a] = std::clamp(l[a] * scale + sigma * noise[a], 0.0, 1.0);
+  return best;
 }
 
 }  // namespace p2b::sim

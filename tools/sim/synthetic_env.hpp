@@ -9,23 +9,11 @@
 #pragma once
 
 #include <cstdint>
-#include <random>
 #include <vector>
 
+#include "draws.hpp"
+
 namespace p2b::sim {
-
-// Portable draws from a std::mt19937_64 (whose output the standard fixes;
-// std::*_distribution is not fixed, so it is not used).
-class Draws {
- public:
-  explicit Draws(uint64_t seed) : gen_(seed) {}
-  double uniform();  // [0, 1)
-  double gaussian();
-  uint64_t bits() { return gen_(); }
-
- private:
-  std::mt19937_64 gen_;
-};
 
 // How contexts are drawn: uniform on the simplex (flat Dirichlet, the
 // paper's description) or U(0,1)^d divided by its sum (what the reference
@@ -41,6 +29,10 @@ constexpr double kReferenceNoiseVariance = 1e-6;
 enum class Mapping { softmax, linear };
 const char* mapping_name(Mapping m);
 
+// The most actions an environment has (p2b-sim's --actions limit): a step's
+// per-action scratch lives on the stack.
+constexpr uint32_t kMaxActions = 1024;
+
 struct EnvParams {
   uint32_t dim = 10;
   uint32_t n_actions = 10;
@@ -55,22 +47,32 @@ class SyntheticEnv {
  public:
   explicit SyntheticEnv(const EnvParams& p);
   // W (n_actions x dim, row-major) and b given, e.g. from --weights.
-  SyntheticEnv(const EnvParams& p, std::vector<double> w, std::vector<double> b);
+  SyntheticEnv(const EnvParams& p, const std::vector<double>& w, std::vector<double> b);
 
   // Uniform point on the probability simplex.
   void context(Draws& d, float* x) const;
   // rbar_a for every action, noise included, clipped to [0, 1].
-  void expected_rewards(Draws& d, const float* x, double* rbar) const;
+  void expected_rewards(Draws& d, const float* x, double* rbar) const {
+    (void)rewards_and_best(d, x, rbar);
+  }
+  // The same, and returns best_action(x) from the same logits.
+  uint32_t rewards_and_best(Draws& d, const float* x, double* rbar) const;
   // The action with the highest noiseless expected reward (the oracle's pick).
   uint32_t best_action(const float* x) const;
 
   const EnvParams& params() const { return p_; }
 
  private:
-  double logit(uint32_t a, const float* x) const;
+  // W x + b for every action; returns the first index of the largest.
+  uint32_t logits(const float* x, double* out) const;
+  // Checks |A| and stores W (|A| x d, row-major) transposed.
+  void lay_out_by_dim(const std::vector<double>& w);
 
   EnvParams p_;
-  std::vector<double> w_;  // n_actions x dim, row-major
+  // W transposed (dim x n_actions): logits() runs over the actions in its
+  // inner loop, which the compiler vectorises; each logit still sums b then
+  // w_i x_i in order of i.
+  std::vector<double> w_by_dim_;
   std::vector<double> b_;
 };
 
