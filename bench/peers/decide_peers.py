@@ -8,8 +8,10 @@ and the reward rule bench/peer_decide.cpp uses (read from DATA_DIR):
 (its LinUCB act + feedback; extracted at run time, never committed).
 --mabwiser: MABWiser's LinUCB predict + partial_fit, from a checkout DIR or,
 without DIR, as installed (bench/peers/requirements.txt).
---vw: Vowpal Wabbit's contextual bandit (--cb_explore_adf, epsilon-greedy
-over K action features; VW has no LinUCB), predict + learn, as installed.
+--vw: Vowpal Wabbit's contextual bandit (--cb_explore_adf over K action
+lines, context x action crossed), predict + learn, as installed, with its
+default exploration (vw-egreedy) and the one closest to LinUCB
+(vw-regcbopt); vw_learner.py says why.
 A peer that is absent or fails to import prints "absent". Output lines:
 "name d K us_per_step", as peer_decide prints them.
 """
@@ -19,6 +21,8 @@ import sys
 import time
 
 import numpy as np
+
+from vw_learner import EXPLORATIONS, VwLearner, shared_line
 
 POINTS = [(10, 10), (20, 20), (20, 50)]
 POOL = 4096
@@ -59,25 +63,15 @@ def time_mabwiser(xs, d, k, steps):
     return (time.perf_counter() - t0) * 1e6 / steps
 
 
-def vw_examples(x, k):
-    """The context as VW's shared features and one line per action."""
-    shared = "shared |s " + " ".join(f"f{i}:{v:.6f}" for i, v in enumerate(x))
-    return [shared] + [f"|a a{j}" for j in range(k)]
-
-
-def time_vw(xs, d, k, steps):
-    from vowpalwabbit import Workspace
-    ws = Workspace("--cb_explore_adf --epsilon 0.1 --quiet --random_seed 7")
+def time_vw(exploration, xs, k, steps):
+    learner = VwLearner(exploration, k)
     t0 = time.perf_counter()
     for i in range(steps):
         x = xs[i % POOL]
-        lines = vw_examples(x, k)
-        pmf = ws.predict(lines)
-        a = max(range(k), key=pmf.__getitem__)
-        # VW minimises cost: the reward's negation, at the probability it played a.
-        lines[a + 1] = f"0:{-reward_of(x, k, a)}:{pmf[a]} {lines[a + 1]}"
-        ws.learn(lines)
-    ws.finish()
+        shared = shared_line(x)
+        a, p = learner.decide(shared)
+        learner.learn(shared, a, p, reward_of(x, k, a))
+    learner.finish()
     return (time.perf_counter() - t0) * 1e6 / steps
 
 
@@ -122,10 +116,11 @@ def main():
             print(f"mabwiser {d} {k} {time_mabwiser(xs, d, k, max(args.steps // 4, 50)):.4f}")
         else:
             print(f"mabwiser {d} {k} absent")
-        if vw_ok:
-            print(f"vw {d} {k} {time_vw(xs, d, k, args.steps):.4f}")
-        else:
-            print(f"vw {d} {k} absent")
+        for name in EXPLORATIONS:
+            if vw_ok:
+                print(f"{name} {d} {k} {time_vw(name, xs, k, args.steps):.4f}")
+            else:
+                print(f"{name} {d} {k} absent")
         sys.stdout.flush()
 
 

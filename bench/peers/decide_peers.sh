@@ -36,8 +36,9 @@ if [ "$install" = 1 ]; then
   [ -n "${P2B_MABWISER_GIT:-}" ] || peers+=(--mabwiser)
 fi
 build="$repo/build-release"
-cmake --preset release >/dev/null
-cmake --build --preset release --target peer_decide >/dev/null
+# The build lock: other builds may share this checkout.
+flock /tmp/p2b-build.lock cmake --preset release >/dev/null
+flock /tmp/p2b-build.lock cmake --build --preset release --target peer_decide >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$build/bench/peer_decide" --write-data "$work"

@@ -23,17 +23,19 @@ def main(path):
     rate = statistics.median(rates)
     print(f"FMA rate: {rate / 1e9:.1f} G multiply-adds/s ({isa}, median of {len(rates)} rounds)")
     print("| (d, K) | floor K·d² | p2b | p2b/floor | plain LinUCB | P2B reference | ref/p2b "
-          "| MABWiser | MABWiser/p2b | Vowpal Wabbit | VW/p2b |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+          "| MABWiser | MABWiser/p2b | VW ε-greedy | VW/p2b | VW RegCB-Opt | VW/p2b |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     med = lambda key: statistics.median(times[key]) if times.get(key) else None
     fmt = lambda v, unit=" µs": "absent" if v is None else f"{v:,.3f}{unit}" if v < 10 else f"{v:,.0f}{unit}"
     for d, k in sorted({(d, k) for (_, d, k) in times}):
         floor = k * d * d / rate * 1e6
         p2b, plain = med(("p2b", d, k)), med(("plain", d, k))
-        ref, mab, vw = med(("reference", d, k)), med(("mabwiser", d, k)), med(("vw", d, k))
+        ref, mab = med(("reference", d, k)), med(("mabwiser", d, k))
+        egreedy, regcbopt = med(("vw-egreedy", d, k)), med(("vw-regcbopt", d, k))
         ratio = lambda v: "—" if v is None or p2b is None else f"{v / p2b:,.0f}×"
         print(f"| ({d}, {k}) | {floor:.3f} µs | {fmt(p2b)} | {p2b / floor:,.1f}× | {fmt(plain)} "
-              f"| {fmt(ref)} | {ratio(ref)} | {fmt(mab)} | {ratio(mab)} | {fmt(vw)} | {ratio(vw)} |")
+              f"| {fmt(ref)} | {ratio(ref)} | {fmt(mab)} | {ratio(mab)} "
+              f"| {fmt(egreedy)} | {ratio(egreedy)} | {fmt(regcbopt)} | {ratio(regcbopt)} |")
     print(GOALS)
 
 
