@@ -1,4 +1,4 @@
-// The httplib::Server both services run: cpp-httplib's routing and handlers,
+// The httplib::Server every service runs: cpp-httplib's routing and handlers,
 // with its connection handling replaced so that HttpLimits hold
 // (docs/operations.md, "HTTP limits"):
 //  - each connection has its own thread, up to max_connections; one more is

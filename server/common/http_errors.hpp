@@ -1,4 +1,4 @@
-// The one error body of both services: every 4xx and 5xx answer carries
+// The one error body of every service: every 4xx and 5xx answer carries
 //   {"error":"<code>","detail":"<sentence for a person>"}
 // with Content-Type application/json. `error` is a stable snake_case code
 // for programs; `detail` may change between versions.

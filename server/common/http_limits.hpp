@@ -1,4 +1,4 @@
-// The bounds every HTTP connection of both services lives within
+// The bounds every HTTP connection to a service lives within
 // (docs/operations.md, "HTTP limits"), and the counters of what they refused.
 #pragma once
 

@@ -1,5 +1,7 @@
-// The cpp-httplib setup both services share: limits, error answers in the
-// shape of http_errors.hpp, and the startup line scripts read the port from.
+// The cpp-httplib setup every service shares (the shuffler and the analyzer
+// call it directly, the others through service_host.hpp): limits, error
+// answers in the shape of http_errors.hpp, and the startup line scripts read
+// the port from.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The main() both services share: block the stop signals before any thread
+// The main() every service shares: block the stop signals before any thread
 // exists, parse the command line (help, version and refusals exit here),
 // set the log level and open --log-file, then run the service; an exception
 // that escapes it is logged as "fatal_error" and exits 1

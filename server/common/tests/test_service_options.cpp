@@ -1,4 +1,4 @@
-// The shared command line: the settings both services spell alike, the
+// The shared command line: the settings every service spells alike, the
 // --config file (repeats, `_` for `-`, flags override it), --version and
 // --help, and refusals.
 #include <gtest/gtest.h>
