@@ -141,6 +141,14 @@ if ! grep -q '^listening on 127\.0\.0\.1:[0-9]' "$work/stdout"; then
   wait "$pid" || rc=$?
   fail "did not start (exit $rc): ${cmd[*]}"
 fi
+# With METRICS_OUT set (scripts/scrape-metrics.sh), GET /metrics is saved
+# there before the stop: the second scrape, which holds the first one's
+# request-duration series.
+if [ -n "${METRICS_OUT:-}" ]; then
+  addr=$(sed -n 's/^listening on \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$work/stdout" | head -n 1)
+  curl -fsS -o /dev/null "http://$addr/metrics" || fail "GET /metrics on $addr failed"
+  curl -fsS -o "$METRICS_OUT" "http://$addr/metrics" || fail "GET /metrics on $addr failed"
+fi
 kill -TERM "$pid"
 rc=0
 wait "$pid" || rc=$?
