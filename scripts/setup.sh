@@ -9,7 +9,8 @@
 # libFuzzer's and the sanitizers' runtimes for clang-14 (only recommended by
 # clang-14, so --no-install-recommends leaves it out), systemd gives
 # systemd-analyze, which checks the units, and mmdebstrap and buildah build
-# the services' OCI image without a registry, docs/operations.md. The python3-*
+# the services' OCI image without a registry, docs/operations.md; prometheus
+# gives promtool, which checks packaging/monitoring's alert rules. The python3-*
 # and pybind11 packages build and test the Python package, docs/python.md.)
 # Idempotent: a second run on a ready machine makes no network call.
 # P2B_SETUP_NO_CROSS=1 skips the ARM cross toolchains, bare-metal Cortex-M
@@ -26,7 +27,7 @@ host_pkgs=(
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
   python3-dev python3-venv python3-setuptools python3-pybind11 pybind11-dev python3-pandas
   python3-pytest mypy
-  postgresql libpq-dev
+  postgresql libpq-dev prometheus
 )
 cross_pkgs=(
   g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user
