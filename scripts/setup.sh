@@ -10,7 +10,8 @@
 # clang-14, so --no-install-recommends leaves it out), systemd gives
 # systemd-analyze, which checks the units, and mmdebstrap and buildah build
 # the services' OCI image without a registry, docs/operations.md; prometheus
-# gives promtool, which checks packaging/monitoring's alert rules. The python3-*
+# gives promtool, which checks packaging/monitoring's alert rules (python3-yaml
+# reads them for the metric-name check). The python3-*
 # and pybind11 packages build and test the Python package, docs/python.md.)
 # Idempotent: a second run on a ready machine makes no network call.
 # P2B_SETUP_NO_CROSS=1 skips the ARM cross toolchains, bare-metal Cortex-M
@@ -27,7 +28,7 @@ host_pkgs=(
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
   python3-dev python3-venv python3-setuptools python3-pybind11 pybind11-dev python3-pandas
   python3-pytest mypy
-  postgresql libpq-dev prometheus
+  postgresql libpq-dev prometheus python3-yaml
 )
 cross_pkgs=(
   g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user

@@ -19,6 +19,9 @@
 # an empty directory. So the unit's credentials are the files the service
 # needs, and its --keys/--store/...-key flags are the ones it reads.
 # Keys are made where the unit looks for them, /etc/p2b read as WORKDIR/etc.
+#
+# With METRICS_OUT=FILE in the environment, the service's GET /metrics is
+# saved to FILE before the stop (scripts/scrape-metrics.sh).
 set -euo pipefail
 
 case_name=$1 service=$2 conf=$3 keygen=$4 codebook=$5 pmg=$6 work=$7 unit=${8:-}
