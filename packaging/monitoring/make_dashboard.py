@@ -6,7 +6,11 @@ service's own. Generated so that the shared panels are written once; the
 JSON is committed, and tests/monitoring_check.sh fails when it is stale or
 names a metric the services do not expose (docs/operations.md, "Monitoring").
 
-    /usr/bin/python3 packaging/monitoring/make_dashboard.py [--check]
+    /usr/bin/python3 packaging/monitoring/make_dashboard.py [--check | --as-rules]
+
+--as-rules prints the committed dashboard's queries as a Prometheus rules
+file (one recording rule each, $__rate_interval read as 5m), so that
+`promtool check rules` parses every panel's PromQL.
 """
 import json
 import pathlib
@@ -220,7 +224,21 @@ def dashboard():
     }
 
 
+def queries_as_rules():
+    """The committed dashboard's queries as a rules file (JSON is YAML)."""
+    panels = json.loads(OUT.read_text())["panels"]
+    rules = [
+        {"record": f"dashboard:panel_{p['id']}_{t['refId']}:query",
+         "expr": t["expr"].replace("$__rate_interval", "5m")}
+        for p in panels for t in p.get("targets", [])
+    ]
+    return json.dumps({"groups": [{"name": "p2b-dashboard-queries", "rules": rules}]}, indent=2)
+
+
 def main():
+    if sys.argv[1:] == ["--as-rules"]:
+        print(queries_as_rules())
+        return
     text = json.dumps(dashboard(), indent=2) + "\n"
     if sys.argv[1:] == ["--check"]:
         if OUT.read_text() != text:
