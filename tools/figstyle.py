@@ -1,0 +1,46 @@
+"""What every figure the docs show shares: a colour-blind-safe palette
+with a marker and a line style per series (so series differ in grey
+print too), log-axis tick labels people can read, and byte-reproducible
+PNGs (scripts/figures-check.sh compares committed images byte for byte).
+
+The plot scripts in tools/ import it directly; bench/ scripts add tools/
+to sys.path first.
+"""
+import matplotlib.ticker as ticker
+
+# Okabe & Ito's palette (2008), safe for the common colour-vision
+# deficiencies; black last, for baselines.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
+           "#F0E442", "#000000"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+LINESTYLES = ["-", "--", "-.", ":"]
+
+
+def series(i):
+    """Colour, marker and line style of the i-th series: no two of the
+    first len(PALETTE) series share a colour or a marker."""
+    return {"color": PALETTE[i % len(PALETTE)], "marker": MARKERS[i % len(MARKERS)],
+            "linestyle": LINESTYLES[i % len(LINESTYLES)]}
+
+
+def plain_log_ticks(axis, values=None):
+    """Label a log axis with plain numbers (0.5, 1, 2, 1,000) instead of
+    one lonely 10^0: at the given values, else at 1-2-5 steps."""
+    if values is not None:
+        axis.set_major_locator(ticker.FixedLocator(sorted(values)))
+    else:
+        axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.10g}"))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def legend_outside(ax, **kw):
+    """A legend right of the axes, never over the data."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, **kw)
+
+
+def save(fig, path, dpi=None):
+    """PNG bytes that depend only on the data and the matplotlib build:
+    no version string or date in the file."""
+    fig.savefig(path, dpi=dpi if dpi is not None else "figure",
+                metadata={"Software": None})
