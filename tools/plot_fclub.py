@@ -11,8 +11,12 @@ Reads OUT/curves.csv and OUT/summary.csv and writes
                      against epsilon, FCLUB-DC as a reference line with its
                      1.5x goal, and epsilon = inf (the private code path
                      without noise) as its own labelled point at the right.
-Run with Debian's python3 (numpy, matplotlib): /usr/bin/python3 tools/plot_fclub.py OUT
+Run with Debian's python3 (numpy, matplotlib):
+  /usr/bin/python3 tools/plot_fclub.py OUT [--data "MovieLens thetas"]
+--data names the users' thetas in regret.png's title when they are not the
+synthetic ones. Without curves.csv, regret.png is skipped.
 """
+import argparse
 import csv
 import os
 import sys
@@ -24,8 +28,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+import figstyle  # noqa: E402
+
 ORDER = ["cdp-fclub-dc", "fclub-dc", "fclub", "sclub", "club", "linucb-ind", "homo-dc", "homo"]
-COLOURS = {name: f"C{i}" for i, name in enumerate(ORDER)}  # the same in every panel
+# The same colour and marker for an algorithm in every panel and figure.
+COLOURS = {name: figstyle.PALETTE[i] for i, name in enumerate(ORDER)}
+MARKERS = {name: figstyle.MARKERS[i] for i, name in enumerate(ORDER)}
 
 
 def read(path):
@@ -33,7 +41,7 @@ def read(path):
         return list(csv.DictReader(f))
 
 
-def plot_regret(rows, out, mode):
+def plot_regret(rows, out, mode, data):
     series = defaultdict(lambda: defaultdict(list))
     dims = sorted({int(r["dim"]) for r in rows})
     eps = sorted({float(r["epsilon"]) for r in rows if float(r["epsilon"]) > 0})
@@ -57,16 +65,18 @@ def plot_regret(rows, out, mode):
             y = np.array([[p[1] for p in r[:n]] for r in runs])
             m, s = y.mean(axis=0), y.std(axis=0)
             colour = COLOURS.get(name)
-            ax.plot(t, m, label=f"{name} ({len(runs)} seeds)", color=colour)
+            ax.plot(t, m, label=f"{name} ({len(runs)} seeds)", color=colour,
+                    marker=MARKERS.get(name), markevery=max(1, len(t) // 8), markersize=5)
             ax.fill_between(t, m - s, m + s, alpha=0.2, color=colour)
         ax.set_xlabel("round")
         ax.set_ylabel("cumulative regret")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left")
         ax.grid(alpha=0.3)
-    axes[0].set_title(f"FCLUB, {mode} mode, d = {dim}" + (f", eps = {e0:g}" if eps else ""))
+    axes[0].set_title(f"FCLUB on {data}, {mode} mode, d = {dim}"
+                      + (f", eps = {e0:g}" if eps else ""))
     axes[1].set_title("without the single-cluster Homo variants")
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "regret.png"), dpi=120)
+    figstyle.save(fig, os.path.join(out, "regret.png"), dpi=120)
     plt.close(fig)
 
 
@@ -87,7 +97,7 @@ def plot_comm(summary, out):
     b.set_xlabel("KiB on the wire")
     b.set_yticks([])
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "communication.png"), dpi=120)
+    figstyle.save(fig, os.path.join(out, "communication.png"), dpi=120)
     plt.close(fig)
 
 
@@ -113,21 +123,25 @@ def plot_trends(summary, out):
     for name, pts in by_d.items():
         if len(pts) > 1:
             xs = sorted(pts)
-            axes[0].plot(xs, [pts[x] for x in xs], marker="o", label=name)
+            axes[0].plot(xs, [pts[x] for x in xs], marker=MARKERS.get(name, "o"),
+                         color=COLOURS.get(name), label=name)
     axes[0].set_xlabel("d" + (f" (epsilon = {e0:g})" if eps else ""))
     axes[0].set_ylabel("final cumulative regret (mean)")
     for name, pts in by_e.items():
         if len(pts) > 1:
             xs = sorted(pts)
-            axes[1].plot(xs, [pts[x] for x in xs], marker="o", label=name)
+            axes[1].plot(xs, [pts[x] for x in xs], marker=MARKERS.get(name, "o"),
+                         color=COLOURS.get(name), label=name)
     axes[1].set_xscale("log")
+    # One "10^0" was the only label: every epsilon run gets its own.
+    figstyle.plain_log_ticks(axes[1].xaxis, {e for v in by_e.values() for e in v})
     axes[1].set_xlabel(f"epsilon (d = {d0})")
     for ax in axes:
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "trends.png"), dpi=120)
+    figstyle.save(fig, os.path.join(out, "trends.png"), dpi=120)
     plt.close(fig)
 
 
@@ -140,7 +154,7 @@ def plot_privacy(summary, out):
     finite = sorted((float(r["epsilon"]), float(r["regret_mean"]), float(r["regret_sd"]))
                     for r in private if np.isfinite(float(r["epsilon"])))
     infinite = [r for r in private if not np.isfinite(float(r["epsilon"]))]
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig, ax = plt.subplots(figsize=(9.5, 4))  # wide: the legend sits right of the data
     colour = COLOURS["cdp-fclub-dc"]
     if finite:
         xs = [e for e, _, _ in finite]
@@ -160,31 +174,39 @@ def plot_privacy(summary, out):
     ax.set_xticks(ticks)
     ax.set_xticklabels([f"{e:g}" for e, _, _ in finite] + (["inf"] if infinite else []))
     ax.minorticks_off()
+    if infinite:
+        # A break mark on the axis: the gap to "inf" is no distance.
+        ax.text((top * x_inf) ** 0.5, 0, "//", transform=ax.get_xaxis_transform(),
+                ha="center", va="center", fontsize=11, backgroundcolor="white")
     reference = [r for r in summary if r["algorithm"] == "fclub-dc" and int(r["dim"]) == d0]
     if reference:
         m, sd = float(reference[0]["regret_mean"]), float(reference[0]["regret_sd"])
-        ax.axhline(m, color=COLOURS["fclub-dc"], label="FCLUB-DC (not private)")
+        ax.axhline(m, color=COLOURS["fclub-dc"], label="FCLUB-DC (not private), +-1 sd")
         ax.axhspan(m - sd, m + sd, color=COLOURS["fclub-dc"], alpha=0.12)
         ax.axhline(1.5 * m, color=COLOURS["fclub-dc"], linestyle="--", label="1.5 x FCLUB-DC")
     ax.set_xlabel(f"epsilon (d = {d0})")
     ax.set_ylabel("final cumulative regret")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    figstyle.legend_outside(ax, fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "privacy.png"), dpi=120)
+    figstyle.save(fig, os.path.join(out, "privacy.png"), dpi=120)
     plt.close(fig)
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: plot_fclub.py OUT")
-    out = sys.argv[1]
-    curves = read(os.path.join(out, "curves.csv"))
+    parser = argparse.ArgumentParser(description="Plots of p2b-sim --protocol fclub")
+    parser.add_argument("out", help="the run's output directory")
+    parser.add_argument("--data", default="synthetic users",
+                        help="what the users' thetas are, for regret.png's title")
+    args = parser.parse_args()
+    out = args.out
     summary = read(os.path.join(out, "summary.csv"))
-    if not curves:
-        sys.exit(f"{out}/curves.csv has no rows")
-    plot_regret(curves, out, curves[0]["mode"])
+    if os.path.exists(os.path.join(out, "curves.csv")):
+        curves = read(os.path.join(out, "curves.csv"))
+        if not curves:
+            sys.exit(f"{out}/curves.csv has no rows")
+        plot_regret(curves, out, curves[0]["mode"], args.data)
     plot_comm(summary, out)
     plot_trends(summary, out)
     plot_privacy(summary, out)
