@@ -11,12 +11,17 @@ accepted envelope, stacked by component, one bar per point (the load
 generator shares the machine and is drawn hatched).
 """
 import json
+import os
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+# figstyle lives with the other plot scripts in tools/.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import figstyle  # noqa: E402
 
 COMPONENTS = ["shuffler ingest", "shuffler batcher", "analyzer", "postgres", "load generator"]
 COLOURS = ["#1f77b4", "#aec7e8", "#2ca02c", "#ff7f0e", "#cccccc"]
@@ -71,7 +76,7 @@ def main(dst, sources):
     right.grid(axis="y", alpha=0.3)
 
     fig.tight_layout()
-    fig.savefig(dst, dpi=110)
+    figstyle.save(fig, dst, dpi=110)
 
 
 if __name__ == "__main__":

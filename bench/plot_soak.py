@@ -7,12 +7,17 @@ not flatten the other), the backlog, bytes written per report so far, and
 the rate over time.
 """
 import csv
+import os
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+# figstyle lives with the other plot scripts in tools/.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import figstyle  # noqa: E402
 
 MB = 1e6
 
@@ -70,7 +75,7 @@ def main(src, out):
         ax.legend(fontsize="small")
     fig.suptitle(f"soak: {rows[-1]['seconds']:.0f} s, {rows[-1]['reports_accepted']:.0f} reports")
     fig.tight_layout()
-    fig.savefig(out)
+    figstyle.save(fig, out)
     print(f"wrote {out}")
     return 0
 

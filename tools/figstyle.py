@@ -6,7 +6,9 @@ PNGs (scripts/figures-check.sh compares committed images byte for byte).
 The plot scripts in tools/ import it directly; bench/ scripts add tools/
 to sys.path first.
 """
+import matplotlib
 import matplotlib.ticker as ticker
+from cycler import cycler
 
 # Okabe & Ito's palette (2008), safe for the common colour-vision
 # deficiencies; black last, for baselines.
@@ -14,6 +16,10 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
            "#F0E442", "#000000"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 LINESTYLES = ["-", "--", "-.", ":"]
+
+# Importing this module is choosing the palette: series a script does not
+# colour itself ("o-", C0, C1) take these colours too.
+matplotlib.rcParams["axes.prop_cycle"] = cycler(color=PALETTE)
 
 
 def series(i):
@@ -23,15 +29,26 @@ def series(i):
             "linestyle": LINESTYLES[i % len(LINESTYLES)]}
 
 
-def plain_log_ticks(axis, values=None):
-    """Label a log axis with plain numbers (0.5, 1, 2, 1,000) instead of
-    one lonely 10^0: at the given values, else at 1-2-5 steps."""
+def short_number(v):
+    """0.5, 2, 5000, 20k, 1.5M: short enough for a crowded axis (k from
+    10,000 on, where plain digits start to collide)."""
+    if abs(v) >= 1e6:
+        return f"{v / 1e6:g}M"
+    if abs(v) >= 1e4:
+        return f"{v / 1e3:g}k"
+    return f"{v:g}"
+
+
+def plain_log_ticks(axis, values=None, steps=(1.0, 2.0, 5.0)):
+    """Label a log axis with plain numbers (0.5, 1, 2, 20k) instead of
+    one lonely 10^0: at the given values, else at `steps` in each decade
+    (steps=(1.0,) for an axis spanning many decades)."""
     if values is not None:
         axis.set_major_locator(ticker.FixedLocator(sorted(values)))
     else:
-        axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.10g}"))
-    axis.set_minor_formatter(ticker.NullFormatter())
+        axis.set_major_locator(ticker.LogLocator(base=10, subs=steps))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: short_number(v)))
+    axis.set_minor_locator(ticker.NullLocator())
 
 
 def legend_outside(ax, **kw):

@@ -18,6 +18,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import figstyle  # noqa: E402
+
 
 def finite(value, cap):
     """A JSON null (infinite) or huge figure drawn at the plot's ceiling."""
@@ -62,7 +64,7 @@ def main(argv):
     ax.set_ylabel("epsilon: lower bound (marker) to point estimate (bar)", fontsize=8)
     ax.set_title(f"p2b-audit: seed {report['seed']}, {report['runs_per_world']} runs per world")
     fig.tight_layout()
-    fig.savefig(argv[2], dpi=120)
+    figstyle.save(fig, argv[2], dpi=120)
     return 0
 
 

@@ -35,6 +35,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
+import figstyle  # noqa: E402
+
 LABELS = {
     "p2b": "P2B (vary p)",
     "fclub": "FCLUB-style (vary eps)",
@@ -42,7 +44,11 @@ LABELS = {
     "local": "local-only (eps 0, 0 B)",
     "pooled": "pooled, non-private",
 }
-COLOURS = {"p2b": "C0", "fclub": "C1", "pfcb": "C2", "local": "C7", "pooled": "C3"}
+P = figstyle.PALETTE
+COLOURS = {"p2b": P[0], "fclub": P[1], "pfcb": P[2], "local": "0.45", "pooled": P[5],
+           "o3m": P[3]}
+MARKERS = {"p2b": "o", "fclub": "s", "pfcb": "^"}
+LINESTYLES = {"p2b": "-", "fclub": "--", "pfcb": "-."}
 
 
 def read(path):
@@ -63,14 +69,16 @@ def panel(ax, rows, xkey, logx):
         priv.sort(key=lambda r: value(r[xkey]))
         if priv:
             ax.errorbar([value(r[xkey]) for r in priv], [float(r["reward_all"]) for r in priv],
-                        yerr=[float(r["reward_all_sd"]) for r in priv], marker="o", capsize=3,
-                        color=COLOURS[proto], label=LABELS[proto])
+                        yerr=[float(r["reward_all_sd"]) for r in priv], marker=MARKERS[proto],
+                        capsize=3, color=COLOURS[proto], linestyle=LINESTYLES[proto],
+                        label=LABELS[proto])
         for r in pts:
             if not math.isfinite(value(r["epsilon"])):
                 x = right if xkey == "epsilon" else value(r[xkey])
                 ax.errorbar([x], [float(r["reward_all"])], yerr=[float(r["reward_all_sd"])],
-                            marker="*", markersize=11, capsize=3, color=COLOURS[proto],
-                            linestyle="none", label=f"{LABELS[proto].split(' (')[0]}, eps = inf")
+                            marker=MARKERS[proto], markersize=9, markerfacecolor="white",
+                            capsize=3, color=COLOURS[proto], linestyle="none",
+                            label=f"{LABELS[proto].split(' (')[0]}, eps = inf (no noise)")
     for proto in ["local", "pooled"]:
         for r in rows:
             if r["protocol"] == proto:
@@ -81,14 +89,25 @@ def panel(ax, rows, xkey, logx):
                     ax.axhline(float(r["detail"]), color="k", linestyle=":", label="oracle")
     if logx:
         ax.set_xscale("log")
+        # Bytes span five decades: one label per decade.
+        figstyle.plain_log_ticks(ax.xaxis, steps=(1.0, 2.0, 5.0) if xkey == "epsilon" else (1.0,))
+    if xkey == "epsilon" and finite_x:
+        # Infinity is no number on the axis: its own tick, after a break.
+        ticks = [t for t in ax.get_xticks() if min(finite_x) / 2 <= t <= max(finite_x) * 1.2]
+        ax.set_xticks(ticks + [right])
+        ax.set_xticklabels([figstyle.short_number(t) for t in ticks] + ["\u221e"])
+        ax.set_xlim(min(finite_x) / 1.6, right * 1.5)
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        ax.text(max(finite_x) * 1.7, 0, "//", transform=ax.get_xaxis_transform(),
+                ha="center", va="center", fontsize=11, backgroundcolor="white")
 
 
 # Equal privacy: colour, marker and line style all differ, so the lines
 # read apart in grey print too.
 SPEND_STYLE = {
-    "p2b": ("P2B (p, l)", "C0", "o", "-"),
-    "fclub": ("FCLUB (tree privatizer)", "C1", "s", "--"),
-    "pfcb": ("P-FCB-style (Gaussian postings)", "C2", "^", "-."),
+    "p2b": ("P2B (p, l)", COLOURS["p2b"], "o", "-"),
+    "fclub": ("FCLUB (tree privatizer)", COLOURS["fclub"], "s", "--"),
+    "pfcb": ("P-FCB-style (Gaussian postings)", COLOURS["pfcb"], "^", "-."),
 }
 
 
@@ -128,7 +147,8 @@ def spend_panel(ax, rows):
     # their error bars stay apart.
     edge = [(proto, SPEND_STYLE[proto][0].split(" (")[0] + ", non-private", SPEND_STYLE[proto][1],
              SPEND_STYLE[proto][2]) for proto in SPEND_STYLE]
-    edge += [("o3m", "O3M: masks, no DP", "C4", "D"), ("pooled", "pooled LinUCB, no DP", "C3", "*")]
+    edge += [("o3m", "O3M: masks, no DP", COLOURS["o3m"], "D"),
+             ("pooled", "pooled LinUCB, no DP", COLOURS["pooled"], "*")]
     for i, (proto, label, colour, marker) in enumerate(edge):
         for r in rows:
             if r["protocol"] == proto and math.isinf(r["user_epsilon"]):
@@ -138,10 +158,10 @@ def spend_panel(ax, rows):
                             linestyle="none", capsize=3, label=label + " (at inf)")
     for r in rows:
         if r["protocol"] == "local":
-            ax.axhline(r["y"], color="C7", linestyle=":",
+            ax.axhline(r["y"], color=COLOURS["local"], linestyle=":",
                        label="local-only (eps 0)")
         if r["protocol"] == "fclub-alone":
-            ax.axhline(r["y"], color="C1", linestyle=(0, (1, 3)), linewidth=1,
+            ax.axhline(r["y"], color=COLOURS["fclub"], linestyle=(0, (1, 3)), linewidth=1,
                        label="FCLUB, every server alone")
     ax.set_xscale("log")
     ticks = targets + [inf_x]
@@ -170,7 +190,7 @@ def plot_spends(out, envs):
     axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     fig.tight_layout()
     name = os.path.join(out, "reward_vs_spent_eps.png")
-    fig.savefig(name, dpi=110)
+    figstyle.save(fig, name, dpi=110)
     plt.close(fig)
     print(f"wrote {name}")
 
@@ -197,9 +217,9 @@ def main():
             ax.set_xlabel(xlabel)
             ax.set_ylabel("reward per step (all users)")
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
+        figstyle.legend_outside(axes[0][-1], fontsize=7)
         fig.tight_layout()
-        fig.savefig(os.path.join(out, name), dpi=110)
+        figstyle.save(fig, os.path.join(out, name), dpi=110)
         plt.close(fig)
         print(f"wrote {os.path.join(out, name)}")
 

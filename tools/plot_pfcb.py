@@ -183,8 +183,10 @@ def plot_agents(summary, out):
             if all(y is not None for y in ys):
                 ax.plot(x, ys, ":", color=COLOURS.get(alg), marker=MARKERS.get(alg),
                         markerfacecolor="white", label=f"{label(alg, eps)}, median")
-        ax.set_yscale("log")
-        figstyle.plain_log_ticks(ax.yaxis)
+        lo, hi = ax.get_ylim()
+        if hi > 3 * lo:  # a narrow range reads better linear
+            ax.set_yscale("log")
+            figstyle.plain_log_ticks(ax.yaxis)
         ax.set_title(dist)
         ax.set_xlabel("agents n")
         ax.set_ylabel("regret per agent at T")

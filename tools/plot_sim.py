@@ -23,6 +23,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+import figstyle  # noqa: E402
+
 SETTINGS = (
     ("cold", "cold (local only)", "k--"),
     ("warm_nonprivate", "warm, non-private", "o-"),
@@ -48,10 +50,10 @@ def baselines(ax, xs, pts):
     """The oracle and the context-free baselines the rows hold."""
     ax.plot(xs, [float(r["oracle"]) for r in pts], ":", color="grey", label="oracle")
     if "best_fixed_arm" in pts[0]:
-        ax.plot(xs, [float(r["best_fixed_arm"]) for r in pts], "-.", color="tab:olive",
+        ax.plot(xs, [float(r["best_fixed_arm"]) for r in pts], "-.", color=figstyle.PALETTE[3],
                 label="best fixed arm")
     if pts[0].get("majority_label", "nan") not in ("nan", ""):
-        ax.plot(xs, [float(r["majority_label"]) for r in pts], "--", color="tab:brown",
+        ax.plot(xs, [float(r["majority_label"]) for r in pts], "--", color=figstyle.PALETTE[5],
                 label="majority label")
 
 
@@ -64,9 +66,12 @@ def grid_of_panels(n):
 def finish(fig, axes, used, out):
     for ax in list(axes.flat)[used:]:
         ax.axis("off")
-    axes.flat[0].legend(fontsize="small", loc="best")
-    fig.tight_layout()
-    fig.savefig(out)
+    # One legend for all panels, below them: "best" still covered data.
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize="small",
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.06 / axes.shape[0], 1, 1))
+    figstyle.save(fig, out)
     plt.close(fig)
 
 
@@ -110,16 +115,18 @@ def fig5(rows, out):
         return False
     keys = sorted(panels)
     fig, axes = grid_of_panels(len(keys))
-    markers = "osd^v<>"
+    # A colour and marker per setting (as in fig4), a line style per u.
+    looks = (("black", "v"), (figstyle.PALETTE[0], "o"), (figstyle.PALETTE[1], "s"))
     for ax, key in zip(axes.flat, keys):
         for n, (users, pts) in enumerate(sorted(panels[key].items())):
             xs = [int(r["dim"]) for r in pts]
             tag = f", u={users:,}" if len(panels[key]) > 1 else ""
             ax.plot(xs, [float(r["oracle"]) for r in pts], ":", color="grey",
                     label="oracle" + tag)
-            for (k, label, _), color in zip(SETTINGS, ("black", "tab:blue", "tab:red")):
-                ax.plot(xs, [float(r[k]) for r in pts], "-" + markers[n % len(markers)],
-                        color=color, label=label + tag)
+            for (k, label, _), (color, marker) in zip(SETTINGS, looks):
+                ax.plot(xs, [float(r[k]) for r in pts], marker=marker, color=color,
+                        linestyle=figstyle.LINESTYLES[n % len(figstyle.LINESTYLES)],
+                        label=label + tag)
         users = ", ".join(f"{u:,}" for u in sorted(panels[key]))
         ax.set_title(f"{key_text(key[0], key[1])}, |A|={key[2]}, t={key[3]}, u={users}",
                      fontsize="medium")

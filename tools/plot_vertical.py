@@ -18,6 +18,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import figstyle  # noqa: E402
+
 
 def read(path):
     with open(path, newline="") as f:
@@ -61,7 +63,7 @@ def plot_regret(out_dir, rows):
         ax.set_ylabel("cumulative regret")
         ax.legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "regret.png"), dpi=110)
+    figstyle.save(fig, os.path.join(out_dir, "regret.png"), dpi=110)
     if len(partials) > 1:
         fig, axes = plt.subplots(1, len(policies), figsize=(6 * len(policies), 4.2), squeeze=False)
         for ax, pol in zip(axes[0], policies):
@@ -75,7 +77,7 @@ def plot_regret(out_dir, rows):
             ax.set_ylabel("cumulative regret")
             ax.legend()
         fig.tight_layout()
-        fig.savefig(os.path.join(out_dir, "partial.png"), dpi=110)
+        figstyle.save(fig, os.path.join(out_dir, "partial.png"), dpi=110)
 
 
 def plot_cost(out_dir, rows):
@@ -98,6 +100,8 @@ def plot_cost(out_dir, rows):
                label="K=%d, masking only" % k)
     a.set_xscale("log")
     a.set_yscale("log")
+    figstyle.plain_log_ticks(a.xaxis, {int(r["d"]) for r in rows})
+    figstyle.plain_log_ticks(a.yaxis, steps=(1.0,))
     a.set_xlabel("d")
     a.set_ylabel("microseconds per round")
     a.set_title("time per round (M = %s, parties in parallel)" % rows[0]["parties"])
@@ -105,12 +109,14 @@ def plot_cost(out_dir, rows):
     b.axhline(2.5, color="grey", ls="-.", label="goal: 2.5x")
     b.set_xscale("log")
     b.set_yscale("log")
+    figstyle.plain_log_ticks(b.xaxis, {int(r["d"]) for r in rows})
+    figstyle.plain_log_ticks(b.yaxis, steps=(1.0, 1.5, 2.0, 3.0, 4.0, 6.0))
     b.set_xlabel("d")
     b.set_ylabel("federated / central")
     b.set_title("relative cost of O3M")
-    b.legend(fontsize=7)
+    figstyle.legend_outside(b, fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "cost.png"), dpi=110)
+    figstyle.save(fig, os.path.join(out_dir, "cost.png"), dpi=110)
 
 
 def main():
