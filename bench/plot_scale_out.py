@@ -24,7 +24,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import figstyle  # noqa: E402
 
 COMPONENTS = ["shuffler ingest", "shuffler batcher", "analyzer", "postgres", "load generator"]
-COLOURS = ["#1f77b4", "#aec7e8", "#2ca02c", "#ff7f0e", "#cccccc"]
+P = figstyle.PALETTE
+COLOURS = [P[0], P[3], P[2], P[1], "#cccccc"]  # colour-blind safe, grey for the load
 
 
 def main(dst, sources):
@@ -38,11 +39,12 @@ def main(dst, sources):
     for p in points:
         key = f'{p["backend"]}, {p.get("mode", "pipeline")}'
         by_backend.setdefault(key, []).append(p)
-    for backend, ps in by_backend.items():
+    for i, (backend, ps) in enumerate(by_backend.items()):
         ps = sorted(ps, key=lambda p: p["ingest_processes"])
         xs = [p["ingest_processes"] for p in ps]
         ys = [p["envelopes_per_s"] / 1000 for p in ps]
-        left.plot(xs, ys, marker="o", label=backend)
+        look = figstyle.series(i)
+        left.plot(xs, ys, marker=look["marker"], color=look["color"], label=backend)
         # What both cores would carry at the measured CPU per envelope.
         ceiling = [2e6 / sum(p["cpu_us_per_envelope"].values()) / 1000 for p in ps]
         left.plot(xs, ceiling, linestyle="--", color=left.lines[-1].get_color(), alpha=0.5)
@@ -56,7 +58,7 @@ def main(dst, sources):
     left.set_xticks(goal)
     left.set_ylim(bottom=0)
     left.set_title("Durable ingest throughput, 2 shared cores")
-    left.legend(fontsize=8)
+    figstyle.legend_below(left, fontsize=8)
     left.grid(alpha=0.3)
 
     short = {"pipeline": "pipeline", "ingest only": "ingest"}
@@ -71,7 +73,7 @@ def main(dst, sources):
         bottom = [b + v for b, v in zip(bottom, values)]
     right.set_ylabel("CPU µs per accepted envelope")
     right.set_title("CPU per envelope by component")
-    right.legend(fontsize=8)
+    figstyle.legend_below(right, ncol=3, fontsize=8)
     right.tick_params(axis="x", labelsize=7)
     right.grid(axis="y", alpha=0.3)
 

@@ -11,9 +11,9 @@ import matplotlib.ticker as ticker
 from cycler import cycler
 
 # Okabe & Ito's palette (2008), safe for the common colour-vision
-# deficiencies; black last, for baselines.
+# deficiencies; its yellow last, as it is faint on white.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
-           "#F0E442", "#000000"]
+           "#000000", "#F0E442"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 LINESTYLES = ["-", "--", "-.", ":"]
 
@@ -61,3 +61,9 @@ def save(fig, path, dpi=None):
     no version string or date in the file."""
     fig.savefig(path, dpi=dpi if dpi is not None else "figure",
                 metadata={"Software": None})
+
+
+def legend_below(ax, ncol=2, **kw):
+    """A legend under the axes, for a panel with a neighbour on its right."""
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=ncol,
+                     frameon=False, **kw)

@@ -41,7 +41,7 @@ def main(argv):
     fig, ax = plt.subplots(figsize=(max(6.0, 0.75 * len(rows) + 2), 4.5))
     for i, r in enumerate(rows):
         broken = r["broken"]
-        colour = "tab:red" if broken else "tab:blue"
+        colour = figstyle.PALETTE[5] if broken else figstyle.PALETTE[0]
         claim = r["claimed_epsilon"]
         if claim is None:
             ax.annotate("", xy=(i, ceiling), xytext=(i, ceiling * 0.85),
@@ -51,12 +51,18 @@ def main(argv):
         lower = r["epsilon_lower_bound"]
         point = finite(r["epsilon_point"], ceiling)
         ax.vlines(i, lower, max(lower, point), colors=colour, alpha=0.4, linewidth=4)
+        raw = r["epsilon_point"]
+        if raw is None or not math.isfinite(raw) or raw > ceiling:
+            # Capped at the ceiling: print the real value, never a fake one.
+            ax.annotate("inf" if raw is None or not math.isfinite(raw) else f"{raw:.3g}",
+                        (i, ceiling), xytext=(0, 2), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=7, color=colour)
         ax.plot(i, lower, "x" if broken else "o", color=colour, markersize=9,
                 label="broken variant" if broken else "as shipped")
     handles, labels = ax.get_legend_handles_labels()
     unique = dict(zip(labels, handles))
     unique["claimed epsilon"] = plt.Line2D([], [], color="black", linewidth=2)
-    ax.legend(unique.values(), unique.keys(), loc="upper left")
+    figstyle.legend_outside(ax, handles=list(unique.values()), labels=list(unique.keys()))
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels([f"{r['mechanism']}\n{r['variant']}" for r in rows], rotation=60,
                        ha="right", fontsize=7)

@@ -61,7 +61,7 @@ def plot_regret(out_dir, rows):
         ax.set_title("%s, %s: cumulative regret (mean ± sd)" % (env, pol))
         ax.set_xlabel("round")
         ax.set_ylabel("cumulative regret")
-        ax.legend()
+        ax.legend(loc="upper left")  # regret grows to the right: keep clear of it
     fig.tight_layout()
     figstyle.save(fig, os.path.join(out_dir, "regret.png"), dpi=110)
     if len(partials) > 1:
@@ -75,7 +75,7 @@ def plot_regret(out_dir, rows):
             ax.set_title("%s, %s: more features, less regret" % (env, pol))
             ax.set_xlabel("round")
             ax.set_ylabel("cumulative regret")
-            ax.legend()
+            ax.legend(loc="upper left")
         fig.tight_layout()
         figstyle.save(fig, os.path.join(out_dir, "partial.png"), dpi=110)
 
