@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test the project has: installs what it needs, then
-#   1. style: clang-format over all C/C++ sources, and the changelog fragments;
+#   1. style: clang-format over all C/C++ sources, the changelog fragments,
+#      and the docs' figures against their committed data;
 #   2. host Debug build (assertions on) + the whole ctest suite, the Python
 #      package's pytest suite (scripts/python-test.sh), then clang-tidy;
 #   3. the same suite under AddressSanitizer + UBSan;
@@ -45,6 +46,9 @@ bash scripts/format.sh --check
 
 step "changelog fragments (changelog.d/)"
 bash scripts/changelog.sh --check
+
+step "figures: docs/img regenerated from committed data (scripts/figures-check.sh)"
+bash scripts/figures-check.sh
 
 host_suite() {  # a preset of CMakePresets.json; builds in build-<preset>
   step "build + ctest: $1"
