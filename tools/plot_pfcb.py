@@ -149,7 +149,8 @@ def plot_frr(ratios, out):
         if nf and all(y is not None for _, y in ys):
             # Same colour and marker as the dist's means, hollow and dotted.
             ax.plot([e for e, _ in ys], [y / nf for _, y in ys], ":", **DIST_STYLE.get(dist, {}),
-                    markerfacecolor="white", label=f"{LABELS.get(alg, alg)}, {dist}, n={n}, medians")
+                    markerfacecolor="white",
+                    label=f"{LABELS.get(alg, alg)}, {dist}, n={n}, medians")
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_xlabel("epsilon")
     ax.set_ylabel("FRR = regret / non-federated regret")
