@@ -20,55 +20,55 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = "/usr/bin/python3"  # Debian's numpy and matplotlib, as CI has them
 
 # docs/img name: (plot script, {staged name: committed file}, file the
-# script writes, extra arguments). A script taking a directory gets the
+# script writes). A script taking a directory gets the
 # staging directory; plot_demo.py takes its input and output paths.
 RECIPES = {
-    "demo.png": ("tools/plot_demo.py", {"results.csv": "docs/img/demo.csv"}, "results.png", []),
+    "demo.png": ("tools/plot_demo.py", {"results.csv": "docs/img/demo.csv"}, "results.png"),
     "sim-fig4-linear.png": ("tools/plot_sim.py", {"results.csv": "docs/results/fig4-linear.csv"},
-                            "fig4.png", []),
+                            "fig4.png"),
     "sim-fig4-softmax.png": ("tools/plot_sim.py",
-                             {"results.csv": "docs/results/fig4-softmax.csv"}, "fig4.png", []),
-    "sim-fig5.png": ("tools/plot_sim.py", {"results.csv": "docs/results/fig5.csv"}, "fig5.png", []),
+                             {"results.csv": "docs/results/fig4-softmax.csv"}, "fig4.png"),
+    "sim-fig5.png": ("tools/plot_sim.py", {"results.csv": "docs/results/fig5.csv"}, "fig5.png"),
     "sim-steep.png": ("tools/plot_sim.py", {"results.csv": "docs/results/steep.csv"},
-                      "fig4.png", []),
+                      "fig4.png"),
     "sim-fig6-yeast.png": ("tools/plot_sim.py", {"results.csv": "docs/results/yeast-fig6.csv"},
-                           "fig6.png", []),
+                           "fig6.png"),
     "vertical-regret.png": ("tools/plot_vertical.py",
                             {"curves.csv": "docs/results/vertical-synthetic-curves.csv"},
-                            "regret.png", []),
+                            "regret.png"),
     "vertical-partial.png": ("tools/plot_vertical.py",
                              {"curves.csv": "docs/results/vertical-synthetic-curves.csv"},
-                             "partial.png", []),
+                             "partial.png"),
     "vertical-cost.png": ("tools/plot_vertical.py", {"cost.csv": "docs/results/vertical-cost.csv"},
-                          "cost.png", []),
+                          "cost.png"),
     "fclub-communication.png": ("tools/plot_fclub.py",
                                 {"summary.csv": "docs/results/fclub-default.csv"},
-                                "communication.png", []),
+                                "communication.png"),
     "fclub-trends.png": ("tools/plot_fclub.py", {"summary.csv": "docs/results/fclub-trends.csv"},
-                         "trends.png", []),
+                         "trends.png"),
     "fclub-privacy.png": ("tools/plot_fclub.py",
-                          {"summary.csv": "docs/results/fclub-privacy.csv"}, "privacy.png", []),
+                          {"summary.csv": "docs/results/fclub-privacy.csv"}, "privacy.png"),
     "pfcb-frr-epsilon.png": ("tools/plot_pfcb.py",
                              {"summary.csv": "docs/results/pfcb-fig4.csv",
                               "runs.csv": "docs/results/pfcb-fig4-runs.csv"},
-                             "frr_epsilon.png", []),
+                             "frr_epsilon.png"),
     "pfcb-regret-agents.png": ("tools/plot_pfcb.py",
                                {"summary.csv": "docs/results/pfcb-fig5.csv",
                                 "runs.csv": "docs/results/pfcb-fig5-runs.csv"},
-                               "regret_agents.png", []),
+                               "regret_agents.png"),
     "pfcb-sharing.png": ("tools/plot_pfcb.py", {"summary.csv": "docs/results/pfcb-variants.csv"},
-                         "sharing.png", []),
+                         "sharing.png"),
     "compare-reward-vs-eps.png": ("tools/plot_compare.py",
                                   {"summary.csv": "docs/results/compare-summary.csv"},
-                                  "reward_vs_eps.png", []),
+                                  "reward_vs_eps.png"),
     "compare-reward-vs-bytes.png": ("tools/plot_compare.py",
                                     {"summary.csv": "docs/results/compare-summary.csv"},
-                                    "reward_vs_bytes.png", []),
+                                    "reward_vs_bytes.png"),
     "compare-reward-vs-spent-eps.png": ("tools/plot_compare.py",
                                         {"summary.csv": "docs/results/compare-spends-summary.csv",
                                          "runs.csv": "docs/results/compare-spends-runs.csv",
                                          "results.json": "docs/results/compare-spends.json"},
-                                        "reward_vs_spent_eps.png", []),
+                                        "reward_vs_spent_eps.png"),
 }
 
 # Shown in the docs, not regenerable here: the data they were drawn from
@@ -90,7 +90,7 @@ MISSING = {
 
 
 def draw(name, dest):
-    script, staged, produced, extra = RECIPES[name]
+    script, staged, produced = RECIPES[name]
     with tempfile.TemporaryDirectory() as stage:
         for staged_name, committed in staged.items():
             shutil.copyfile(os.path.join(ROOT, committed), os.path.join(stage, staged_name))
@@ -98,14 +98,14 @@ def draw(name, dest):
             args = [os.path.join(stage, "results.csv"), os.path.join(stage, produced)]
         else:
             args = [stage]
-        subprocess.run([PYTHON, os.path.join(ROOT, script), *args, *extra], check=True,
+        subprocess.run([PYTHON, os.path.join(ROOT, script), *args], check=True,
                        stdout=subprocess.DEVNULL)
         shutil.copyfile(os.path.join(stage, produced), os.path.join(dest, name))
 
 
 def main(argv):
     if argv[1:] == ["--list"]:
-        for name, (script, staged, _, _) in sorted(RECIPES.items()):
+        for name, (script, staged, _) in sorted(RECIPES.items()):
             print(f"{name}: {script} from {', '.join(staged.values())}")
         for name, why in sorted(MISSING.items()):
             print(f"{name}: not regenerable: {why}")
