@@ -174,7 +174,7 @@ def plot_privacy(summary, out):
                     label="CDP-FCLUB-DC, epsilon = inf (no noise)")
     ticks = [e for e, _, _ in finite] + ([x_inf] if infinite else [])
     ax.set_xticks(ticks)
-    ax.set_xticklabels([f"{e:g}" for e, _, _ in finite] + (["inf"] if infinite else []))
+    ax.set_xticklabels([f"{e:g}" for e, _, _ in finite] + (["\u221e"] if infinite else []))
     ax.minorticks_off()
     if infinite:
         # A break mark on the axis: the gap to "inf" is no distance.
