@@ -25,15 +25,16 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$python" "$repo/tools/regen_figures.py" "$tmp"
+drawn=("$tmp"/*.png)
 
 if [ "${1:-}" = --update ]; then
   cp "$tmp"/*.png "$repo/docs/img/"
-  echo "figures-check: docs/img updated ($(ls "$tmp" | wc -l) figures)"
+  echo "figures-check: docs/img updated (${#drawn[@]} figures)"
   exit 0
 fi
 
 stale=0
-for fresh in "$tmp"/*.png; do
+for fresh in "${drawn[@]}"; do
   name=$(basename "$fresh")
   if ! cmp -s "$fresh" "$repo/docs/img/$name"; then
     echo "figures-check: docs/img/$name is stale: it differs from what its script draws" \
@@ -42,5 +43,5 @@ for fresh in "$tmp"/*.png; do
   fi
 done
 [ "$stale" = 0 ] || exit 1
-echo "figures-check: $(ls "$tmp" | wc -l) figures match their committed data;" \
+echo "figures-check: ${#drawn[@]} figures match their committed data;" \
      "$("$python" "$repo/tools/regen_figures.py" --list | grep -c 'not regenerable') not regenerable (tools/regen_figures.py --list)"
