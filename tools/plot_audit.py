@@ -54,7 +54,7 @@ def main(argv):
         raw = r["epsilon_point"]
         if raw is None or not math.isfinite(raw) or raw > ceiling:
             # Capped at the ceiling: print the real value, never a fake one.
-            ax.annotate("inf" if raw is None or not math.isfinite(raw) else f"{raw:.3g}",
+            ax.annotate("\u221e" if raw is None or not math.isfinite(raw) else f"{raw:.3g}",
                         (i, ceiling), xytext=(0, 2), textcoords="offset points",
                         ha="center", va="bottom", fontsize=7, color=colour)
         ax.plot(i, lower, "x" if broken else "o", color=colour, markersize=9,

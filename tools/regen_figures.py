@@ -20,10 +20,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = "/usr/bin/python3"  # Debian's numpy and matplotlib, as CI has them
 
 # docs/img name: (plot script, {staged name: committed file}, file the
-# script writes). A script taking a directory gets the
-# staging directory; plot_demo.py takes its input and output paths.
+# script writes). A script taking a directory gets the staging directory;
+# those in FILE_TO_FILE take their one input's path and the output's.
+FILE_TO_FILE = {"tools/plot_demo.py", "tools/plot_audit.py"}
+
 RECIPES = {
     "demo.png": ("tools/plot_demo.py", {"results.csv": "docs/img/demo.csv"}, "results.png"),
+    "privacy-audit.png": ("tools/plot_audit.py", {"audit.json": "docs/results/privacy-audit.json"},
+                          "audit.png"),
     "sim-fig4-linear.png": ("tools/plot_sim.py", {"results.csv": "docs/results/fig4-linear.csv"},
                             "fig4.png"),
     "sim-fig4-softmax.png": ("tools/plot_sim.py",
@@ -83,7 +87,6 @@ MISSING = {
                                   "(redraw with plot_fclub.py OUT --data 'MovieLens thetas')",
     "pfcb-regret.png": "P-FCB Fig. 3 curves.csv (mean, sd per round) not committed",
     "pfcb-regret-median.png": "P-FCB Fig. 3 curves_runs.csv (per run, per round) not committed",
-    "privacy-audit.png": "p2b-audit's JSON report not committed",
     "soak.png": "bench soak.csv (a 600 s service run) not committed",
     "scale_out.png": "bench scale_out.json (a PostgreSQL run) not committed",
 }
@@ -94,8 +97,9 @@ def draw(name, dest):
     with tempfile.TemporaryDirectory() as stage:
         for staged_name, committed in staged.items():
             shutil.copyfile(os.path.join(ROOT, committed), os.path.join(stage, staged_name))
-        if script == "tools/plot_demo.py":
-            args = [os.path.join(stage, "results.csv"), os.path.join(stage, produced)]
+        if script in FILE_TO_FILE:
+            (only_input,) = staged
+            args = [os.path.join(stage, only_input), os.path.join(stage, produced)]
         else:
             args = [stage]
         subprocess.run([PYTHON, os.path.join(ROOT, script), *args], check=True,
