@@ -81,11 +81,14 @@ RECIPES = {
 # was never committed. Their scripts are fixed; the image changes when the
 # run is repeated and its data committed (then move it to RECIPES).
 MISSING = {
-    "fclub-regret-reference.png": "FCLUB curves.csv (per round, per seed) not committed",
-    "fclub-regret-default.png": "FCLUB curves.csv (per round, per seed) not committed",
-    "fclub-regret-movielens.png": "FCLUB curves.csv on MovieLens thetas not committed "
-                                  "(redraw with plot_fclub.py OUT --data 'MovieLens thetas')",
-    "pfcb-regret.png": "P-FCB Fig. 3 curves.csv (mean, sd per round) not committed",
+    "fclub-regret-reference.png": "FCLUB curves.csv (per round, per seed) not committed; the run "
+                                  "needs the authors' m_theta.npy, not in the repo",
+    "fclub-regret-default.png": "FCLUB curves.csv (per round, per seed) not committed; the run "
+                                "is about 10 CPU-minutes in Release",
+    "fclub-regret-movielens.png": "FCLUB curves.csv not committed; the run needs the authors' "
+                                  "ml_1000user_d10.npy (redraw with --data 'MovieLens thetas')",
+    "pfcb-regret.png": "P-FCB Fig. 3 curves.csv (mean, sd per round) not committed; the run "
+                       "is about 30 CPU-minutes in Release",
     "pfcb-regret-median.png": "P-FCB Fig. 3 curves_runs.csv (per run, per round) not committed",
     "soak.png": "bench soak.csv (a 600 s service run) not committed",
     "scale_out.png": "bench scale_out.json (a PostgreSQL run) not committed",
