@@ -14,7 +14,8 @@ endif()
 
 # The stable surface is the C API: libp2b.a and libp2b.so, each holding the
 # whole device library (core, port, generated code, nanopb runtime), and the
-# C headers. include/p2b/*.hpp is internal and not installed.
+# C headers (p2b.h, which includes the rest). include/p2b/*.hpp is internal
+# and not installed.
 set(p2b_install_targets p2b)
 if(TARGET p2b_shared)
   list(APPEND p2b_install_targets p2b_shared)
@@ -23,10 +24,9 @@ install(TARGETS ${p2b_install_targets} EXPORT p2bTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/c_api/p2b.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The compiled limits (P2B_MAX_*, P2B_ARENA_ALIGN) that p2b.h reads.
-install(FILES ${PROJECT_SOURCE_DIR}/c_api/p2b_build_config.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        OPTIONAL)
+# p2b.h and the headers it includes, with the compiled limits (P2B_MAX_*,
+# P2B_ARENA_ALIGN) of p2b_build_config.h: P2B_PUBLIC_HEADERS, CMakeLists.txt.
+install(FILES ${P2B_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # ---- CMake package: lib/cmake/p2b ----
 set(p2b_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/p2b)

@@ -38,6 +38,29 @@ if(P2B_PORT STREQUAL "posix")
     "CC=${CMAKE_C_COMPILER};CXX=${CMAKE_CXX_COMPILER}")
 endif()
 
+# Each installed C header compiles alone, as strict C99 and as C++17, and
+# declares its part of the API: an app may include just the part it uses.
+set(p2b_alone_dir ${PROJECT_BINARY_DIR}/header-alone)
+foreach(pair p2b.h:p2b_cmab_init p2b_common.h:p2b_status_str p2b_agent.h:p2b_agent_init
+             p2b_shared_model.h:p2b_shared_model_init p2b_pfcb.h:p2b_cmab_init)
+  string(REPLACE ":" ";" pair "${pair}")
+  list(GET pair 0 P2B_ALONE_HEADER)
+  list(GET pair 1 P2B_ALONE_NAME)
+  string(REGEX REPLACE "\\.h$" "" stem "${P2B_ALONE_HEADER}")
+  file(CONFIGURE OUTPUT ${p2b_alone_dir}/${stem}_alone.c CONTENT
+"/* cmake/package_tests.cmake: @P2B_ALONE_HEADER@ alone declares @P2B_ALONE_NAME@. */
+#include \"@P2B_ALONE_HEADER@\"
+
+int main(void) { return sizeof(&@P2B_ALONE_NAME@) == 0; }
+" @ONLY)
+  add_test(NAME c_api.header_compiles_alone.${stem}_c99
+    COMMAND ${CMAKE_C_COMPILER} -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only
+            -I${PROJECT_SOURCE_DIR}/c_api ${p2b_alone_dir}/${stem}_alone.c)
+  add_test(NAME c_api.header_compiles_alone.${stem}_cxx17
+    COMMAND ${CMAKE_CXX_COMPILER} -x c++ -std=c++17 -Wall -Wextra -Werror -pedantic -fsyntax-only
+            -I${PROJECT_SOURCE_DIR}/c_api ${p2b_alone_dir}/${stem}_alone.c)
+endforeach()
+
 # Every function, parameter and return of the C API is documented.
 if(TARGET doc)
   add_test(NAME doxygen_c_api

@@ -76,7 +76,8 @@ mapfile -t core_files < <(files_in src cpp hpp h)
 mapfile -t internal_headers < <(files_in include/p2b hpp h)
 # FCLUB's server-to-server messages (p2b_fclub) are no part of the device.
 mapfile -t proto_files < <(files_in proto/generated c h | grep -v "/p2b_fclub\.pb\.")
-copy c_api/p2b.h c_api/p2b.cpp c_api/c_api_support.hpp LICENSE NOTICE ports/platform.hpp \
+copy c_api/p2b.h c_api/p2b_common.h c_api/p2b_agent.h c_api/p2b_shared_model.h c_api/p2b_pfcb.h \
+  c_api/p2b.cpp c_api/c_api_support.hpp LICENSE NOTICE ports/platform.hpp \
   "${core_files[@]}" "${internal_headers[@]}" "${proto_files[@]}" \
   proto/nanopb/pb.h proto/nanopb/pb_common.c proto/nanopb/pb_common.h \
   proto/nanopb/pb_encode.c proto/nanopb/pb_encode.h proto/nanopb/pb_decode.c \
@@ -223,7 +224,7 @@ Makefile's \`P2B_INCLUDES\`, \`P2B_CFLAGS\` and \`P2B_CXXFLAGS\` name.
 
 | Path | What |
 |------|------|
-| \`c_api/p2b.h\`, \`c_api/p2b_build_config.h\` | the API to include: the only stable interface |
+| \`c_api/p2b.h\` (and the per-protocol headers it includes), \`c_api/p2b_build_config.h\` | the API to include: the only stable interface |
 | \`c_api/p2b.cpp\`, \`c_api/c_api_support.hpp\`, \`src/\`, \`include/p2b/\` | the C API and the core (internal headers) |
 | \`proto/generated/\` | generated nanopb code for the wire and state formats |
 | \`proto/nanopb/\` | nanopb 0.4.7 runtime (zlib licence, \`LICENSE.txt\`) |

@@ -54,7 +54,8 @@ build SIMULATOR "${SODIUM_SIM_LIBRARY:-}"
 headers=$out/include
 rm -rf "$headers" "$out/CP2B.xcframework"
 mkdir -p "$headers"
-cp "$root/c_api/p2b.h" "$root/ports/ios/module.modulemap" "$headers/"
+# p2b.h includes the other headers of c_api (one per protocol, the limits).
+cp "$root"/c_api/p2b*.h "$root/ports/ios/module.modulemap" "$headers/"
 
 xcodebuild -create-xcframework \
   -library "$out/build-OS/libp2b-ios.a" -headers "$headers" \

@@ -9,7 +9,8 @@
 #   tests/swift_api_check.sh <repo root>
 set -euo pipefail
 root=${1:?usage: swift_api_check.sh <repo root>}
-header=$root/c_api/p2b.h
+# p2b.h and the headers it includes (one per protocol, the common part).
+headers=("$root"/c_api/p2b*.h)
 sources=$root/bindings/swift/Sources/P2B
 errors=0
 # The C library's own calls, not p2b's (NativeArena's wipe).
@@ -19,13 +20,13 @@ mapfile -t used < <(sed 's://.*$::' "$sources"/*.swift |
   grep -ohE '\b([a-z][a-z0-9]*(_[a-z0-9]+)+|P2B_[A-Z0-9_]*[A-Z0-9])\b' | sort -u)
 for name in "${used[@]}"; do
   [[ $platform_names == *" $name "* ]] && continue
-  if ! grep -qw -- "$name" "$header"; then
+  if ! grep -qw -- "$name" "${headers[@]}"; then
     echo "swift_api_check: the Swift sources use $name, which p2b.h does not declare" >&2
     errors=$((errors + 1))
   fi
 done
 
-mapfile -t statuses < <(grep -oE '^\s*P2B_ERR_[A-Z_]+ *=' "$header" | tr -d ' =' | sort -u)
+mapfile -t statuses < <(grep -ohE '^\s*P2B_ERR_[A-Z_]+ *=' "${headers[@]}" | tr -d ' =' | sort -u)
 for status in "${statuses[@]}"; do
   if ! grep -q "P2BError($status)" "$sources/P2BError.swift"; then
     echo "swift_api_check: P2BError has no constant for $status" >&2

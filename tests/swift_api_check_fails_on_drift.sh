@@ -7,7 +7,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/c_api" "$tmp/bindings"
 cp -r "$root/bindings/swift" "$tmp/bindings/"
-sed 's/p2b_agent_forget/p2b_agent_erase/g' "$root/c_api/p2b.h" >"$tmp/c_api/p2b.h"
+for h in "$root"/c_api/p2b*.h; do
+  sed 's/p2b_agent_forget/p2b_agent_erase/g' "$h" >"$tmp/c_api/${h##*/}"
+done
 if out=$(bash "$root/tests/swift_api_check.sh" "$tmp" 2>&1); then
   echo "swift_api_check passed on a header without p2b_agent_forget" >&2
   exit 1

@@ -1,9 +1,17 @@
 /*
- * p2b_vfl.h: the passive party of O3M vertical federation as a C library,
- * so that an organisation can embed its side in its own service. The party
- * opens the mask bundle the PMG sealed to it (P2BQ), masks its feature block
- * for the items the active party asks about (Q^j x^j), and seals the result
- * as a P2BV message to the active party (docs/vertical.md, docs/formats.md).
+ * p2b_vfl.h: INTERNAL. The C interface of the passive party of O3M vertical
+ * federation, as the VFL services and their tests use it. It is not
+ * installed, not part of p2b's stable C API (c_api/p2b.h and the headers it
+ * includes), and may change in any release without notice; its conventions
+ * (handles the library allocates, its own status enum) differ from the
+ * public API's on purpose, since it is a host-side C++ library. An
+ * organisation that embeds its side runs p2b-vfl-party
+ * (docs/vertical-services.md) rather than linking this.
+ *
+ * The party opens the mask bundle the PMG sealed to it (P2BQ), masks its
+ * feature block for the items the active party asks about (Q^j x^j), and
+ * seals the result as a P2BV message to the active party (docs/vertical.md,
+ * docs/formats.md).
  *
  * Host library (libp2b_vfl, C++ inside, libsodium): handles are allocated
  * by p2b_vfl_party_open and released by p2b_vfl_party_free. Thread-safe

@@ -1,7 +1,7 @@
-// Consumer check from C++: the installed C API (p2b.h, the only installed
-// header) used from C++17, linked against the one static archive libp2b.a.
-// Proves the header is C++-clean (extern "C", [[nodiscard]]) and that the
-// archive needs nothing beyond the port's libsodium.
+// Consumer check from C++: the installed C API (p2b.h and the headers it
+// includes) used from C++17, linked against the one static archive libp2b.a.
+// Proves the headers are C++-clean (extern "C", [[nodiscard]]) and that the
+// archive needs nothing beyond the port's libsodium (and libm).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

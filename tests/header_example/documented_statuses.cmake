@@ -6,7 +6,23 @@
 # that its documentation does not list. Fails when a function that returns a
 # p2b_status lists no status or is not marked P2B_NODISCARD.
 #   cmake -DHEADER=... -DOUT_TABLE=... -DOUT_WRAP=... -P documented_statuses.cmake
-file(STRINGS "${HEADER}" lines)
+# HEADER is the umbrella p2b.h: the headers it includes from its own
+# directory (one per protocol) are read after it, as one list of lines.
+# Square brackets and semicolons would bend CMake's list splitting (an
+# unclosed "[" in a comment once merged every later line into one, hiding
+# the functions after it), and no pattern below needs them.
+get_filename_component(header_dir "${HEADER}" DIRECTORY)
+file(STRINGS "${HEADER}" includes REGEX "^#include \"p2b_[a-z_]+\\.h\"")
+set(text "")
+foreach(file IN ITEMS "${HEADER}" ${includes})
+  string(REGEX REPLACE "^#include \"([^\"]+)\".*" "${header_dir}/\\1" file "${file}")
+  file(READ "${file}" file_text)
+  string(APPEND text "${file_text}\n")
+endforeach()
+string(REPLACE "[" "(" text "${text}")
+string(REPLACE "]" ")" text "${text}")
+string(REPLACE ";" "," text "${text}")
+string(REPLACE "\n" ";" lines "${text}")
 set(statuses "")
 set(in_decl FALSE)
 set(decl "")

@@ -19,7 +19,9 @@ PACKAGE = "org.p2b"
 MODULE = "p2b"
 LIBRARY = "libp2b"
 JNI_LIBRARY = "libp2b_jni.so"
-HEADERS = ("p2b.h", "p2b_build_config.h")
+# p2b.h includes the per-protocol headers; all go into the prefab package.
+HEADERS = ("p2b.h", "p2b_common.h", "p2b_agent.h", "p2b_shared_model.h", "p2b_pfcb.h",
+           "p2b_build_config.h")
 
 
 def header_version(header_text):

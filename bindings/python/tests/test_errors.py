@@ -9,7 +9,7 @@ import pytest
 import p2b
 from conftest import DIM, contexts
 
-HEADER = Path(__file__).resolve().parents[3] / "c_api" / "p2b.h"
+HEADER = Path(__file__).resolve().parents[3] / "c_api" / "p2b_common.h"
 
 
 def test_status_table_is_the_headers():
