@@ -16,7 +16,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config \
       libeigen3-dev libsodium-dev libcpp-httplib-dev libsqlite3-dev libbrotli-dev \
-      libcli11-dev nlohmann-json3-dev libpq-dev zlib1g-dev help2man \
+      libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libpq-dev zlib1g-dev help2man \
  && rm -rf /var/lib/apt/lists/*
 COPY . /src
 RUN cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \

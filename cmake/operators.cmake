@@ -25,7 +25,8 @@ endforeach()
 # Man pages. help2man (Debian's) turns the --help and --version CLI11 prints
 # from the very option definitions into a page, so a page cannot drift from
 # the program; a generator of our own walking CLI::App would duplicate what
-# CLI11's formatter already does.
+# CLI11's formatter already does. What --help cannot say (EXAMPLES, FILES,
+# SEE ALSO, EXIT STATUS) comes from packaging/man/*.h2m (its README.md).
 find_program(P2B_HELP2MAN help2man)
 option(P2B_MAN_PAGES "Generate man pages with help2man" ON)
 if(P2B_MAN_PAGES AND NOT P2B_HELP2MAN)
@@ -63,6 +64,14 @@ if(P2B_MAN_PAGES AND P2B_HELP2MAN)
     if(prog IN_LIST P2B_SUBCOMMAND_TOOLS)
       set(help_option --help-all)
     endif()
+    # The long-running services exit as server/common/exit_codes.hpp says;
+    # the one-shot programs (tools, p2b-vfl-pmg) as a tool does.
+    set(man_dir ${PROJECT_SOURCE_DIR}/packaging/man)
+    if(prog IN_LIST P2B_UNITS)
+      set(exit_status ${man_dir}/service-exit-status.h2m)
+    else()
+      set(exit_status ${man_dir}/tool-exit-status.h2m)
+    endif()
     # --no-discard-stderr: a program that printed help on stderr would give
     # an empty page; ours print on stdout, and an empty page fails below.
     add_custom_command(OUTPUT ${page}
@@ -70,8 +79,9 @@ if(P2B_MAN_PAGES AND P2B_HELP2MAN)
       COMMAND ${P2B_HELP2MAN} --no-info --no-discard-stderr --section=${section}
               --source=p2b --manual=p2b "--name=${P2B_MAN_NAME_${prog}}" --output=${page}
               --help-option=${help_option}
+              --include=${man_dir}/${prog}.h2m --include=${exit_status}
               $<TARGET_FILE:${prog}>
-      DEPENDS ${prog}
+      DEPENDS ${prog} ${man_dir}/${prog}.h2m ${exit_status}
       COMMENT "help2man ${prog}.${section}"
       VERBATIM)
     list(APPEND P2B_MAN_FILES ${page})
@@ -121,7 +131,7 @@ foreach(t p2b p2b_shared ${P2B_SERVICES} ${P2B_OPERATOR_TOOLS} p2b-man-pages)
   endif()
 endforeach()
 
-# Example configs, for /etc/p2b/*.toml.
+# Example configs (TOML), for /etc/p2b/*.toml.
 file(GLOB P2B_EXAMPLE_CONFIGS ${PROJECT_SOURCE_DIR}/examples/*.conf)
 install(FILES ${P2B_EXAMPLE_CONFIGS} DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 
@@ -156,6 +166,25 @@ if(P2B_BUILD_TESTS)
         PASS_REGULAR_EXPRESSION "ok: ${example} starts from ${service}.service")
     endif()
   endforeach()
+  # A wrong config file: exit 2 and one printable line naming FILE:LINE and
+  # the key, from a service and from a tool.
+  if(TARGET p2b-relay AND TARGET p2b-codebook)
+    add_test(NAME operators.config_errors
+      COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_config_errors.sh $<TARGET_FILE:p2b-relay>
+              $<TARGET_FILE:p2b-codebook> ${CMAKE_CURRENT_BINARY_DIR}/config-error-tests)
+    set_tests_properties(operators.config_errors PROPERTIES
+      PASS_REGULAR_EXPRESSION "ok: config errors")
+  endif()
+  # Every program's --help: one usage line, a value name for every option.
+  set(p2b_help_programs)
+  foreach(prog IN LISTS P2B_SERVICES P2B_OPERATOR_TOOLS)
+    if(TARGET ${prog})
+      list(APPEND p2b_help_programs $<TARGET_FILE:${prog}>)
+    endif()
+  endforeach()
+  add_test(NAME operators.help_format
+    COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_help_format.sh ${p2b_help_programs})
+  set_tests_properties(operators.help_format PROPERTIES PASS_REGULAR_EXPRESSION "ok: help format")
   if(P2B_MAN_FILES)
     add_test(NAME operators.man_pages
       COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_man_pages.sh ${P2B_MAN_FILES})

@@ -225,7 +225,7 @@ case_usage() {
   expect_rc 2
   gen --help
   expect_rc 0
-  expect_in "$work/stdout" "usage: p2b-keygen --out DIR [--force]"
+  expect_in "$work/stdout" "Usage: p2b-keygen --out DIR [--force]"
 }
 
 case_read_wrong_size() {

@@ -129,7 +129,7 @@ case_usage() {
   expect_rc 2
   run --help
   expect_rc 0
-  expect_in "$work/stdout" "usage: p2b-keylist"
+  expect_in "$work/stdout" "Usage: p2b-keylist"
 }
 
 "case_$case_name"

@@ -8,7 +8,8 @@
 # NAME line (not help2man's placeholder) and an OPTIONS section that holds
 # --help, --version and (services, section 8) --config: what a page made
 # from a program whose --help went to stderr or failed would lack; and for
-# p2b-device, its subcommands' flags (its page comes from --help-all).
+# p2b-device, its subcommands' flags (its page comes from --help-all); and
+# the EXAMPLES, FILES, EXIT STATUS and SEE ALSO sections.
 set -euo pipefail
 
 fail() {
@@ -32,6 +33,10 @@ for page in "$@"; do
   [ "$section" = 8 ] && opts+=(config)  # every service reads a config file
   # Subcommands' flags, which a page made from the top-level --help lacks.
   [ "$prog" = p2b-device ] && opts+=(shuffler users analyzer wait-seconds)
+  # What --help cannot say, from packaging/man/*.h2m (help2man --include).
+  for section in EXAMPLES FILES "EXIT STATUS" "SEE ALSO"; do
+    grep -qE "^\.SH \"?$section\"?\$" "$page" || fail "$file: no $section section"
+  done
   for opt in "${opts[@]}"; do
     # roff writes every hyphen as \-, inside the name too.
     grep -qF "\\-\\-${opt//-/\\-}" "$page" || fail "$file: --$opt not documented"

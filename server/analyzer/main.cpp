@@ -37,6 +37,7 @@
 
 namespace {
 
+using p2b::common::kExitConfig;
 using p2b::common::kExitFailure;
 using p2b::common::kExitStoreRefused;
 
@@ -131,7 +132,7 @@ int serve_postgresql(const p2b::analyzer::Options& opt, p2b::common::Logger& log
           log.error("keys_refused",
                     {{"error", dir + "/analyzer.sign.sk: a worker must not hold the model "
                                      "signing key; give it analyzer.ack.sk (docs/keys.md)"}});
-          return kExitFailure;
+          return kExitConfig;
         }
       }
     }
@@ -145,18 +146,18 @@ int serve_postgresql(const p2b::analyzer::Options& opt, p2b::common::Logger& log
     }
   } catch (const std::exception& e) {
     log.error("keys_unreadable", {{"error", e.what()}});
-    return kExitFailure;
+    return kExitConfig;
   }
   for (const std::string& w : warnings) log.warn("secret_key_mode", {{"warning", w}});
   std::vector<p2b::server::VerifyKey> shuffler_keys;
   std::vector<std::string> shuffler_fps;
-  if (!read_shuffler_keys(opt, log, &shuffler_keys, &shuffler_fps)) return kExitFailure;
+  if (!read_shuffler_keys(opt, log, &shuffler_keys, &shuffler_fps)) return kExitConfig;
   Codebook codebook;
   try {
     codebook = load_codebook_file(opt.codebook);
   } catch (const std::exception& e) {
     log.error("codebook_unreadable", {{"error", e.what()}});
-    return kExitFailure;
+    return kExitConfig;
   }
   const std::vector<std::string> box_fps = worker_keys.box_fingerprints();
   const std::string signer_fp = opt.role == Role::publisher
@@ -246,7 +247,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
     mac_keys = StatsMacKeys::load(opt.key_dirs, nullptr);
   } catch (const std::exception& e) {
     log.error("keys_unreadable", {{"error", e.what()}});
-    return kExitFailure;
+    return kExitConfig;
   }
   for (const std::string& w : warnings) log.warn("secret_key_mode", {{"warning", w}});
   std::unique_ptr<ServedKeyList> key_list;
@@ -255,7 +256,7 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
       key_list = std::make_unique<ServedKeyList>(load_key_list_file(opt.key_list, keys.sign_sk()));
     } catch (const std::exception& e) {
       log.error("key_list_unusable", {{"error", e.what()}});
-      return kExitFailure;
+      return kExitConfig;
     }
     log.info("key_list", {{"version", key_list->version},
                           {"current_key", key_list->current_fp},
@@ -263,12 +264,12 @@ int serve(const p2b::analyzer::Options& opt, p2b::common::Logger& log) {
   }
   std::vector<p2b::server::VerifyKey> shuffler_keys;
   std::vector<std::string> shuffler_fps;
-  if (!read_shuffler_keys(opt, log, &shuffler_keys, &shuffler_fps)) return kExitFailure;
+  if (!read_shuffler_keys(opt, log, &shuffler_keys, &shuffler_fps)) return kExitConfig;
   try {
     codebook = load_codebook_file(opt.codebook);
   } catch (const std::exception& e) {
     log.error("codebook_unreadable", {{"error", e.what()}});
-    return kExitFailure;
+    return kExitConfig;
   }
   const std::vector<std::string> box_fps = keys.box_fingerprints();
   const std::string verify_fp = keys.verify_key_fingerprint();

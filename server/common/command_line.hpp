@@ -1,8 +1,9 @@
-// CLI11 set up the one way every p2b program uses it: --help, --version,
-// --config FILE (TOML/INI `name = value` lines, names as the long flags
-// without dashes, `_` read as `-`, a name may repeat to give a list), the
-// last of a repeated single value wins, and a value given on the command
-// line replaces the file's (for a list, the whole list).
+// CLI11 set up the one way every p2b program uses it: --help (one usage
+// line, value names: help_format.hpp), --version, --config FILE (TOML, keys
+// named as the long flags without dashes, `_` read as `-`, a list as an
+// array: toml_config.hpp), the last of a repeated single value wins, and a
+// value given on the command line replaces the file's (for a list, the
+// whole list).
 #pragma once
 
 #include <string>
@@ -20,7 +21,8 @@ enum class ParseOutcome {
 
 class CommandLine {
  public:
-  // `synopsis` is the first line of --help ("usage: ...").
+  // `synopsis` is the first line of --help ("usage: ...", printed as
+  // "Usage: ...": help_format.hpp).
   CommandLine(const std::string& program, const std::string& synopsis,
               const std::string& description, bool config_file);
   CommandLine(const CommandLine&) = delete;
@@ -38,7 +40,6 @@ class CommandLine {
 
  private:
   std::string program_;
-  std::string synopsis_;
   CLI::App app_;
 };
 
@@ -49,7 +50,9 @@ ParseOutcome usage_error(std::string* message, std::string why);
 bool given(const CLI::Option* option);
 
 // Prints `message` where `outcome` says and returns the exit code (0 or 2);
-// for ok it prints nothing and returns -1.
+// for ok it prints nothing and returns -1. A refusal gets the config file's
+// FILE:LINE:COLUMN when the value came from there, and is printed with any
+// unprintable byte escaped.
 int report_parse_outcome(const std::string& program, ParseOutcome outcome,
                          const std::string& message);
 

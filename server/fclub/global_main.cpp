@@ -129,14 +129,14 @@ int run(const Options& opt, common::Logger& log) {
   std::string err, warning;
   if (!fclub::load_service_keys(opt.key_dirs.front(), false, &keys, &warning, &err)) {
     log.error("keys_unreadable", {{"error", err}});
-    return common::kExitFailure;
+    return common::kExitConfig;
   }
   if (!warning.empty()) log.warn("secret_key_mode", {{"warning", warning}});
   std::map<uint32_t, fclub::PeerKeys> locals;
   for (const auto& [id, dir] : opt.locals) {
     if (!fclub::load_peer_keys(dir, &locals[id], &err)) {
       log.error("keys_unreadable", {{"error", err}});
-      return common::kExitFailure;
+      return common::kExitConfig;
     }
   }
   fclub::FclubConfig cfg;

@@ -136,7 +136,7 @@ int run(const Options& opt, common::Logger& log) {
   if (!fclub::load_service_keys(opt.key_dirs.front(), true, &keys, &warning, &err) ||
       !fclub::load_peer_keys(opt.global_keys, &global, &err)) {
     log.error("keys_unreadable", {{"error", err}});
-    return common::kExitFailure;
+    return common::kExitConfig;
   }
   if (!warning.empty()) log.warn("secret_key_mode", {{"warning", warning}});
   fclub::FclubConfig cfg;

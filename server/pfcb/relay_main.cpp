@@ -142,7 +142,7 @@ int run(const Options& opt, common::Logger& log) {
       !pfcb::parse_members(text, &relay.members, &why)) {
     log.error("members_unreadable",
               {{"file", opt.members_file}, {"error", why.empty() ? "cannot read" : why}});
-    return common::kExitFailure;
+    return common::kExitConfig;
   }
   std::unique_ptr<pfcb::RelayService> service;
   try {

@@ -38,9 +38,10 @@ namespace {
 
 using p2b::common::kExitFailure;
 
-int fail(p2b::common::Logger& log, const char* event, const std::string& why) {
+int fail(p2b::common::Logger& log, const char* event, const std::string& why,
+         int code = kExitFailure) {
   log.error(event, {{"error", why}});
-  return kExitFailure;
+  return code;
 }
 
 int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
@@ -53,14 +54,15 @@ int run(const p2b::shuffler::Options& opt, p2b::common::Logger& log) {
     keys = p2b::common::load_box_keys(opt.key_dirs, "shuffler.box");
     sign_keys = sh::load_sign_keys(opt.key_dirs, &keys.warnings);
   } catch (const std::exception& e) {
-    return fail(log, "keys_unreadable", e.what());
+    return fail(log, "keys_unreadable", e.what(), p2b::common::kExitConfig);
   }
   for (const std::string& w : keys.warnings) log.warn("secret_key_mode", {{"warning", w}});
   uint8_t analyzer_pk[p2b::kPublicKeyBytes];
   std::string err, analyzer_fp;
   if (!p2b::keyfiles::read_key_file(opt.analyzer_key, analyzer_pk, sizeof analyzer_pk, &err) ||
       !p2b::keyfiles::fingerprint_hex(analyzer_pk, &analyzer_fp)) {
-    return fail(log, "keys_unreadable", err.empty() ? "cannot fingerprint the analyzer key" : err);
+    return fail(log, "keys_unreadable", err.empty() ? "cannot fingerprint the analyzer key" : err,
+                p2b::common::kExitConfig);
   }
 
   const auto lease_ttl =

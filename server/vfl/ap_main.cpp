@@ -170,7 +170,7 @@ int run(const Options& opt, common::Logger& log) {
   }
   if (!keys_ok) {
     log.error("keys_unreadable", {{"error", err}});
-    return common::kExitFailure;
+    return common::kExitConfig;
   }
   if (!warning.empty()) log.warn("secret_key_mode", {{"warning", warning}});
   p2b::keyfiles::fingerprint_hex(cfg.box_pk, &own_fp);

@@ -95,7 +95,7 @@ int run(const Options& opt, common::Logger& log) {
       !vfl::load_public_key(opt.pmg_key, cfg.pmg_sign_pk, &pmg_fp, &err) ||
       !vfl::load_public_key(opt.ap_key, cfg.ap_box_pk, &ap_fp, &err)) {
     log.error("keys_unreadable", {{"error", err}});
-    return common::kExitFailure;
+    return common::kExitConfig;
   }
   if (!warning.empty()) log.warn("secret_key_mode", {{"warning", warning}});
   p2b::keyfiles::fingerprint_hex(cfg.box_pk, &own_fp);

@@ -576,8 +576,9 @@ TEST(PgAnalyzer, RoleAllAppliesAndPublishesInOneProcessAndAcksWithTheModelKey) {
   EXPECT_EQ(t.applied, 12U);
   EXPECT_EQ(t.lost, 0U);
   EXPECT_EQ(t.duplicated, 0U);
-  // A worker never holds the model signing key: refused at start (exit 1).
-  EXPECT_EQ(run_analyzer(pg.args("worker", pg.deployment().dir() / "keys")), 1);
+  // A worker never holds the model signing key: refused at start as a
+  // configuration error (exit 2, which the units do not restart).
+  EXPECT_EQ(run_analyzer(pg.args("worker", pg.deployment().dir() / "keys")), 2);
 }
 
 // The store itself, against the cluster (no processes).

@@ -622,15 +622,16 @@ TEST(Services, VersionHelpAndRefusalsExitAsDocumented) {
     Child missing(binary, {"--config", (d.dir() / "none.toml").string()}, d.dir() / "cli.log");
     EXPECT_EQ(missing.exit_code(10), 2) << name;
   }
-  // Keys that cannot be read: a runtime failure, exit 1, before listening.
+  // Keys that cannot be read: a configuration error, exit 2 (kExitConfig,
+  // which the units do not restart), before listening.
   std::vector<std::string> args = shuffler_args(d);
   args[3] = (d.dir() / "no-keys").string();
   Child shuffler(P2B_SHUFFLER_BIN, args, d.dir() / "shuffler.log");
-  EXPECT_EQ(shuffler.exit_code(10), 1);
+  EXPECT_EQ(shuffler.exit_code(10), 2);
   args = analyzer_args(d);
   args[3] = (d.dir() / "no-keys").string();
   Child analyzer(P2B_ANALYZER_BIN, args, d.dir() / "analyzer.log");
-  EXPECT_EQ(analyzer.exit_code(10), 1);
+  EXPECT_EQ(analyzer.exit_code(10), 2);
 }
 
 TEST(Services, BothReadTheSameConfigKeysAndAnswerErrorsAlike) {

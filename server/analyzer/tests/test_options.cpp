@@ -70,8 +70,9 @@ TEST(AnalyzerOptions, TheCentralDpChoiceIsRequired) {
   const TempDir tmp;
   for (const char* value : {"off", "1"}) {
     const std::string path = tmp.file(std::string("dp-") + value + ".conf");
-    std::ofstream(path) << "keys = k\nshuffler-key = s.pk\ncodebook = c\nstore = s\nactions = 3\n"
-                        << "central-epsilon = " << value << "\n";
+    std::ofstream(path)
+        << "keys = \"k\"\nshuffler-key = \"s.pk\"\ncodebook = \"c\"\nstore = \"s\"\n"
+        << "actions = 3\ncentral-epsilon = \"" << value << "\"\n";
     an::Options c;
     ASSERT_EQ(parse({"--config", path.c_str()}, &c, &err), an::ParseOutcome::ok) << err;
     EXPECT_EQ(c.central_epsilon, std::string(value) == "off" ? 0.0 : 1.0);
@@ -130,17 +131,16 @@ TEST(AnalyzerOptions, ConfigFileWithFlagsOverriding) {
   const TempDir tmp;
   const std::string path = tmp.file("analyzer.conf");
   std::ofstream(path) << "# analyzer\n"
-                         "listen = 127.0.0.1:9000\n"
-                         "keys = a\n"
-                         "keys = b\n"
-                         "shuffler-key = s.pk\n"
-                         "codebook = cb.p2bc\n"
-                         "store = /var/lib/p2b/analyzer.db\n"
+                         "listen = \"127.0.0.1:9000\"\n"
+                         "keys = [\"a\", \"b\"]\n"
+                         "shuffler-key = \"s.pk\"\n"
+                         "codebook = \"cb.p2bc\"\n"
+                         "store = \"/var/lib/p2b/analyzer.db\"\n"
                          "actions = 5\n"
                          "\n"
-                         "mode = paper\n"
+                         "mode = \"paper\"\n"
                          "enable-raw-baseline = true\n"
-                         "central-epsilon = off\n";
+                         "central-epsilon = \"off\"\n";
   an::Options o;
   std::string err;
   ASSERT_EQ(parse({"--config", path.c_str(), "--actions", "7", "--mode", "default"}, &o, &err),

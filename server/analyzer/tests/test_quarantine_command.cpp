@@ -111,7 +111,7 @@ TEST(AnalyzerQuarantineCommand, BadCommandLinesAreUsageErrorsAndAMissingStoreIsN
   EXPECT_EQ(quarantine({"list", "--store", tmp.file("none.db")}, &out), p2b::common::kExitFailure);
   EXPECT_FALSE(std::filesystem::exists(tmp.file("none.db")));
   EXPECT_EQ(quarantine({"--help"}, &out), p2b::common::kExitClean);
-  EXPECT_TRUE(has(out, "usage: p2b-analyzer quarantine")) << out;
+  EXPECT_TRUE(has(out, "Usage: p2b-analyzer quarantine")) << out;
 }
 
 TEST(AnalyzerQuarantineCheck, NamesANonEmptyQuarantineAndFailsOnlyWhenFull) {

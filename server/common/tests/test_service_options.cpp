@@ -1,6 +1,7 @@
 // The shared command line: the settings every service spells alike, the
-// --config file (repeats, `_` for `-`, flags override it), --version and
-// --help, and refusals.
+// --config file (TOML: arrays for lists, `_` for `-`, flags override it),
+// --version and --help (one usage line, value names), and refusals, which
+// name the config file's line and key and echo no unprintable byte.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "common/service_options.hpp"
+#include "common/toml_config.hpp"
 #include "p2b.h"
 
 namespace {
@@ -49,8 +51,20 @@ Parsed parse(const std::vector<std::string>& args,
 
 std::string write_file(const std::string& name, const std::string& text) {
   std::string path = (fs::temp_directory_path() / (name + std::to_string(getpid()))).string();
-  std::ofstream(path) << text;
+  std::ofstream(path, std::ios::binary) << text;
   return path;
+}
+
+// The one line an operator sees for a refusal (report_parse_outcome's).
+std::string shown(const Parsed& p) {
+  return p2b::common::escape_unprintable(p2b::common::locate_config_value(p.message));
+}
+
+bool printable_line(const std::string& text) {
+  for (const char c : text) {
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return !text.empty();
 }
 
 TEST(CommonServiceOptions, DefaultsAndEveryFlag) {
@@ -114,7 +128,7 @@ TEST(CommonServiceOptions, HttpLimits) {
   EXPECT_EQ(p.options.http.max_head_bytes, 4096U);
   EXPECT_EQ(p.options.http.drain_seconds, 0.0);
   const std::string path = write_file("p2b-http.conf",
-                                      "keys = k\nstore = s\nmax_connections = 7\n"
+                                      "keys = \"k\"\nstore = \"s\"\nmax_connections = 7\n"
                                       "idle_timeout = 9\n");
   p = parse({"--config", path});
   ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
@@ -155,8 +169,8 @@ TEST(CommonServiceOptions, LogFileAndAccessLog) {
     EXPECT_EQ(p.options.access_log, mode) << name;
     EXPECT_EQ(p.options.log_file, "/var/log/x");
   }
-  const std::string path =
-      write_file("p2b-log.conf", "keys = k\nstore = s\naccess_log = off\nlog-file = \"a.log\"\n");
+  const std::string path = write_file(
+      "p2b-log.conf", "keys = \"k\"\nstore = \"s\"\naccess_log = \"off\"\nlog-file = \"a.log\"\n");
   p = parse({"--config", path});
   ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
   EXPECT_EQ(p.options.access_log, p2b::common::AccessLog::off);
@@ -167,26 +181,28 @@ TEST(CommonServiceOptions, LogFileAndAccessLog) {
   EXPECT_NE(p.message.find("access-log"), std::string::npos) << p.message;
 }
 
-TEST(CommonServiceOptions, ConfigFileRepeatsUnderscoresAndOverrides) {
+TEST(CommonServiceOptions, ConfigFileArraysUnderscoresAndOverrides) {
   const std::string path = write_file("p2b-options.conf",
                                       "# a comment\n"
-                                      "keys = a\n"
-                                      "listen = 0.0.0.0:9000\n"
-                                      "keys = b\n"
-                                      "spool = from-file.db\n"
+                                      "keys = [\"a\", \"b\"]\n"
+                                      "listen = \"0.0.0.0:9000\"\n"
+                                      "spool = 'from-file.db'\n"
                                       "max_body = 2000\n"
-                                      "log-level = warn\n"
-                                      "color = blue\n"
-                                      "color = green\n");
+                                      "log-level = \"warn\"\n"
+                                      "color = \"green\"\n");
   Parsed p = parse({"--config", path});
   ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
-  EXPECT_EQ(p.options.key_dirs, (std::vector<std::string>{"a", "b"}))
-      << "a name repeated anywhere adds to the list";
+  EXPECT_EQ(p.options.key_dirs, (std::vector<std::string>{"a", "b"})) << "an array is a list";
   EXPECT_EQ(p.options.listen_port, 9000);
   EXPECT_EQ(p.options.store, "from-file.db");
-  EXPECT_EQ(p.options.max_body, 2000u) << "max_body reads as max-body";
+  EXPECT_EQ(p.options.max_body, 2000u) << "max_body reads as max-body, an integer as its digits";
   EXPECT_EQ(p.options.log_level, p2b::common::LogLevel::warn);
-  EXPECT_EQ(p.extra, "green") << "the later of two single values wins";
+  EXPECT_EQ(p.extra, "green");
+  const std::string one = write_file("p2b-one-key.conf", "keys = \"a\"\nstore = \"s\"\n");
+  p = parse({"--config", one});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.key_dirs, std::vector<std::string>{"a"}) << "a list of one may be a string";
+  std::remove(one.c_str());
 
   p = parse({"--config", path, "--keys", "c", "--color", "red", "--store", "flag.db"});
   ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
@@ -202,7 +218,13 @@ TEST(CommonServiceOptions, HelpAndVersion) {
   EXPECT_EQ(p.message, std::string("p2b-test ") + P2B_VERSION_STRING + "\n");
   p = parse({"--help"});
   EXPECT_EQ(p.outcome, ParseOutcome::help);
-  EXPECT_EQ(p.message.rfind("usage: p2b-test ...", 0), 0u) << p.message;
+  EXPECT_EQ(p.message.rfind("Usage: p2b-test ...\n", 0), 0u) << p.message;
+  EXPECT_EQ(p.message.find("Usage", 1), std::string::npos) << "one usage line: " << p.message;
+  EXPECT_EQ(p.message.find("TEXT"), std::string::npos) << p.message;
+  for (const char* named : {"--listen HOST:PORT", "--keys DIR", "--max-body BYTES",
+                            "--request-timeout SECONDS", "--config FILE", "--log-file FILE"}) {
+    EXPECT_NE(p.message.find(named), std::string::npos) << named << " in " << p.message;
+  }
   for (const char* flag : {"--listen", "--keys", "--store", "--max-body", "--log-level", "--config",
                            "--version", "--color", "--max-connections", "--request-timeout",
                            "--idle-timeout", "--max-headers", "--max-header-bytes"}) {
@@ -211,7 +233,7 @@ TEST(CommonServiceOptions, HelpAndVersion) {
 }
 
 TEST(CommonServiceOptions, MistakesAreUsageErrors) {
-  const std::string unknown = write_file("p2b-unknown.conf", "keys = a\ncolour = blue\n");
+  const std::string unknown = write_file("p2b-unknown.conf", "keys = \"a\"\ncolour = \"blue\"\n");
   const std::vector<std::vector<std::string>> bad = {
       {},
       {"--store", "s"},
@@ -237,6 +259,64 @@ TEST(CommonServiceOptions, MistakesAreUsageErrors) {
   EXPECT_EQ(parse({"--keys", "k", "--store", "s", "--bogus"}).message,
             "unknown argument '--bogus'");
   std::remove(unknown.c_str());
+}
+
+}  // namespace
+
+namespace {
+
+// Each refusal of a config file: exit status 2 (ParseOutcome::usage_error),
+// one printable line that names FILE:LINE and what is wrong.
+struct ConfigCase {
+  const char* name;
+  std::string text;
+  std::string line;  // ":LINE:" expected after the file name
+  std::string says;  // expected in the message
+};
+
+TEST(CommonServiceOptions, ConfigFileRefusalsNameFileLineAndKey) {
+  const std::vector<ConfigCase> cases = {
+      {"typo", "keys = \"k\"\nstore = \"s\"\n\nlisen = \"0.0.0.0:1\"\n", ":4:1",
+       "key 'lisen': unknown key (did you mean 'listen'?)"},
+      {"far-typo", "keys = \"k\"\nwhatever = 1\n", ":2:1", "key 'whatever': unknown key"},
+      {"bad-value", "keys = \"k\"\nstore = \"s\"\nmax-body = 99999\n", ":3:1",
+       "--max-body: expected 10..5000 bytes, got '99999'"},
+      {"wrong-type", "keys = \"k\"\nstore = \"s\"\nlisten = [\"a\", \"b\"]\n", ":3:1",
+       "key 'listen': expected one value (a string or a number), got an array"},
+      {"table", "keys = \"k\"\n[listen]\nport = 1\n", ":2:", "key 'listen': unknown section"},
+      {"ini", "keys = k\n", ":1:", "not TOML"},
+      {"repeat", "keys = \"a\"\nkeys = \"b\"\n", ":2:", "not TOML"},
+      {"binary", std::string("keys = \"k\"\n\x01\xff\xfe\x1b[31m\x00zz", 14), ":2:", "not TOML"},
+      {"control-in-value", "keys = \"k\"\nstore = \"s\"\nlog-level = \"\\u001b[31mloud\"\n", ":3:1",
+       "--log-level: expected debug, info, warn or error, got '\\x1b[31mloud'"},
+  };
+  for (const ConfigCase& c : cases) {
+    const std::string path = write_file(std::string("p2b-bad-") + c.name + ".conf", c.text);
+    const Parsed p = parse({"--config", path});
+    EXPECT_EQ(p.outcome, ParseOutcome::usage_error) << c.name;
+    const std::string line = shown(p);
+    EXPECT_EQ(line.rfind(path + c.line, 0), 0u) << c.name << ": " << line;
+    EXPECT_NE(line.find(c.says), std::string::npos) << c.name << ": " << line;
+    EXPECT_TRUE(printable_line(line)) << c.name << ": " << line;
+    std::remove(path.c_str());
+  }
+  const Parsed missing = parse({"--config", "/nonexistent/p2b.conf"});
+  EXPECT_EQ(missing.outcome, ParseOutcome::usage_error);
+  EXPECT_EQ(shown(missing),
+            "/nonexistent/p2b.conf: cannot read the config file "
+            "(No such file or directory)");
+}
+
+TEST(CommonServiceOptions, AFlagOnTheCommandLineWinsOverABadValueInTheFile) {
+  const std::string path =
+      write_file("p2b-overridden.conf", "keys = \"k\"\nstore = \"s\"\nmax-body = 99999\n");
+  const Parsed p = parse({"--config", path, "--max-body", "2000"});
+  ASSERT_EQ(p.outcome, ParseOutcome::ok) << p.message;
+  EXPECT_EQ(p.options.max_body, 2000u);
+  const Parsed bad = parse({"--config", path, "--max-body", "1"});
+  EXPECT_EQ(shown(bad).rfind("--max-body", 0), 0u)
+      << "the bad value is the flag's, not the file's: " << shown(bad);
+  std::remove(path.c_str());
 }
 
 }  // namespace

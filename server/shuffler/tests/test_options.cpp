@@ -121,9 +121,9 @@ TEST(ShufflerOptions, EveryFlag) {
 TEST(ShufflerOptions, FlagsOverrideTheConfigFile) {
   shuffler_test::TempDir dir;
   const std::string path = dir.file("shuffler.conf");
-  std::ofstream(path) << "# comment\n\nkeys = a\nkeys = b\nspool = file.db\n"
-                         "analyzer = http://h:1/\nanalyzer-key = a.pk\nbatch_size = 7\n"
-                         "spool-key = /k/shuffler.spool.key\n"
+  std::ofstream(path) << "# comment\n\nkeys = [\"a\", \"b\"]\nspool = \"file.db\"\n"
+                         "analyzer = \"http://h:1/\"\nanalyzer-key = \"a.pk\"\nbatch_size = 7\n"
+                         "spool-key = \"/k/shuffler.spool.key\"\n"
                          "threshold = 4\npartition = 2\n";
   Options o;
   ASSERT_EQ(parse({"--config", path, "--threshold", "6"}, &o), ParseOutcome::ok);

@@ -283,7 +283,7 @@ TEST(ShufflerQuarantineCommand, BadCommandLinesAreUsageErrorsAndHelpIsNot) {
   EXPECT_EQ(quarantine({"purge", "--store", "x.db", "--older-than", "soon"}, &out),
             p2b::common::kExitUsage);
   EXPECT_EQ(quarantine({"--help"}, &out), p2b::common::kExitClean);
-  EXPECT_NE(out.find("usage: p2b-shuffler quarantine"), std::string::npos);
+  EXPECT_NE(out.find("Usage: p2b-shuffler quarantine"), std::string::npos);
 }
 
 TEST(ShufflerQuarantineCommand, AMissingSpoolIsAFailureNotCreated) {
