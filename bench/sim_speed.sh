@@ -21,10 +21,11 @@ threads=$(nproc)
 for mode in default paper; do
   for actions in 10 50; do
     for crypto in off on; do
-      args=(--users "$users" --actions "$actions" --mode "$mode" --codebook "$cb" --quiet
+      # Not --quiet: the speed and crypto floor lines are read from the log.
+      args=(--users "$users" --actions "$actions" --mode "$mode" --codebook "$cb"
         --out "$work/run")
       [ "$crypto" = off ] && args+=(--no-crypto)
-      /usr/bin/time -f '%e %M' -o "$work/time" "$sim" "${args[@]}" >"$work/log"
+      /usr/bin/time -f '%e %M' -o "$work/time" "$sim" "${args[@]}" >"$work/log" 2>/dev/null
       read -r wall rss_kb <"$work/time"
       floor=$(awk '/^crypto floor:/ { print $3 }' "$work/log")
       speed=$(awk '/^speed:/ { for (i = 1; i <= NF; ++i) if ($i == "users/s") print $(i - 1) }' "$work/log")

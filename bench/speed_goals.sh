@@ -166,7 +166,7 @@ if wants sim; then
   for r in "${runs[@]}"; do
     read -r name actions threads crypto <<<"$r"
     args=(--users "$users" --actions "$actions" --mode default --codebook "$out/cb.p2bc"
-      --threads "$threads" --quiet --out "$out/sim-run")
+      --threads "$threads" --out "$out/sim-run")  # not --quiet: the log's speed line is read
     [ "$crypto" = off ] && args+=(--no-crypto)
     echo "actions: $actions threads: $threads sealing: $crypto" >"$out/sim_$name.settings"
     step "sim_$name" 900 /usr/bin/time -f '%e %M' -o "$out/sim_$name.time" \

@@ -11,8 +11,10 @@
 # systemd-analyze, which checks the units, and mmdebstrap and buildah build
 # the services' OCI image without a registry, docs/operations.md; prometheus
 # gives promtool, which checks packaging/monitoring's alert rules (python3-yaml
-# reads them for the metric-name check). The python3-*
-# and pybind11 packages build and test the Python package, docs/python.md.)
+# reads them for the metric-name check). The python3-* packages build and
+# test the Python package, docs/python.md; its pinned build requirements and
+# wheel tools (pyproject.toml) come from PyPI as wheels into a wheelhouse,
+# ~/.cache/p2b-wheelhouse, so the builds themselves run offline.)
 # Idempotent: a second run on a ready machine makes no network call.
 # P2B_SETUP_NO_CROSS=1 skips the ARM cross toolchains, bare-metal Cortex-M
 # included (the demo does not need them).
@@ -22,12 +24,11 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 host_pkgs=(
   build-essential cmake ninja-build pkg-config git dpkg-dev
   libeigen3-dev libsodium-dev nanopb protobuf-compiler libcpp-httplib-dev libsqlite3-dev libbrotli-dev
-  libcli11-dev nlohmann-json3-dev doxygen help2man systemd mmdebstrap buildah
+  libcli11-dev libtomlplusplus-dev nlohmann-json3-dev doxygen help2man systemd mmdebstrap buildah
   googletest libgtest-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
   python3-numpy python3-matplotlib zlib1g-dev default-jdk-headless
-  python3-dev python3-venv python3-setuptools python3-pybind11 pybind11-dev python3-pandas
-  python3-pytest mypy
+  python3-dev python3-venv python3-pandas python3-pytest mypy
   postgresql libpq-dev prometheus python3-yaml
 )
 cross_pkgs=(
@@ -116,6 +117,26 @@ fetch_source() {
   fi
 }
 have_sodium_src || fetch_source libsodium
+
+# The Python package's pinned build requirements and wheel tools, as wheels
+# (scripts/lib/python_pins.sh reads them from pyproject.toml). pins.txt
+# records what the wheelhouse holds, so a second run makes no network call.
+# shellcheck source=lib/python_pins.sh
+source "$repo/scripts/lib/python_pins.sh"
+python_pins=$(p2b_python_pins build && p2b_python_pins wheel-tools)
+if [ "$(cat "$p2b_wheelhouse/pins.txt" 2>/dev/null)" != "$python_pins" ]; then
+  echo "setup: downloading the Python build requirements into $p2b_wheelhouse"
+  mapfile -t pins <<<"$python_pins"
+  for attempt in 1 2 3; do
+    /usr/bin/python3 -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
+      -d "$p2b_wheelhouse" "${pins[@]}" && break
+    [ "$attempt" = 3 ] && { echo "setup: pip download failed" >&2; exit 1; }
+    echo "setup: pip download failed (attempt $attempt), retrying" >&2
+    sleep $((attempt * 5))
+  done
+  printf '%s\n' "$python_pins" >"$p2b_wheelhouse/pins.txt"
+  updated=1
+fi
 
 if [ ${#missing[@]} -eq 0 ] && [ "$updated" = 0 ]; then
   echo "setup: all packages present"

@@ -65,15 +65,15 @@ timed fig4-softmax "${fig4[@]}" --mapping softmax
 for seed in 1 2 3 4 5; do
   for map in linear softmax; do
     timed "paper-seeds-$map-$seed" --mode paper --mapping "$map" --contexts uniform \
-      --users 1000,5000,10000,50000,100000 --seed "$seed" --no-crypto --quiet --codebook "$cb10"
+      --users 1000,5000,10000,50000,100000 --seed "$seed" --no-crypto --codebook "$cb10"
   done
 done
 if wanted paper-seeds; then
   /usr/bin/python3 "$repo/tools/summarise_seeds.py" "$out"/paper-seeds-*/results.csv \
     | tee "$out/paper-seeds.md"
 fi
-timed bench-a10 --users 1000000 --actions 10 --mode default --codebook "$cb10" --quiet
-timed bench-a50 --users 1000000 --actions 50 --mode default --codebook "$cb10" --quiet
+timed bench-a10 --users 1000000 --actions 10 --mode default --codebook "$cb10"
+timed bench-a50 --users 1000000 --actions 50 --mode default --codebook "$cb10"
 timed fig5 --users 20000 --actions 20 --interactions 20 --dim 6-20 --no-crypto --plot \
   --mapping softmax
 timed readings-uniform --users 100000 --contexts uniform --no-crypto --codebook "$cb10" \
@@ -94,9 +94,9 @@ fi
 timed steep --users 10000,100000,1000000 --weights "$out/steep-weights.npz" --no-crypto --plot \
   --codebook "$cb10" --mapping softmax
 timed central-dp --users 100000,1000000 --actions 10,20,50 --mode default \
-  --central-epsilon 0,0.5,1,2,8 --no-crypto --quiet --codebook "$cb10"
+  --central-epsilon 0,0.5,1,2,8 --no-crypto --codebook "$cb10"
 timed central-dp-first --users 100000,1000000 --actions 10 --mode default \
-  --central-epsilon 0.5,1,2,8 --central-release 1048576 --no-crypto --quiet --codebook "$cb10"
+  --central-epsilon 0.5,1,2,8 --central-release 1048576 --no-crypto --codebook "$cb10"
 yeast="${P2B_DATA_DIR:-$repo/../shared/data}/yeast.arff"
 if [ -f "$yeast" ]; then
   timed yeast-disjoint --env multilabel --data "$yeast" --dim 10 --codes 32 --users 168
@@ -106,21 +106,21 @@ if [ -f "$yeast" ]; then
 elif wanted yeast; then
   echo "yeast.arff not found at $yeast: multi-label step skipped"
 fi
-timed vertical-synthetic --protocol vertical --plot --quiet
-timed vertical-cost --protocol vertical --cost --cost-rounds 50 --plot --quiet
+# Not --quiet: the logs keep the summaries (--quiet prints nothing).
+timed vertical-synthetic --protocol vertical --plot
+timed vertical-cost --protocol vertical --cost --cost-rounds 50 --plot
 if [ -f "$yeast" ]; then
-  timed vertical-yeast --protocol vertical --env multilabel --data "$yeast" --rounds 7251 --plot \
-    --quiet
+  timed vertical-yeast --protocol vertical --env multilabel --data "$yeast" --rounds 7251 --plot
 fi
 if [ -f "$yeast" ]; then
   timed compare --protocol compare --users 5000 --seeds 5 --data "$yeast" \
-    --epsilons 0.5,1,2,4,8,32,128 --plot --quiet
+    --epsilons 0.5,1,2,4,8,32,128 --plot
   timed compare-accept-all --protocol compare --users 5000 --seeds 5 --data "$yeast" \
-    --protocols local,pfcb,pooled --epsilons 1,8,128 --omega1 1e12 --omega2 1 --quiet
+    --protocols local,pfcb,pooled --epsilons 1,8,128 --omega1 1e12 --omega2 1
   timed compare-fclub-beta --protocol compare --users 5000 --seeds 5 --data "$yeast" \
-    --protocols local,fclub,pooled --epsilons 1 --beta-scale 0.05 --quiet
+    --protocols local,fclub,pooled --epsilons 1 --beta-scale 0.05
   timed compare-spends --protocol compare --envs synthetic,multilabel --data "$yeast" \
     --ml-dim 2 --users 1000 --seeds 3 --seed 1 --dim 4 --actions 4 --beta 1 --codes 8 \
-    --spends 0.5,1,2,4,8 --plot --quiet
+    --spends 0.5,1,2,4,8 --plot
 fi
 echo "results in $out"

@@ -59,7 +59,7 @@ host_suite() {  # a preset of CMakePresets.json; builds in build-<preset>
 
 host_suite host
 
-step "python package: pip install into a venv + pytest (scripts/python-test.sh)"
+step "python package: wheel built, repaired, installed alone into a venv + pytest, mypy (scripts/python-test.sh)"
 bash scripts/python-test.sh
 
 step "lint (clang-tidy, warnings are errors)"

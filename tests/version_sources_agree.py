@@ -11,7 +11,6 @@ from the macros.
 usage: version_sources_agree.py <repo root> <CMake PROJECT_VERSION>
 """
 
-import ast
 import os
 import re
 import shutil
@@ -53,14 +52,20 @@ def cmake_reader(root, tmp):
 
 
 def python_reader(root, tmp):
-    """setup.py's header_version(), with ROOT pointing at the probe tree."""
-    tree = ast.parse((root / "setup.py").read_text())
-    funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "header_version"]
-    if len(funcs) != 1:
-        raise SystemExit("setup.py: no header_version() to read the version with")
-    scope = {"ROOT": tmp, "re": re, "Path": Path}
-    exec(compile(ast.Module(body=funcs, type_ignores=[]), "setup.py", "exec"), scope)
-    return scope["header_version"]()
+    """pyproject.toml's version: scikit-build-core's regex provider, whose
+    input, regex and result are applied to the probe header as it does."""
+    import tomllib
+
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text())
+    settings = pyproject["tool"]["scikit-build"]["metadata"]["version"]
+    if settings.get("provider") != "scikit_build_core.metadata.regex":
+        return "a provider other than the regex one: %r" % settings.get("provider")
+    if settings.get("input") != "c_api/p2b.h":
+        return "a version read from %r" % settings.get("input")
+    m = re.search(settings["regex"], (tmp / "c_api" / "p2b.h").read_text(), re.MULTILINE)
+    if m is None:
+        return None
+    return settings.get("result", "{value}").format(*m.groups(), **m.groupdict())
 
 
 def gradle_reader(root, tmp):
@@ -104,7 +109,7 @@ def main():
         tmp = Path(d)
         (tmp / "c_api").mkdir()
         (tmp / "c_api" / "p2b.h").write_text(probe_header(header))
-        readers = {"CMake": cmake_reader, "Python (setup.py)": python_reader,
+        readers = {"CMake": cmake_reader, "Python (pyproject)": python_reader,
                    "Gradle (build.gradle)": gradle_reader, "AAR (make-aar.py)": aar_reader}
         for name, reader in readers.items():
             got = reader(root, tmp)

@@ -3,6 +3,9 @@
 // a deployment's figures the expected crowd per code.
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include "codebook/train.hpp"
 
 namespace p2b::codebook {
@@ -14,7 +17,15 @@ struct CrowdParams {
   double threshold = 0.0;
 };
 
-// Prints the report on stdout; the crowd lines only when `crowds` is given.
+// Where the report goes, one line at a time without its newline: stdout for
+// the CLI, Python's logging for the binding, which must be able to silence it.
+using LineSink = std::function<void(const std::string&)>;
+
+// Writes the report to `sink`; the crowd lines only when `crowds` is given.
+void write_train_summary(const TrainOptions& o, const TrainResult& r, const CrowdParams* crowds,
+                         const LineSink& sink);
+
+// write_train_summary to stdout.
 void print_train_summary(const TrainOptions& o, const TrainResult& r, const CrowdParams* crowds);
 
 // Redraws one progress line on stderr (a TrainOptions::on_status).

@@ -1,20 +1,24 @@
-// The command line of p2b-sim --protocol compare (docs/simulator.md#compare).
+// The options of p2b-sim --protocol compare (docs/simulator.md#compare): one
+// struct that the command line fills (parse_options) and Python's
+// p2b.CompareOptions binds, field for field, under the long flags' names.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "cli/run_flags.hpp"
+
 namespace p2b::compare_sim {
 
 struct Options {
+  // --seeds: every environment is drawn with seeds seed..seed+seeds-1.
+  tools::CommonRunOptions run{5, 1, 2, "out/compare", false, false};
   std::vector<std::string> envs{"synthetic", "multilabel"};
   std::vector<std::string> protocols{"local", "p2b", "fclub", "pfcb", "o3m", "pooled"};
   uint32_t users = 2000;        // N, both cohorts
   double early_fraction = 0.7;  // the early cohort's share of N (P2B's paper: 0.7)
   uint32_t interactions = 10;   // T_u, steps per user
-  uint32_t seeds = 5;
-  uint64_t seed = 1;
   // Synthetic environment (tools/sim/synthetic_env): d x |A| = 64, the FCLUB
   // wire's largest per-item dimension once contexts are one-hot by arm.
   uint32_t dim = 8;
@@ -43,12 +47,18 @@ struct Options {
   double beta_scale = 0.25;
   double omega1 = 0.1;
   double omega2 = 10.0;
-  bool nonprivate_variants = true;  // also FCLUB-DC and P-FCB-style at eps = infinity
-  uint32_t threads = 2;
-  std::string out_dir = "out/compare";
-  bool plot = false;
-  bool quiet = false;
+  // --no-nonprivate-variants clears it: also FCLUB-DC and P-FCB-style at
+  // eps = infinity.
+  bool nonprivate_variants = true;
 };
+
+// Empty when `o` is valid, else one line naming the field by its flag and the
+// allowed range ("--users = 5: must be in [10, 1000000]").
+std::string validate(const Options& o);
+
+// Every long flag parse_options accepts ("--users", ...): the names Python's
+// CompareOptions must have (--no-nonprivate-variants as no_nonprivate_variants).
+std::vector<std::string> long_flags();
 
 // -1: run; else the exit status (help, version, a usage error).
 int parse_options(int argc, char** argv, Options* o);

@@ -1,6 +1,7 @@
-// The results of p2b-sim --protocol fclub: one row per (algorithm, d,
-// epsilon, seed), a regret curve per row, and the summary table (the mean
-// and standard deviation over seeds) printed and written as CSV.
+// The results of p2b-sim --protocol fclub as tables: "runs" (one row per
+// algorithm, d, epsilon and seed), "curves" (each run's cumulative regret
+// every --every rounds) and "summary" (mean and standard deviation over
+// seeds), with the CSV files' column names; and the summary as printed lines.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/result_table.hpp"
 #include "fclub_sim/learner.hpp"
 #include "fclub_sim/options.hpp"
 
@@ -28,10 +30,11 @@ struct RunResult {
   std::vector<std::pair<uint64_t, double>> curve;  // (round, cumulative regret)
 };
 
-// runs.csv and curves.csv in o.out_dir.
-void write_runs(const Options& o, const std::vector<RunResult>& runs);
-// Mean and standard deviation over seeds per (algorithm, d, epsilon), on
-// stdout and in summary.csv.
-void print_summary(const Options& o, const std::vector<RunResult>& runs);
+// {"runs", "curves", "summary"}; runs in the order given, summary groups in
+// the order each (d, epsilon, algorithm) first appears.
+tools::ResultTables result_tables(const Options& o, const std::vector<RunResult>& runs);
+
+// The summary table as p2b-sim prints it: a header line and one per group.
+std::vector<std::string> summary_lines(const tools::ResultTable& summary);
 
 }  // namespace p2b::fclub_sim

@@ -43,7 +43,7 @@ TeamSpec team_spec(const Options& o, const Task& task) {
   // The agents' noise: its own stream per (instance, run, n), the same for
   // every P-FCB variant, so variants differ by their rules, not their luck.
   s.seed = static_cast<uint64_t>(
-      keyed_uniform(o.seed, task.instance, task.run, task.agents, 0x4e015e, 0) * 0x1.0p53);
+      keyed_uniform(o.run.seed, task.instance, task.run, task.agents, 0x4e015e, 0) * 0x1.0p53);
   if (task.algorithm == "nf") {
     s.epsilon = 0.0;
   } else if (task.algorithm == "fcb") {
@@ -68,7 +68,8 @@ RunResult run_one(const Options& o, const Task& task, const World& world,
   uint64_t met = 0;
   RunResult r;
   r.task = task;
-  r.curve.reserve(o.rounds / o.every + 1);
+  const uint64_t every = curve_step(o);
+  r.curve.reserve(o.rounds / every + 1);
   std::vector<uint64_t> streams(n);
   for (uint32_t j = 0; j < n; ++j) streams[j] = world.stream(task.run, j);
   for (uint64_t t = 1; t <= o.rounds; ++t) {
@@ -81,7 +82,7 @@ RunResult run_one(const Options& o, const Task& task, const World& world,
       met += s.met ? 1 : 0;
     }
     team->end_round();
-    if (t % o.every == 0) r.curve.push_back(regret / n);
+    if (t % every == 0) r.curve.push_back(regret / n);
     if ((t & 255) == 0) done->fetch_add(256ULL * n, std::memory_order_relaxed);
   }
   r.regret = regret / n;

@@ -84,6 +84,35 @@ uint32_t binomial_inverse(double u, uint32_t l, double q) {
   return x;
 }
 
+namespace {
+
+// One row of the cdf table: P(Binomial(l, q) <= x) for x = 0..l, by
+// binomial_inverse's own recurrence so the two agree to the bit.
+void fill_cdf_row(double* row, uint32_t l, double q) {
+  if (l == 0 || q <= 0.0) {
+    std::fill(row, row + l + 1, 1.0);
+    return;
+  }
+  if (q >= 1.0) {
+    std::fill(row, row + l, 0.0);
+    row[l] = 1.0;
+    return;
+  }
+  double pmf = std::pow(1.0 - q, static_cast<double>(l));
+  double cdf = pmf;
+  const double odds = q / (1.0 - q);
+  row[0] = cdf;
+  for (uint32_t x = 0; x < l; ++x) {
+    pmf *= odds * static_cast<double>(l - x) / static_cast<double>(x + 1);
+    cdf += pmf;
+    row[x + 1] = cdf;
+  }
+  // binomial_inverse stops at l whatever the rounding of the sum.
+  row[l] = std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
 World::World(const InstanceSpec& spec) : spec_(spec) {
   if (spec.producers == 0 || spec.producers > kCmabMaxProducers) {
     throw std::invalid_argument("producers must be 1.." + std::to_string(kCmabMaxProducers));
@@ -92,50 +121,41 @@ World::World(const InstanceSpec& spec) : spec_(spec) {
   if (spec.max_capacity == 0 || spec.max_capacity > 1000) {
     throw std::invalid_argument("max capacity must be 1..1000");
   }
-  const uint32_t m = spec.producers, n = spec.agents;
+  draw_instance();
+  build_cdfs();
+  solve_optima();
+}
+
+void World::draw_instance() {
+  const uint32_t m = spec_.producers, n = spec_.agents;
   quality_.resize(m);
-  for (uint32_t i = 0; i < m; ++i) quality_[i] = level(spec, kQualityTag, i);
+  for (uint32_t i = 0; i < m; ++i) quality_[i] = level(spec_, kQualityTag, i);
   cost_.resize(std::size_t{n} * m);
   capacity_.resize(std::size_t{n} * m);
   for (uint32_t j = 0; j < n; ++j) {
-    const uint32_t src = spec.homogeneous ? 0 : j;
+    const uint32_t src = spec_.homogeneous ? 0 : j;
     for (uint32_t i = 0; i < m; ++i) {
       const uint64_t idx = uint64_t{src} * m + i;
-      cost_[std::size_t{j} * m + i] = level(spec, kCostTag, idx);
-      const double u = draw(spec, kCapacityTag, idx, 0);
+      cost_[std::size_t{j} * m + i] = level(spec_, kCostTag, idx);
+      const double u = draw(spec_, kCapacityTag, idx, 0);
       capacity_[std::size_t{j} * m + i] =
-          1 + std::min(spec.max_capacity - 1, static_cast<uint32_t>(u * spec.max_capacity));
+          1 + std::min(spec_.max_capacity - 1, static_cast<uint32_t>(u * spec_.max_capacity));
     }
   }
-  cdf_.resize(m);
-  for (uint32_t i = 0; i < m; ++i) {
+}
+
+void World::build_cdfs() {
+  cdf_.resize(spec_.producers);
+  for (uint32_t i = 0; i < spec_.producers; ++i) {
     std::vector<double>& c = cdf_[i];
-    c.resize(cdf_offset(spec.max_capacity + 1));
-    const double q = quality_[i];
-    for (uint32_t l = 0; l <= spec.max_capacity; ++l) {
-      double* row = &c[cdf_offset(l)];
-      if (l == 0 || q <= 0.0) {
-        std::fill(row, row + l + 1, 1.0);
-        continue;
-      }
-      if (q >= 1.0) {
-        std::fill(row, row + l, 0.0);
-        row[l] = 1.0;
-        continue;
-      }
-      double pmf = std::pow(1.0 - q, static_cast<double>(l));
-      double cdf = pmf;
-      const double odds = q / (1.0 - q);
-      row[0] = cdf;
-      for (uint32_t x = 0; x < l; ++x) {
-        pmf *= odds * static_cast<double>(l - x) / static_cast<double>(x + 1);
-        cdf += pmf;
-        row[x + 1] = cdf;
-      }
-      // binomial_inverse stops at l whatever the rounding of the sum.
-      row[l] = std::numeric_limits<double>::infinity();
-    }
+    c.resize(cdf_offset(spec_.max_capacity + 1));
+    for (uint32_t l = 0; l <= spec_.max_capacity; ++l)
+      fill_cdf_row(&c[cdf_offset(l)], l, quality_[i]);
   }
+}
+
+void World::solve_optima() {
+  const uint32_t m = spec_.producers, n = spec_.agents;
   optimum_.assign(n, std::vector<uint32_t>(m));
   optimum_reward_.resize(n);
   charge_.resize(n);
@@ -148,20 +168,20 @@ World::World(const InstanceSpec& spec) : spec_(spec) {
     p.quality = quality_.data();
     p.cost = cost(j);
     p.capacity = cap.data();
-    p.rho = spec.rho;
-    p.alpha = spec.alpha;
+    p.rho = spec_.rho;
+    p.alpha = spec_.alpha;
     if (cmab_select(p, optimum_[j].data(), scratch.data()) != Status::ok) {
       throw std::invalid_argument("cmab_select refused the true instance");
     }
     optimum_reward_[j] = reward(j, optimum_[j].data());
-    if (spec.violation == ViolationCost::optimum) {
+    if (spec_.violation == ViolationCost::optimum) {
       charge_[j] = optimum_reward_[j];
     } else {
       // max_s r(s*) - r(s) over every s in the box, feasible or not: the
       // worst selection buys all of each loss-making producer.
       double worst = 0.0;
       for (uint32_t i = 0; i < m; ++i) {
-        worst += capacity(j)[i] * std::min(0.0, spec.rho * quality_[i] - cost(j)[i]);
+        worst += capacity(j)[i] * std::min(0.0, spec_.rho * quality_[i] - cost(j)[i]);
       }
       charge_[j] = optimum_reward_[j] - worst;
     }

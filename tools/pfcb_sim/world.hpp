@@ -69,6 +69,12 @@ class World {
   uint32_t good_in(uint64_t stream, uint32_t i, uint64_t t, uint32_t units) const;
 
  private:
+  // The constructor's steps: q, c and k from the keys; the cdf table; each
+  // agent's s*, r(s*) and the cost of a violation.
+  void draw_instance();
+  void build_cdfs();
+  void solve_optima();
+
   InstanceSpec spec_;
   std::vector<double> quality_;
   std::vector<double> cost_;        // n x m

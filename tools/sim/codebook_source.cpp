@@ -1,6 +1,5 @@
 #include "codebook_source.hpp"
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -37,41 +36,51 @@ Codebook read_codebook(const std::string& path, uint32_t dim) {
 }
 
 // Trains with p2b-codebook's defaults (the trainer switches to mini-batch
-// on grids too large to hold) and writes the file p2b-codebook would.
-void train(const SimOptions& o, uint32_t dim, const std::string& path) {
+// on grids too large to hold); its report goes to the hooks.
+Codebook train(const SimOptions& o, uint32_t dim, const tools::RunHooks& hooks) {
   codebook::TrainOptions t;
   t.dim = dim;
   t.digits = o.digits;
   t.codes = o.codes;
-  t.seed = o.seed;
-  t.threads = o.threads;
-  if (!o.quiet) t.on_status = codebook::print_status_line;
-  std::fprintf(stderr, "training codebook: d=%u q=%u k=%u seed=%llu\n", dim, o.digits, o.codes,
-               static_cast<unsigned long long>(o.seed));
-  const codebook::TrainResult r = codebook::train_codebook(t);
-  if (!o.quiet) std::fputc('\n', stderr);
-  std::string err;
-  if (!codebook::write_codebook_file(path, r.centroids, dim, o.digits, false, &err)) {
-    throw std::runtime_error(err);
-  }
-  codebook::print_train_summary(t, r, nullptr);
-  std::printf("  wrote       %s\n", path.c_str());
-  std::fflush(stdout);
+  t.seed = o.run.seed;
+  t.threads = o.run.threads;
+  hooks.say("training codebook: d=" + std::to_string(dim) + " q=" + std::to_string(o.digits) +
+            " k=" + std::to_string(o.codes) + " seed=" + std::to_string(o.run.seed));
+  const std::string stage = "codebook d=" + std::to_string(dim);
+  hooks.report(stage, 0, 1);
+  codebook::TrainResult r = codebook::train_codebook(t);
+  hooks.report(stage, 1, 1);
+  if (hooks.log) codebook::write_train_summary(t, r, nullptr, hooks.log);
+  Codebook cb;
+  cb.k = static_cast<uint32_t>(r.centroids.size() / dim);
+  cb.centroids = std::move(r.centroids);
+  return cb;
 }
 
 }  // namespace
 
-Codebook codebook_for(const SimOptions& o, uint32_t dim) {
+Codebook codebook_for(const SimOptions& o, uint32_t dim, const tools::RunHooks& hooks) {
   if (!o.codebook.empty()) return read_codebook(o.codebook, dim);
-  const std::string dir = o.out_dir + "/codebooks";
+  if (o.run.out.empty()) return train(o, dim, hooks);  // nowhere to cache it
+  const std::string dir = o.run.out + "/codebooks";
   const std::string path = dir + "/d" + std::to_string(dim) + "-q" + std::to_string(o.digits) +
-                           "-k" + std::to_string(o.codes) + "-seed" + std::to_string(o.seed) +
+                           "-k" + std::to_string(o.codes) + "-seed" + std::to_string(o.run.seed) +
                            ".p2bc";
   if (!std::ifstream(path).good()) {
+    const Codebook cb = train(o, dim, hooks);
     std::filesystem::create_directories(dir);
-    train(o, dim, path);
+    std::string err;
+    if (!codebook::write_codebook_file(path, cb.centroids, dim, o.digits, false, &err)) {
+      throw std::runtime_error(err);
+    }
+    hooks.say("  wrote       " + path);
   }
+  // Read back, so a cached and a fresh codebook are the same floats.
   return read_codebook(path, dim);
+}
+
+Codebook codebook_for(const SimOptions& o, uint32_t dim) {
+  return codebook_for(o, dim, tools::terminal_hooks(o.run.quiet));
 }
 
 }  // namespace p2b::sim

@@ -237,92 +237,105 @@ struct Tally {
 
 }  // namespace
 
-PointResult run_point(const PointSpec& s, const Environment& env,
-                      const std::vector<float>& codebook, uint32_t n_codes,
-                      const Progress& progress) {
-  const uint32_t d = env.dim();
-  const uint32_t k_arms = env.n_actions();
-  if (codebook.size() != static_cast<size_t>(n_codes) * d) {
-    throw std::invalid_argument("codebook is not n_codes x d");
-  }
-  if (!(s.early_fraction > 0 && s.early_fraction < 1)) {
-    throw std::invalid_argument("early fraction must be in (0, 1)");
-  }
-  PointResult res;
-  res.population = static_cast<uint64_t>(static_cast<double>(s.early_users) / s.early_fraction);
-  res.late_users = res.population - s.early_users;
-  if (res.late_users == 0) throw std::invalid_argument("no late users: raise --users");
+namespace {
 
-  const Deployment dep;
+// What every phase of one point shares: the inputs, the deployment, the
+// progress counter (called from the workers, one at a time) and the result.
+struct PointRun {
+  const PointSpec& s;
+  const Environment& env;
+  const std::vector<float>& codebook;
+  uint32_t n_codes;
+  const Progress& progress;
+  uint32_t d = env.dim();
+  uint32_t k_arms = env.n_actions();
+  Deployment dep;
   std::mutex progress_mutex;
   uint64_t progress_done = 0;
-  const double progress_total = static_cast<double>(s.early_users + 3 * res.late_users);
-  auto advance = [&](uint64_t n) {
+  PointResult res;
+
+  void advance(uint64_t n) {
     if (!progress) return;
     const std::lock_guard<std::mutex> lock(progress_mutex);
     progress_done += n;
-    progress("users", static_cast<double>(progress_done), progress_total);
-  };
+    progress("users", static_cast<double>(progress_done),
+             static_cast<double>(s.early_users + 3 * res.late_users));
+  }
+};
 
-  // ---- early users: cold agents that report through P2B ----
-  auto t0 = Clock::now();
-  const Shape early_shape{d, k_arms, codebook.data(), n_codes};
-  const p2b_config early_cfg = device_config(s, early_shape, dep);
-  const std::size_t n_early_chunks = (s.early_users + kChunkUsers - 1) / kChunkUsers;
-  std::vector<EarlyChunk> early(n_early_chunks);
-  tools::parallel_for(n_early_chunks, s.threads, [&](std::size_t c) {
-    p2b_config cfg = early_cfg;
-    cfg.seed = mix_seed(s.seed, kDeviceRng, c);
-    CAgent device(cfg);
-    Draws match(mix_seed(s.seed, kMatch, c));
-    EarlyChunk& out = early[c];
-    out.raw = analyzer::Statistics(d, k_arms);
-    out.arm_sums.assign(k_arms, 0.0);
-    History h;
-    std::vector<double> xd(d);
-    const uint64_t first = c * kChunkUsers;
-    const uint64_t last = std::min<uint64_t>(s.early_users, first + kChunkUsers);
-    for (uint64_t u = first; u < last; ++u) {
-      check(p2b_agent_forget(device.get()), "forget");
-      h = History{};
-      const UserOutcome o = play_user(device.get(), env, s, u, false, &h, out.arm_sums.data());
-      const double m = o.reward_sum / s.interactions;
-      out.reward_sum += m;
-      out.reward_sum_sq += m * m;
-      const std::size_t before = out.tuples.size();
-      dep.collect(device.get(), s.crypto, &out.tuples);
-      for (std::size_t i = before; i < out.tuples.size(); ++i) {
-        const uint32_t step = matching_step(device.get(), h, d, out.tuples[i], match);
-        normalised(&h.x[static_cast<size_t>(step) * d], d, xd.data());
-        out.raw.add(h.action[step], xd.data(), h.reward[step]);
-      }
+// One chunk of early users: cold agents that play, report through P2B, and
+// give each reported tuple's raw interaction to the non-private pool.
+void run_early_chunk(PointRun& p, const p2b_config& early_cfg, std::size_t c, EarlyChunk* out) {
+  const PointSpec& s = p.s;
+  const uint32_t d = p.d;
+  p2b_config cfg = early_cfg;
+  cfg.seed = mix_seed(s.seed, kDeviceRng, c);
+  CAgent device(cfg);
+  Draws match(mix_seed(s.seed, kMatch, c));
+  out->raw = analyzer::Statistics(d, p.k_arms);
+  out->arm_sums.assign(p.k_arms, 0.0);
+  History h;
+  std::vector<double> xd(d);
+  const uint64_t first = c * kChunkUsers;
+  const uint64_t last = std::min<uint64_t>(s.early_users, first + kChunkUsers);
+  for (uint64_t u = first; u < last; ++u) {
+    check(p2b_agent_forget(device.get()), "forget");
+    h = History{};
+    const UserOutcome o = play_user(device.get(), p.env, s, u, false, &h, out->arm_sums.data());
+    const double m = o.reward_sum / s.interactions;
+    out->reward_sum += m;
+    out->reward_sum_sq += m * m;
+    const std::size_t before = out->tuples.size();
+    p.dep.collect(device.get(), s.crypto, &out->tuples);
+    for (std::size_t i = before; i < out->tuples.size(); ++i) {
+      const uint32_t step = matching_step(device.get(), h, d, out->tuples[i], match);
+      normalised(&h.x[static_cast<size_t>(step) * d], d, xd.data());
+      out->raw.add(h.action[step], xd.data(), h.reward[step]);
     }
-    advance(last - first);
-  });
-  res.seconds_early = since(t0);
+  }
+  p.advance(last - first);
+}
 
-  // ---- server: the non-private pool and the P2B path ----
-  t0 = Clock::now();
-  analyzer::Statistics raw(d, k_arms);
+// The early phase's output, pooled in chunk order.
+struct EarlyPool {
+  analyzer::Statistics raw;
   std::vector<SharedTuple> tuples;
-  std::vector<double> early_arm_sums(k_arms, 0.0);
+  std::vector<double> arm_sums;
+};
+
+EarlyPool run_early(PointRun& p) {
+  const Shape early_shape{p.d, p.k_arms, p.codebook.data(), p.n_codes};
+  const p2b_config early_cfg = device_config(p.s, early_shape, p.dep);
+  const std::size_t n_chunks = (p.s.early_users + kChunkUsers - 1) / kChunkUsers;
+  std::vector<EarlyChunk> early(n_chunks);
+  tools::parallel_for(n_chunks, p.s.threads,
+                      [&](std::size_t c) { run_early_chunk(p, early_cfg, c, &early[c]); });
+  EarlyPool pool{analyzer::Statistics(p.d, p.k_arms), {}, std::vector<double>(p.k_arms, 0.0)};
   Tally early_tally;
   for (EarlyChunk& c : early) {
     early_tally.sum += c.reward_sum;
     early_tally.sum_sq += c.reward_sum_sq;
-    add_into(&raw, c.raw);
-    add_sums(&early_arm_sums, c.arm_sums);
-    tuples.insert(tuples.end(), c.tuples.begin(), c.tuples.end());
+    add_into(&pool.raw, c.raw);
+    add_sums(&pool.arm_sums, c.arm_sums);
+    pool.tuples.insert(pool.tuples.end(), c.tuples.begin(), c.tuples.end());
     c = EarlyChunk{};
   }
-  early_tally.users = s.early_users;
-  res.early = early_tally.estimate();
-  res.reports = tuples.size();
+  early_tally.users = p.s.early_users;
+  p.res.early = early_tally.estimate();
+  p.res.reports = pool.tuples.size();
+  return pool;
+}
+
+// The shuffler: shuffle, drop crowds under l; the crowds and the privacy
+// figures they give. Returns the kept tuples' indices, in shuffled order.
+std::vector<std::size_t> shuffle_and_threshold(PointRun& p,
+                                               const std::vector<SharedTuple>& tuples) {
+  PointResult& res = p.res;
   std::vector<uint32_t> crowd_ids(tuples.size());
   for (std::size_t i = 0; i < tuples.size(); ++i) crowd_ids[i] = tuples[i].code;
-  SeededRandomness shuffle_rng(mix_seed(s.seed, kShuffle, 0));
-  const std::vector<std::size_t> kept = shuffler::shuffle_and_threshold(
-      crowd_ids, shuffler::ThresholdPolicy{s.threshold, 0.0}, shuffle_rng);
+  SeededRandomness shuffle_rng(mix_seed(p.s.seed, kShuffle, 0));
+  std::vector<std::size_t> kept = shuffler::shuffle_and_threshold(
+      crowd_ids, shuffler::ThresholdPolicy{p.s.threshold, 0.0}, shuffle_rng);
   res.kept = kept.size();
   std::map<uint32_t, uint64_t> reported, released;
   for (uint32_t c : crowd_ids) ++reported[c];
@@ -335,151 +348,222 @@ PointResult run_point(const PointSpec& s, const Environment& env,
     }
   }
   double eps = 0;
-  check(p2b_epsilon_per_report(s.participation, &eps), "epsilon");
+  check(p2b_epsilon_per_report(p.s.participation, &eps), "epsilon");
   res.epsilon_per_user = eps;  // one window of t interactions: at most one report
+  const double q = 1 - p.s.participation;
   res.delta_indicative = res.smallest_released_crowd == 0
                              ? 0.0
-                             : std::exp(-static_cast<double>(res.smallest_released_crowd) *
-                                        (1 - s.participation) * (1 - s.participation));
+                             : std::exp(-static_cast<double>(res.smallest_released_crowd) * q * q);
+  return kept;
+}
 
-  // The analyzer, in shuffled order: decode each code as the device would see
-  // it (centroid, or the 1-D scalar code) and add it to the arm's sums.
-  const bool paper = s.mode == Mode::paper;
-  const uint32_t pd = paper ? 1 : d;
-  analyzer::Statistics priv(pd, k_arms);
+// The analyzer, in shuffled order: decode each code as the device would see
+// it (centroid, or the 1-D scalar code) and add it to the arm's sums; with
+// central DP, clipped and noised.
+Model private_model(PointRun& p, const std::vector<SharedTuple>& tuples,
+                    const std::vector<std::size_t>& kept) {
+  const bool paper = p.s.mode == Mode::paper;
+  const uint32_t pd = paper ? 1 : p.d;
+  analyzer::Statistics priv(pd, p.k_arms);
   std::vector<double> feature(pd, 1.0);
-  const bool central = s.central_epsilon > 0;
+  const bool central = p.s.central_epsilon > 0;
   for (std::size_t i : kept) {
     const SharedTuple& t = tuples[i];
-    if (!paper) normalised(&codebook[static_cast<size_t>(t.code) * d], d, feature.data());
+    if (!paper) normalised(&p.codebook[static_cast<size_t>(t.code) * p.d], p.d, feature.data());
     double reward = t.reward;
     if (central) analyzer::CentralDp::clip_report(feature.data(), pd, &reward);
     priv.add(t.action, feature.data(), reward);
   }
-  Model raw_model, priv_model;
-  raw.model_arrays(1.0, &raw_model.a, &raw_model.b);
+  Model m;
   if (central) {
-    add_central_noise(s, priv, &priv_model, &res);
+    add_central_noise(p.s, priv, &m, &p.res);
   } else {
-    priv.model_arrays(1.0, &priv_model.a, &priv_model.b);
+    priv.model_arrays(1.0, &m.a, &m.b);
   }
+  return m;
+}
 
-  // Late devices do not report, so they carry a one-code codebook (encoding
-  // is then free); models are signed for that codebook.
-  const std::vector<float> flat_d(d, 1.0F / static_cast<float>(d));
-  const float flat_1 = 1.0F;
-  const Shape late_shape{d, k_arms, flat_d.data(), 1};
-  const Shape late_scalar{1, k_arms, &flat_1, 1};
-  const p2b_config late_cfg = device_config(s, late_shape, dep);
-  const p2b_config priv_cfg = device_config(s, paper ? late_scalar : late_shape, dep);
-  if (s.crypto) {
-    // The private model reaches devices as a signed bundle: verify and apply
-    // it once, then hand its statistics to every late device.
-    CAgent verifier(priv_cfg);
-    const std::vector<uint8_t> bundle =
-        dep.sign_model(verifier.get(), priv_model.a, priv_model.b, 1);
-    check(p2b_agent_apply_model(verifier.get(), bundle.data(), bundle.size()), "apply_model");
-    if (res.kept > 0) res.model_bundle_bytes = bundle.size();
-    check(p2b_agent_export(verifier.get(), priv_model.a.data(), priv_model.b.data(), k_arms, pd),
-          "export");
-  }
-  res.seconds_server = since(t0);
+// The late devices' configurations: they do not report, so they carry a
+// one-code codebook (encoding is then free); models are signed for it.
+struct LateConfigs {
+  std::vector<float> flat_d;
+  float flat_1 = 1.0F;
+  p2b_config late{}, priv{};
+};
 
-  // ---- late users: cold, warm non-private, warm private ----
-  t0 = Clock::now();
-  const std::size_t n_late_chunks = (res.late_users + kChunkUsers - 1) / kChunkUsers;
-  // Per-user agents: every late user starts from `model` (null: cold).
-  auto per_user = [&](const p2b_config& base, const Model* model, uint32_t model_dim, bool scalar,
-                      uint64_t stream, bool arm_sums = false) {
-    std::vector<Tally> parts(n_late_chunks);
-    tools::parallel_for(n_late_chunks, s.threads, [&](std::size_t c) {
-      p2b_config cfg = base;
-      cfg.seed = mix_seed(s.seed, stream, c);
-      CAgent agent(cfg);
-      if (arm_sums) parts[c].arm_sums.assign(k_arms, 0.0);
-      const uint64_t first = s.early_users + c * kChunkUsers;
-      const uint64_t last = std::min<uint64_t>(res.population, first + kChunkUsers);
-      for (uint64_t u = first; u < last; ++u) {
-        check(p2b_agent_forget(agent.get()), "forget");
-        if (model != nullptr) {
-          check(p2b_agent_import(agent.get(), model->a.data(), model->b.data(), k_arms, model_dim,
-                                 P2B_STATS_GRAM),
-                "import");
-        }
-        parts[c].add(play_user(agent.get(), env, s, u, scalar, nullptr,
-                               arm_sums ? parts[c].arm_sums.data() : nullptr),
-                     s.interactions);
-      }
-      advance(last - first);
-    });
-    Tally total;
-    for (const Tally& p : parts) total.add(p);
-    return total;
-  };
-  // The paper's shared warm agent: one agent, every late user in turn.
-  auto shared = [&](const p2b_config& base, const Model& model, uint32_t model_dim, bool scalar,
-                    uint64_t stream) {
+void make_late_configs(const PointRun& p, LateConfigs* c) {
+  c->flat_d.assign(p.d, 1.0F / static_cast<float>(p.d));
+  const Shape late_shape{p.d, p.k_arms, c->flat_d.data(), 1};
+  const Shape late_scalar{1, p.k_arms, &c->flat_1, 1};
+  c->late = device_config(p.s, late_shape, p.dep);
+  c->priv = device_config(p.s, p.s.mode == Mode::paper ? late_scalar : late_shape, p.dep);
+}
+
+// The private model reaches devices as a signed bundle: verify and apply it
+// once, then hand its statistics to every late device.
+void sign_and_verify(PointRun& p, const p2b_config& priv_cfg, Model* priv_model) {
+  const uint32_t pd = p.s.mode == Mode::paper ? 1 : p.d;
+  CAgent verifier(priv_cfg);
+  const std::vector<uint8_t> bundle =
+      p.dep.sign_model(verifier.get(), priv_model->a, priv_model->b, 1);
+  check(p2b_agent_apply_model(verifier.get(), bundle.data(), bundle.size()), "apply_model");
+  if (p.res.kept > 0) p.res.model_bundle_bytes = bundle.size();
+  check(p2b_agent_export(verifier.get(), priv_model->a.data(), priv_model->b.data(), p.k_arms, pd),
+        "export");
+}
+
+// Per-user agents: every late user starts from `model` (null: cold).
+Tally per_user(PointRun& p, const p2b_config& base, const Model* model, uint32_t model_dim,
+               bool scalar, uint64_t stream, bool arm_sums = false) {
+  const PointSpec& s = p.s;
+  const std::size_t n_chunks = (p.res.late_users + kChunkUsers - 1) / kChunkUsers;
+  std::vector<Tally> parts(n_chunks);
+  tools::parallel_for(n_chunks, s.threads, [&](std::size_t c) {
     p2b_config cfg = base;
-    cfg.seed = mix_seed(s.seed, stream, 0);
+    cfg.seed = mix_seed(s.seed, stream, c);
     CAgent agent(cfg);
-    check(p2b_agent_import(agent.get(), model.a.data(), model.b.data(), k_arms, model_dim,
-                           P2B_STATS_GRAM),
-          "import");
-    Tally total;
-    for (uint64_t u = s.early_users; u < res.population; ++u) {
-      total.add(play_user(agent.get(), env, s, u, scalar, nullptr), s.interactions);
-      if ((u - s.early_users + 1) % kChunkUsers == 0) advance(kChunkUsers);
+    if (arm_sums) parts[c].arm_sums.assign(p.k_arms, 0.0);
+    const uint64_t first = s.early_users + c * kChunkUsers;
+    const uint64_t last = std::min<uint64_t>(p.res.population, first + kChunkUsers);
+    for (uint64_t u = first; u < last; ++u) {
+      check(p2b_agent_forget(agent.get()), "forget");
+      if (model != nullptr) {
+        check(p2b_agent_import(agent.get(), model->a.data(), model->b.data(), p.k_arms, model_dim,
+                               P2B_STATS_GRAM),
+              "import");
+      }
+      parts[c].add(play_user(agent.get(), p.env, s, u, scalar, nullptr,
+                             arm_sums ? parts[c].arm_sums.data() : nullptr),
+                   s.interactions);
     }
-    advance(res.late_users % kChunkUsers);
-    return total;
-  };
+    p.advance(last - first);
+  });
+  Tally total;
+  for (const Tally& part : parts) total.add(part);
+  return total;
+}
 
-  const Tally cold = per_user(late_cfg, nullptr, d, false, kLateRng, true);
-  // A device that received no model runs cold: its row is the cold row. In
-  // paper mode this matters: the shared warm agent would otherwise keep
-  // learning across every late user from an empty model and beat the
-  // per-user cold agents with no warm start at all.
-  res.nonprivate_model = res.reports > 0;
-  res.private_model = res.kept > 0;
-  Tally warm_np, warm_p;
-  if (paper) {
+// The paper's shared warm agent: one agent, every late user in turn.
+Tally shared(PointRun& p, const p2b_config& base, const Model& model, uint32_t model_dim,
+             bool scalar, uint64_t stream) {
+  const PointSpec& s = p.s;
+  p2b_config cfg = base;
+  cfg.seed = mix_seed(s.seed, stream, 0);
+  CAgent agent(cfg);
+  check(p2b_agent_import(agent.get(), model.a.data(), model.b.data(), p.k_arms, model_dim,
+                         P2B_STATS_GRAM),
+        "import");
+  Tally total;
+  for (uint64_t u = s.early_users; u < p.res.population; ++u) {
+    total.add(play_user(agent.get(), p.env, s, u, scalar, nullptr), s.interactions);
+    if ((u - s.early_users + 1) % kChunkUsers == 0) p.advance(kChunkUsers);
+  }
+  p.advance(p.res.late_users % kChunkUsers);
+  return total;
+}
+
+struct WarmTallies {
+  Tally nonprivate, priv;
+};
+
+// The warm settings; a device that received no model runs cold: its row
+// is the cold row. In paper mode this matters: the shared warm agent would
+// otherwise keep learning across every late user from an empty model and
+// beat the per-user cold agents with no warm start at all.
+WarmTallies run_warm(PointRun& p, const LateConfigs& cfgs, const Model& raw_model,
+                     const Model& priv_model, const Tally& cold) {
+  const PointResult& res = p.res;
+  WarmTallies w;
+  if (p.s.mode == Mode::paper) {
     // Independent agents, so the two shared runs may go side by side.
     std::vector<Tally> both(2);
-    tools::parallel_for(2, s.threads, [&](std::size_t i) {
+    tools::parallel_for(2, p.s.threads, [&](std::size_t i) {
       const bool exists = i == 0 ? res.nonprivate_model : res.private_model;
       if (!exists) {
         both[i] = cold;
-        advance(res.late_users);
+        p.advance(res.late_users);
       } else {
-        both[i] = i == 0 ? shared(late_cfg, raw_model, d, false, kLateRng + 1)
-                         : shared(priv_cfg, priv_model, 1, true, kLateRng + 2);
+        both[i] = i == 0 ? shared(p, cfgs.late, raw_model, p.d, false, kLateRng + 1)
+                         : shared(p, cfgs.priv, priv_model, 1, true, kLateRng + 2);
       }
     });
-    warm_np = both[0];
-    warm_p = both[1];
-  } else {
-    auto warm_or_cold = [&](bool exists, const p2b_config& cfg, const Model& model,
-                            uint64_t stream) {
-      if (exists) return per_user(cfg, &model, d, false, stream);
-      advance(res.late_users);
-      Tally same_as_cold = cold;
-      return same_as_cold;
-    };
-    warm_np = warm_or_cold(res.nonprivate_model, late_cfg, raw_model, kLateRng + 1);
-    warm_p = warm_or_cold(res.private_model, priv_cfg, priv_model, kLateRng + 2);
+    return {both[0], both[1]};
   }
-  res.seconds_late = since(t0);
+  auto warm_or_cold = [&](bool exists, const p2b_config& cfg, const Model& model, uint64_t stream) {
+    if (exists) return per_user(p, cfg, &model, p.d, false, stream);
+    p.advance(res.late_users);
+    Tally same_as_cold = cold;
+    return same_as_cold;
+  };
+  w.nonprivate = warm_or_cold(res.nonprivate_model, cfgs.late, raw_model, kLateRng + 1);
+  w.priv = warm_or_cold(res.private_model, cfgs.priv, priv_model, kLateRng + 2);
+  return w;
+}
+
+// The late phase's figures: each setting's reward, the oracle and the
+// context-free baselines.
+void finish(PointRun& p, const Tally& cold, const WarmTallies& warm,
+            const std::vector<double>& early_arm_sums) {
+  PointResult& res = p.res;
   res.cold = cold.estimate();
-  res.warm_nonprivate = warm_np.estimate();
-  res.warm_private = warm_p.estimate();
+  res.warm_nonprivate = warm.nonprivate.estimate();
+  res.warm_private = warm.priv.estimate();
   res.oracle = cold.users ? cold.oracle / cold.users : 0.0;
-  const double steps = static_cast<double>(cold.users) * s.interactions;
+  const double steps = static_cast<double>(cold.users) * p.s.interactions;
   if (steps > 0) {
     res.best_fixed_arm_index = argmax(cold.arm_sums);
     res.best_fixed_arm = cold.arm_sums[res.best_fixed_arm_index] / steps;
     res.majority_arm_index = argmax(early_arm_sums);
     res.majority_arm = cold.arm_sums[res.majority_arm_index] / steps;
   }
+}
+
+void check_point(const PointSpec& s, const Environment& env, const std::vector<float>& codebook,
+                 uint32_t n_codes) {
+  if (codebook.size() != static_cast<size_t>(n_codes) * env.dim()) {
+    throw std::invalid_argument("codebook is not n_codes x d");
+  }
+  if (!(s.early_fraction > 0 && s.early_fraction < 1)) {
+    throw std::invalid_argument("early fraction must be in (0, 1)");
+  }
+}
+
+}  // namespace
+
+PointResult run_point(const PointSpec& s, const Environment& env,
+                      const std::vector<float>& codebook, uint32_t n_codes,
+                      const Progress& progress) {
+  check_point(s, env, codebook, n_codes);
+  PointRun p{s, env, codebook, n_codes, progress};
+  PointResult& res = p.res;
+  res.population = static_cast<uint64_t>(static_cast<double>(s.early_users) / s.early_fraction);
+  res.late_users = res.population - s.early_users;
+  if (res.late_users == 0) throw std::invalid_argument("no late users: raise --users");
+
+  // ---- early users: cold agents that report through P2B ----
+  auto t0 = Clock::now();
+  const EarlyPool pool = run_early(p);
+  res.seconds_early = since(t0);
+
+  // ---- server: the non-private pool and the P2B path ----
+  t0 = Clock::now();
+  const std::vector<std::size_t> kept = shuffle_and_threshold(p, pool.tuples);
+  Model priv_model = private_model(p, pool.tuples, kept);
+  Model raw_model;
+  pool.raw.model_arrays(1.0, &raw_model.a, &raw_model.b);
+  LateConfigs cfgs;
+  make_late_configs(p, &cfgs);
+  if (s.crypto) sign_and_verify(p, cfgs.priv, &priv_model);
+  res.seconds_server = since(t0);
+
+  // ---- late users: cold, warm non-private, warm private ----
+  t0 = Clock::now();
+  const Tally cold = per_user(p, cfgs.late, nullptr, p.d, false, kLateRng, true);
+  res.nonprivate_model = res.reports > 0;
+  res.private_model = res.kept > 0;
+  const WarmTallies warm = run_warm(p, cfgs, raw_model, priv_model, cold);
+  res.seconds_late = since(t0);
+  finish(p, cold, warm, pool.arm_sums);
   return res;
 }
 

@@ -30,24 +30,39 @@ void MultiLabelEnvironment::step(uint64_t user, uint32_t s, Draws& draws, float*
   for (std::size_t a = 0; a < set_.n_labels; ++a) p[a] = set_.labels[row * set_.n_labels + a];
 }
 
-data::MultiLabelSet load_multilabel_set(const SimOptions& o, uint32_t dim) {
+data::MultiLabelSet load_multilabel_set(const SimOptions& o, uint32_t dim,
+                                        const tools::RunHooks& hooks) {
   data::MultiLabelSet set =
       data::make_multilabel_set(data::load_arff(o.data), data::LabelSpec::parse(o.labels), dim);
-  std::printf("data: %s: %zu rows, %zu labels (cardinality %.2f, %zu rows without a label); %s\n",
-              o.data.c_str(), set.rows, set.n_labels, set.stats.cardinality,
-              set.stats.rows_without_label, set.note.c_str());
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "%zu rows, %zu labels (cardinality %.2f, %zu rows without a label)", set.rows,
+                set.n_labels, set.stats.cardinality, set.stats.rows_without_label);
+  hooks.say("data: " + o.data + ": " + line + "; " + set.note);
   return set;
 }
 
 std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o, uint32_t interactions,
                                                          const data::MultiLabelSet& set,
-                                                         uint64_t population) {
-  auto env = std::make_unique<MultiLabelEnvironment>(set, population, interactions, o.seed);
-  std::printf("data: %llu users x %u rows each: %s\n", static_cast<unsigned long long>(population),
-              interactions,
-              env->resampling() ? "more than the data set holds, rows drawn with replacement"
-                                : "disjoint slices of a seeded shuffle (as the reference code)");
+                                                         uint64_t population,
+                                                         const tools::RunHooks& hooks) {
+  auto env = std::make_unique<MultiLabelEnvironment>(set, population, interactions, o.run.seed);
+  hooks.say("data: " + std::to_string(population) + " users x " + std::to_string(interactions) +
+            " rows each: " +
+            (env->resampling() ? "more than the data set holds, rows drawn with replacement"
+                               : "disjoint slices of a seeded shuffle (as the reference code)"));
   return env;
+}
+
+data::MultiLabelSet load_multilabel_set(const SimOptions& o, uint32_t dim) {
+  return load_multilabel_set(o, dim, tools::terminal_hooks(o.run.quiet));
+}
+
+std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o, uint32_t interactions,
+                                                         const data::MultiLabelSet& set,
+                                                         uint64_t population) {
+  return make_multilabel_environment(o, interactions, set, population,
+                                     tools::terminal_hooks(o.run.quiet));
 }
 
 }  // namespace p2b::sim

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "cli/run_hooks.hpp"
 #include "data/multilabel.hpp"
 #include "environment.hpp"
 #include "sim_options.hpp"
@@ -31,11 +32,20 @@ class MultiLabelEnvironment final : public Environment {
   std::vector<uint32_t> order_;  // row of (user, step) = order_[user * t + step]
 };
 
-// Loads --data with --labels, reduces to `dim` and prints what it found.
-data::MultiLabelSet load_multilabel_set(const SimOptions& o, uint32_t dim);
+// Loads --data with --labels, reduces to `dim` and says what it found.
+data::MultiLabelSet load_multilabel_set(const SimOptions& o, uint32_t dim,
+                                        const tools::RunHooks& hooks);
 
-// The environment of one population over `set`; prints how rows are dealt.
+// The environment of one population over `set`; says how rows are dealt.
 // `interactions`: t rows per user.
+std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o, uint32_t interactions,
+                                                         const data::MultiLabelSet& set,
+                                                         uint64_t population,
+                                                         const tools::RunHooks& hooks);
+
+// The same two, saying it on the terminal (unless o.run.quiet), for callers
+// that have no hooks of their own.
+data::MultiLabelSet load_multilabel_set(const SimOptions& o, uint32_t dim);
 std::unique_ptr<Environment> make_multilabel_environment(const SimOptions& o, uint32_t interactions,
                                                          const data::MultiLabelSet& set,
                                                          uint64_t population);

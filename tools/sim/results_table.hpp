@@ -1,13 +1,15 @@
-// p2b-sim's results: one row per grid point, written as results.csv and
-// results.json from one list of columns, so the two files always agree.
-// The JSON holds each number as the CSV prints it (same rounding); a value
-// that is not finite prints as nan/inf in the CSV and as null in the JSON.
+// p2b-sim's results: one row per grid point, as the "results" table that
+// run() returns, p2b-sim writes as results.csv and Python gets as a
+// DataFrame; results.json holds the same values under the same names. A
+// value that is not finite prints as nan/inf in the CSV and is null in the
+// JSON, whose numbers are the CSV's (10 significant digits).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "cli/result_table.hpp"
 #include "experiment.hpp"
 
 namespace p2b::sim {
@@ -29,6 +31,13 @@ struct ResultRow {
 };
 
 const char* mode_name(Mode m);
+
+// The rows as one table, columns in results.csv's order.
+tools::ResultTable results_table(const std::vector<ResultRow>& rows);
+
+// Writes `table` as a JSON array with one object per row, keyed by column;
+// throws std::runtime_error naming the path when it cannot be written.
+void write_results_json(const tools::ResultTable& table, const std::string& path);
 
 // Writes <dir>/results.csv and <dir>/results.json; throws std::runtime_error
 // when either cannot be written.

@@ -1,4 +1,6 @@
-// p2b-sim's command line (CLI11, with --config FILE and --version).
+// p2b-sim's P2B experiment: its one options type, read by the command line
+// (parse_options) and set field by field by Python (p2b.P2BOptions), and
+// checked by one validate() for both.
 #pragma once
 
 #include <cstdint>
@@ -6,12 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "cli/run_flags.hpp"
 #include "experiment.hpp"
 #include "synthetic_env.hpp"
 
 namespace p2b::sim {
 
 struct SimOptions {
+  // --seeds, --seed, --threads, --out, --plot, --quiet. --seeds N repeats the
+  // whole grid with seeds seed .. seed+N-1 (the `seed` column tells them
+  // apart). `out` empty: run() keeps trained codebooks in memory only; the
+  // CLI's default is out/sim and its threads all cores (parse_options).
+  tools::CommonRunOptions run{};
   std::string env = "synthetic";  // synthetic | multilabel
   std::vector<Mode> modes{Mode::paper, Mode::standard};
   std::vector<uint64_t> users{10000};  // u, early (sharing) users
@@ -20,7 +28,7 @@ struct SimOptions {
   std::vector<uint32_t> interactions{10};  // t, one grid point per value
   uint32_t codes = 1024;
   uint32_t digits = 1;
-  double participation = 0.5;
+  double participation = 0.5;  // --p
   uint32_t threshold = 10;
   double neg_rate = 0.05;
   double alpha = 1.0;
@@ -35,23 +43,27 @@ struct SimOptions {
   std::string labels = "auto";
   std::string codebook;  // --codebook FILE: use instead of training
   std::string plot_script;
-  uint64_t seed = 1;
-  unsigned threads = 2;
-  bool crypto = true;
+  bool crypto = true;                         // --no-crypto clears it
   std::vector<double> central_epsilons{0.0};  // 0: central DP off
   double central_delta = 1e-6;
   uint64_t central_horizon = uint64_t{1} << 20;
   uint64_t central_release = 0;  // 0: the noisiest release of the horizon
-  bool plot = false;
-  bool quiet = false;
-  std::string out_dir = "out/sim";
 };
 
 // The synthetic mapping of a grid point: --mapping when given, else linear
 // (the reference code's map) for paper mode and softmax (Eq. 4) for default.
 Mapping mapping_for(const SimOptions& o, Mode mode);
 
-// Returns -1 to go on, else the exit code (0 after --help, 2 on bad usage).
-int parse_sim_options(int argc, char** argv, SimOptions* o);
+// Empty when `o` is valid, else one message that names the field by its CLI
+// flag and the allowed range ("--users = 5: must be in [10, 10^8]").
+std::string validate(const SimOptions& o);
+
+// Parses argv into *o (defaults: out/sim, every core); -1 to go on, else
+// the exit status (0 after --help, 2 on bad usage, with the message said).
+int parse_options(int argc, char** argv, SimOptions* o);
+
+// Every long flag parse_options takes ("--users", ..., "--help"), so the
+// Python binding can show that its keywords are the same names.
+std::vector<std::string> long_flags();
 
 }  // namespace p2b::sim

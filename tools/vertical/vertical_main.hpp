@@ -4,6 +4,8 @@
 
 namespace p2b::vertical {
 
+// The CLI: parse, validate (exit 2 naming the field), run() with the
+// terminal's hooks, write the tables into --out, draw them with --plot.
 int vertical_main(int argc, char** argv);
 
 }  // namespace p2b::vertical

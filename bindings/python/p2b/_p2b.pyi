@@ -1,6 +1,6 @@
 """Type stubs of the compiled module p2b._p2b (bindings/python/src)."""
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -44,6 +44,9 @@ class Agent:
         min_model_version: int = 0,
     ) -> None: ...
     def decide(self, context: npt.NDArray[np.float32]) -> Tuple[int, int]: ...
+    def decide_many(
+        self, contexts: npt.NDArray[np.floating[Any]]
+    ) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint64]]: ...
     def reward(self, decision_id: int, reward: float) -> None: ...
     def learn(self, context: npt.NDArray[np.float32], action: int, reward: float) -> None: ...
     def forget(self) -> None: ...
@@ -95,6 +98,9 @@ class SharedModel:
         min_model_version: int = 0,
     ) -> None: ...
     def decide(self, items: npt.NDArray[np.float64]) -> Tuple[int, int]: ...
+    def decide_many(
+        self, items: npt.NDArray[np.float64]
+    ) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint64]]: ...
     def reward(self, decision_id: int, reward: float) -> None: ...
     def learn(self, context: npt.NDArray[np.float64], reward: float) -> None: ...
     def scores(
@@ -159,9 +165,11 @@ def train_codebook(
     seed: int = 0,
     threads: int = 1,
     mini_batch: bool = False,
-    refine: bool = True,
+    no_refine: bool = False,
     batch_size: int = 4096,
     max_iterations: int = 1000,
+    max_no_improvement: int = 10,
+    on_status: Optional[Callable[[str], None]] = None,
 ) -> Dict[str, Any]: ...
 def encode_codebook(centroids: npt.NDArray[np.float32], digits: int = 1) -> bytes: ...
 def parse_codebook(data: bytes) -> Tuple[npt.NDArray[np.float32], Dict[str, Any]]: ...
@@ -194,8 +202,258 @@ def _sign_shared_model(
     created_unix: Optional[int] = None,
     not_after_unix: int = 0,
 ) -> bytes: ...
-def _sim_codebook(
-    dim: int, digits: int, codes: int, seed: int, threads: int, cache_dir: str
-) -> npt.NDArray[np.float32]: ...
-def _sim_p2b_point(*args: Any) -> Dict[str, Any]: ...
-def _sim_main(protocol: str, args: List[str]) -> int: ...
+class P2BOptions:
+    """p2b-sim's P2B experiment options; a list field also takes one value."""
+
+    def __init__(self) -> None: ...
+    seeds: int
+    seed: int
+    threads: int
+    out: str
+    plot: bool
+    quiet: bool
+    users: List[int]
+    actions: List[int]
+    dim: List[int]
+    interactions: List[int]
+    mode: List[str]
+    central_epsilon: List[float]
+    codes: int
+    digits: int
+    p: float
+    threshold: int
+    neg_rate: float
+    alpha: float
+    early_fraction: float
+    no_crypto: bool
+    central_delta: float
+    central_horizon: int
+    central_release: int
+    codebook: str
+    env: str
+    beta: float
+    noise_sd: float
+    contexts: str
+    mapping: str
+    weights: str
+    weights_layout: str
+    data: str
+    labels: str
+
+def _run_p2b(
+    options: P2BOptions,
+    progress: Optional[Callable[[str, int, int], None]],
+    log: Optional[Callable[[str], None]],
+) -> Dict[str, Dict[str, Any]]: ...
+def _p2b_sim_flags() -> List[str]: ...
+
+class FclubOptions:
+    """p2b-sim --protocol fclub's options; a list field also takes one value."""
+
+    def __init__(self) -> None: ...
+    seeds: int
+    seed: int
+    threads: int
+    out: str
+    plot: bool
+    quiet: bool
+    mode: str
+    @property
+    def algorithms(self) -> List[str]: ...
+    @algorithms.setter
+    def algorithms(self, value: Union[str, List[str]]) -> None: ...
+    @property
+    def dims(self) -> List[int]: ...
+    @dims.setter
+    def dims(self, value: Union[int, List[int]]) -> None: ...
+    @property
+    def epsilons(self) -> List[float]: ...
+    @epsilons.setter
+    def epsilons(self, value: Union[float, List[float]]) -> None: ...
+    rounds: int
+    every: int
+    users: int
+    servers: int
+    clusters: int
+    items: int
+    thetas: str
+    layout: str
+    delta: float
+    beta_scale: float
+    split_alpha: float
+    merge_alpha: float
+    theta_gap: float
+    upload_ratio: float
+    download_ratio: float
+
+def _run_fclub(
+    options: FclubOptions,
+    progress: Optional[Callable[[str, int, int], None]],
+    log: Optional[Callable[[str], None]],
+) -> Dict[str, Dict[str, Any]]: ...
+def _fclub_sim_flags() -> List[str]: ...
+
+class PfcbOptions:
+    """p2b-sim --protocol pfcb's options; a list field also takes one value."""
+
+    def __init__(self) -> None: ...
+    seeds: int
+    seed: int
+    threads: int
+    out: str
+    plot: bool
+    quiet: bool
+    @property
+    def algorithms(self) -> List[str]: ...
+    @algorithms.setter
+    def algorithms(self, value: Union[str, List[str]]) -> None: ...
+    @property
+    def dist(self) -> List[str]: ...
+    @dist.setter
+    def dist(self, value: Union[str, List[str]]) -> None: ...
+    @property
+    def epsilons(self) -> List[float]: ...
+    @epsilons.setter
+    def epsilons(self, value: Union[float, List[float]]) -> None: ...
+    @property
+    def agents_grid(self) -> List[int]: ...
+    @agents_grid.setter
+    def agents_grid(self, value: Union[int, List[int]]) -> None: ...
+    agents: int
+    producers: int
+    instances: int
+    rounds: int
+    every: int
+    setting: str
+    max_capacity: int
+    alpha: float
+    violation_cost: str
+    schedule: str
+    log_base: str
+    window_start: int
+    window_stop: int
+    delta: float
+    omega1: float
+    omega2: float
+    explore_rounds: int
+    ucb_scale: float
+    quality_margin: float
+    public_max_capacity: int
+
+def _run_pfcb(
+    options: PfcbOptions,
+    progress: Optional[Callable[[str, int, int], None]],
+    log: Optional[Callable[[str], None]],
+) -> Dict[str, Dict[str, Any]]: ...
+def _pfcb_sim_flags() -> List[str]: ...
+
+class VerticalOptions:
+    """p2b-sim --protocol vertical's options; a list field also takes one value."""
+
+    def __init__(self) -> None: ...
+    seeds: int
+    seed: int
+    threads: int
+    out: str
+    plot: bool
+    quiet: bool
+    @property
+    def partition(self) -> List[int]: ...
+    @partition.setter
+    def partition(self, value: Union[int, List[int]]) -> None: ...
+    @property
+    def partial(self) -> List[float]: ...
+    @partial.setter
+    def partial(self, value: Union[float, List[float]]) -> None: ...
+    @property
+    def policies(self) -> List[str]: ...
+    @policies.setter
+    def policies(self, value: Union[str, List[str]]) -> None: ...
+    @property
+    def cost_dims(self) -> List[int]: ...
+    @cost_dims.setter
+    def cost_dims(self, value: Union[int, List[int]]) -> None: ...
+    @property
+    def cost_actions(self) -> List[int]: ...
+    @cost_actions.setter
+    def cost_actions(self, value: Union[int, List[int]]) -> None: ...
+    env: str
+    dim: int
+    actions: int
+    rounds: int
+    beta: float
+    ts_scale: float
+    noise_sd: float
+    tie: float
+    data: str
+    labels: str
+    parties: int
+    components: int
+    cost: bool
+    cost_parties: int
+    cost_rounds: int
+
+def _run_vertical(
+    options: VerticalOptions,
+    progress: Optional[Callable[[str, int, int], None]],
+    log: Optional[Callable[[str], None]],
+) -> Dict[str, Dict[str, Any]]: ...
+def _vertical_sim_flags() -> List[str]: ...
+
+class CompareOptions:
+    """p2b-sim --protocol compare's options; a list field also takes one value."""
+
+    def __init__(self) -> None: ...
+    seeds: int
+    seed: int
+    threads: int
+    out: str
+    plot: bool
+    quiet: bool
+    @property
+    def envs(self) -> List[str]: ...
+    @envs.setter
+    def envs(self, value: Union[str, List[str]]) -> None: ...
+    @property
+    def protocols(self) -> List[str]: ...
+    @protocols.setter
+    def protocols(self, value: Union[str, List[str]]) -> None: ...
+    @property
+    def participations(self) -> List[float]: ...
+    @participations.setter
+    def participations(self, value: Union[float, List[float]]) -> None: ...
+    @property
+    def epsilons(self) -> List[float]: ...
+    @epsilons.setter
+    def epsilons(self, value: Union[float, List[float]]) -> None: ...
+    @property
+    def spends(self) -> List[float]: ...
+    @spends.setter
+    def spends(self, value: Union[float, List[float]]) -> None: ...
+    no_nonprivate_variants: bool
+    users: int
+    early_fraction: float
+    interactions: int
+    dim: int
+    actions: int
+    mapping: str
+    beta: float
+    noise_sd: float
+    data: str
+    labels: str
+    ml_dim: int
+    alpha: float
+    codes: int
+    threshold: int
+    delta: float
+    servers: int
+    beta_scale: float
+    omega1: float
+    omega2: float
+
+def _run_compare(
+    options: CompareOptions,
+    progress: Optional[Callable[[str, int, int], None]],
+    log: Optional[Callable[[str], None]],
+) -> Dict[str, Dict[str, Any]]: ...
+def _compare_sim_flags() -> List[str]: ...

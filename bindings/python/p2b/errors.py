@@ -40,8 +40,12 @@ class NullPointerError(P2BError):
     """P2B_ERR_NULL_POINTER (-1): a required pointer was NULL."""
 
 
-class BadConfigError(P2BError):
-    """P2B_ERR_BAD_CONFIG (-2): a config field or option is out of range."""
+class BadConfigError(P2BError, ValueError):
+    """P2B_ERR_BAD_CONFIG (-2): a config field or option is out of range.
+
+    Raised by the constructors before the C API is called, naming the field
+    and its range ("n_actions = 0: must be in [1, 1024]"); also a ValueError.
+    """
 
 
 class DimensionMismatchError(P2BError):

@@ -16,6 +16,8 @@
 #include "arena.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "config_fields.hpp"
+#include "in_use.hpp"
 #include "p2b.h"
 #include "saved_state.hpp"
 #include "status_error.hpp"
@@ -28,7 +30,28 @@ namespace {
 uint32_t policy_code(const std::string& name) {
   if (name == "linucb") return P2B_POLICY_LINUCB;
   if (name == "lints") return P2B_POLICY_LINTS;
-  throw py::value_error("policy: expected 'linucb' or 'lints', got '" + name + "'");
+  bad_field("policy", "'" + name + "'", "must be 'linucb' or 'lints'");
+}
+
+// Every field p2b_agent_init checks, named as the keyword that sets it, so
+// a bad value raises BadConfigError saying which and what range.
+void check_fields(const p2b_config& c) {
+  require_count("dim (the centroids' columns)", c.dim, 1, p2b_max_dim());
+  require_count("n_codes (the centroids' rows)", c.n_codes, 1, p2b_max_codes());
+  require_count("n_actions", c.n_actions, 1, p2b_max_actions());
+  require_real("alpha", c.alpha, finite_in(c.alpha, 0.0, 1e6), "must be in [0, 1e6]");
+  require_real("ridge_lambda", c.ridge_lambda, finite_in(c.ridge_lambda, 1e-6, 1e6),
+               "must be in [1e-6, 1e6]");
+  require_real("ts_scale", c.ts_scale, finite_in(c.ts_scale, 0.0, 1e6), "must be in [0, 1e6]");
+  require_count("round_digits", c.round_digits, 1, p2b_max_digits());
+  require_count("window", c.window, 1, p2b_max_window());
+  require_real("participation", c.participation, c.participation > 0.0 && c.participation < 1.0,
+               "must be in (0, 1)");
+  require_real("neg_rate", c.neg_rate, finite_in(c.neg_rate, 0.0, 1.0), "must be in [0, 1]");
+  require_real("epsilon_budget", c.epsilon_budget, c.epsilon_budget > 0.0,
+               "must be > 0 (inf: unlimited)");
+  require_count("pending_capacity", c.pending_capacity, 1, p2b_max_pending());
+  require_count("outbox_capacity", c.outbox_capacity, 1, p2b_max_outbox());
 }
 
 class Agent {
@@ -71,6 +94,7 @@ class Agent {
     cfg.analyzer_verify_key = verify.data();
     cfg.accept_baseline_models = accept_baseline_models ? 1 : 0;
     cfg.min_model_version = min_model_version;
+    check_fields(cfg);
     check(p2b_agent_footprint(&cfg, &footprint_), "p2b_agent_footprint");
     void* mem = arena_.allocate(footprint_);
     check(p2b_agent_init(mem, arena_.size(), &cfg, &agent_), "p2b_agent_init");
@@ -90,6 +114,7 @@ class Agent {
   }
 
   py::tuple decide(const py::handle& x) {
+    in_use_.check();
     const auto v = float32_array(x, 1, "context");
     uint32_t action = 0;
     uint64_t id = 0;
@@ -98,17 +123,52 @@ class Agent {
     return py::make_tuple(action, id);
   }
 
-  void reward(uint64_t id, float r) { check(p2b_agent_reward(agent_, id, r), "p2b_agent_reward"); }
+  // n calls of decide in one: every row is checked first, so a bad row
+  // raises with the agent untouched; the loop runs without the GIL.
+  py::tuple decide_many(const py::handle& contexts) {
+    const auto x = float32_rows(contexts, dim_, "contexts");
+    const auto n = static_cast<std::size_t>(x.shape(0));
+    check_context_rows(x.data(), n, dim_, "contexts");
+    py::array_t<uint32_t> actions(static_cast<py::ssize_t>(n));
+    py::array_t<uint64_t> ids(static_cast<py::ssize_t>(n));
+    uint32_t* action = actions.mutable_data();
+    uint64_t* id = ids.mutable_data();
+    p2b_status s = P2B_OK;
+    std::size_t row = 0;
+    {
+      const InUse::Scope busy(&in_use_);
+      const py::gil_scoped_release unlocked;
+      for (; row < n; ++row) {
+        s = p2b_agent_decide(agent_, x.data() + row * dim_, dim_, action + row, id + row);
+        if (s != P2B_OK) break;
+      }
+    }
+    // Only the random source can fail here (LinTS); the rows before stay decided.
+    if (s != P2B_OK) {
+      throw StatusError(s, "p2b_agent_decide (contexts row " + std::to_string(row) + ")");
+    }
+    return py::make_tuple(actions, ids);
+  }
+
+  void reward(uint64_t id, float r) {
+    in_use_.check();
+    check(p2b_agent_reward(agent_, id, r), "p2b_agent_reward");
+  }
 
   void learn(const py::handle& x, uint32_t action, float r) {
+    in_use_.check();
     const auto v = float32_array(x, 1, "context");
     check(p2b_agent_learn(agent_, v.data(), static_cast<std::size_t>(v.size()), action, r),
           "p2b_agent_learn");
   }
 
-  void forget() { check(p2b_agent_forget(agent_), "p2b_agent_forget"); }
+  void forget() {
+    in_use_.check();
+    check(p2b_agent_forget(agent_), "p2b_agent_forget");
+  }
 
   py::tuple scores(const py::handle& x) {
+    in_use_.check();
     const auto v = float32_array(x, 1, "context");
     py::array_t<float> mean(n_actions_), width(n_actions_);
     check(p2b_agent_scores(agent_, v.data(), static_cast<std::size_t>(v.size()),
@@ -119,6 +179,7 @@ class Agent {
 
   // None when there is nothing (more) to send: NO_REPORT or BUDGET_EXHAUSTED.
   py::object poll_envelope() {
+    in_use_.check();
     uint8_t env[P2B_ENVELOPE_BYTES];
     std::size_t n = 0;
     const p2b_status s = p2b_agent_poll_envelope(agent_, env, sizeof env, &n);
@@ -128,6 +189,7 @@ class Agent {
   }
 
   py::object poll_tuple() {
+    in_use_.check();
     p2b_tuple t{};
     const p2b_status s = p2b_agent_poll_tuple(agent_, &t);
     if (s == P2B_NO_REPORT || s == P2B_BUDGET_EXHAUSTED) return py::none();
@@ -136,6 +198,7 @@ class Agent {
   }
 
   uint32_t encode(const py::handle& x) const {
+    in_use_.check();
     const auto v = float32_array(x, 1, "context");
     uint32_t code = 0;
     check(p2b_agent_encode(agent_, v.data(), static_cast<std::size_t>(v.size()), &code),
@@ -144,12 +207,14 @@ class Agent {
   }
 
   py::array_t<float> centroid(uint32_t code) const {
+    in_use_.check();
     py::array_t<float> out(dim_);
     check(p2b_agent_centroid(agent_, code, out.mutable_data(), dim_), "p2b_agent_centroid");
     return out;
   }
 
   py::dict fingerprints() const {
+    in_use_.check();
     p2b_fingerprints f{};
     check(p2b_agent_fingerprints(agent_, &f), "p2b_agent_fingerprints");
     return py::dict(
@@ -160,6 +225,7 @@ class Agent {
   }
 
   py::dict privacy() const {
+    in_use_.check();
     p2b_privacy p{};
     check(p2b_agent_privacy(agent_, &p), "p2b_agent_privacy");
     return py::dict(py::arg("epsilon_per_report") = p.epsilon_per_report,
@@ -172,6 +238,7 @@ class Agent {
 
   // A as (K, d, d) and b as (K, d); the C API's matrices are column-major.
   py::tuple export_stats() const {
+    in_use_.check();
     std::vector<double> a(static_cast<std::size_t>(n_actions_) * dim_ * dim_);
     std::vector<double> b(static_cast<std::size_t>(n_actions_) * dim_);
     check(p2b_agent_export(agent_, a.data(), b.data(), n_actions_, dim_), "p2b_agent_export");
@@ -190,6 +257,7 @@ class Agent {
   }
 
   void import_stats(const py::handle& a, const py::handle& b, const std::string& form) {
+    in_use_.check();
     const auto pa = float64_array(a, 3, "a");
     const auto pb = float64_array(b, 2, "b");
     const auto k = static_cast<uint32_t>(pa.shape(0));
@@ -215,6 +283,7 @@ class Agent {
   }
 
   void apply_model(const py::handle& bundle, std::optional<uint64_t> now) {
+    in_use_.check();
     const auto b = byte_vector(bundle, 0, "bundle");
     if (now) {
       check(p2b_agent_apply_model_at(agent_, b.data(), b.size(), *now), "p2b_agent_apply_model_at");
@@ -224,6 +293,7 @@ class Agent {
   }
 
   uint64_t model_version(std::optional<std::string> kind) const {
+    in_use_.check();
     uint64_t v = 0;
     if (!kind) {
       check(p2b_agent_model_version(agent_, &v), "p2b_agent_model_version");
@@ -240,31 +310,37 @@ class Agent {
   }
 
   void apply_key_list(const py::handle& list, uint64_t now) {
+    in_use_.check();
     const auto b = byte_vector(list, 0, "key list");
     check(p2b_agent_apply_key_list(agent_, b.data(), b.size(), now), "p2b_agent_apply_key_list");
   }
 
   uint64_t key_list_version() const {
+    in_use_.check();
     uint64_t v = 0;
     check(p2b_agent_key_list_version(agent_, &v), "p2b_agent_key_list_version");
     return v;
   }
 
   py::bytes save(const py::handle& key) const {
+    in_use_.check();
     return save_state(agent_, key, p2b_agent_save_size, p2b_agent_save,
                       {"p2b_agent_save_size", "p2b_agent_save"});
   }
 
   void restore(const py::handle& data, const py::handle& key) {
+    in_use_.check();
     restore_state(agent_, data, key, p2b_agent_restore, "p2b_agent_restore");
   }
 
   py::bytes save_encrypted(const py::handle& key) const {
+    in_use_.check();
     return save_state(agent_, key, p2b_agent_save_encrypted_size, p2b_agent_save_encrypted,
                       {"p2b_agent_save_encrypted_size", "p2b_agent_save_encrypted"});
   }
 
   void restore_encrypted(const py::handle& data, const py::handle& key) {
+    in_use_.check();
     restore_state(agent_, data, key, p2b_agent_restore_encrypted, "p2b_agent_restore_encrypted");
   }
 
@@ -279,6 +355,7 @@ class Agent {
   std::size_t footprint_ = 0;
   uint32_t dim_ = 0, n_actions_ = 0;
   py::dict config_;
+  InUse in_use_;
 };
 
 }  // namespace
@@ -314,6 +391,13 @@ leaves the agent as it was.)doc")
            py::arg("min_model_version") = 0)
       .def("decide", &Agent::decide, py::arg("context"),
            "Picks an action for a float32 context of length d: returns (action, decision_id).")
+      .def("decide_many", &Agent::decide_many, py::arg("contexts"),
+           R"doc(Decides for each row of an (n, d) array of contexts, float32 (float64 is
+converted), in one call and without the GIL: returns (actions, decision_ids),
+uint32 and uint64 arrays of length n, the same as n calls of decide in row
+order. Every row is checked before any is decided, so a NaN or negative
+entry raises (naming the row and column) with the agent unchanged. While it
+runs, other calls on this agent from other threads raise RuntimeError.)doc")
       .def("reward", &Agent::reward, py::arg("decision_id"), py::arg("reward"),
            "Feeds back the reward in [0, 1] of an earlier decision.")
       .def("learn", &Agent::learn, py::arg("context"), py::arg("action"), py::arg("reward"),

@@ -29,3 +29,19 @@ std::vector<uint8_t> byte_vector(const pybind11::handle& b, std::size_t size, co
 pybind11::bytes to_bytes(const uint8_t* p, std::size_t n);
 
 }  // namespace p2b::python
+
+namespace p2b::python {
+
+// Rows of `cols` numbers as float32, C-contiguous: a float32 array as it is
+// (copied only when not C-contiguous), a float64 one converted. Raises
+// TypeError for another dtype and ValueError, naming the shape expected, for
+// anything but (n, cols).
+using Float32Rows = pybind11::array_t<float, pybind11::array::c_style | pybind11::array::forcecast>;
+Float32Rows float32_rows(const pybind11::handle& x, std::size_t cols, const char* what);
+
+// Raises the C API's NonFiniteError or NegativeContextError for the first
+// entry of n x cols contexts it would refuse, naming it as what[i, j], so a
+// batch can be checked whole before any row changes the agent.
+void check_context_rows(const float* x, std::size_t n, std::size_t cols, const char* what);
+
+}  // namespace p2b::python

@@ -11,6 +11,10 @@ void register_shared_model(pybind11::module_& m);
 void register_cmab_agent(pybind11::module_& m);
 void register_codebook(pybind11::module_& m);
 void register_keys(pybind11::module_& m);
-void register_simulators(pybind11::module_& m);
+void register_sim_p2b(pybind11::module_& m);
+void register_sim_fclub(pybind11::module_& m);
+void register_sim_pfcb(pybind11::module_& m);
+void register_sim_vertical(pybind11::module_& m);
+void register_sim_compare(pybind11::module_& m);
 
 }  // namespace p2b::python

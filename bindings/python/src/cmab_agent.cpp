@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "arena.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "config_fields.hpp"
 #include "p2b.h"
 #include "saved_state.hpp"
 #include "status_error.hpp"
@@ -27,7 +30,7 @@ uint32_t schedule_code(const std::string& s) {
   if (s == "paper") return P2B_CMAB_SCHEDULE_PAPER;
   if (s == "aligned") return P2B_CMAB_SCHEDULE_ALIGNED;
   if (s == "every_round") return P2B_CMAB_SCHEDULE_EVERY_ROUND;
-  throw py::value_error("schedule: expected 'paper', 'aligned' or 'every_round'");
+  bad_field("schedule", "'" + s + "'", "must be 'paper', 'aligned' or 'every_round'");
 }
 
 std::vector<uint32_t> counts(const py::handle& a, const char* what) {
@@ -48,6 +51,45 @@ std::vector<uint32_t> counts(const py::handle& a, const char* what) {
     out.push_back(static_cast<uint32_t>(v.data()[i]));
   }
   return out;
+}
+
+// The per-producer arrays' checks of p2b_cmab_init, naming the entry.
+void check_producers(const p2b_cmab_config& c) {
+  require_count("producers (the length of cost and capacity)", c.producers, 1,
+                P2B_CMAB_MAX_PRODUCERS);
+  uint32_t largest = 0;
+  for (uint32_t i = 0; i < c.producers; ++i) {
+    const std::string at = "[" + std::to_string(i) + "]";
+    require_real("cost" + at, c.cost[i], finite_in(c.cost[i], -1e6, 1e6), "must be in [-1e6, 1e6]");
+    require_count("capacity" + at, c.capacity[i], 1, P2B_CMAB_MAX_CAPACITY);
+    largest = std::max(largest, c.capacity[i]);
+  }
+  if (c.public_max_capacity != 0) {
+    require_count("public_max_capacity", c.public_max_capacity, largest, P2B_CMAB_MAX_CAPACITY);
+  }
+}
+
+// Every other field p2b_cmab_init checks, named as the keyword that sets it,
+// so a bad value raises BadConfigError saying which and what range.
+void check_fields(const p2b_cmab_config& c) {
+  check_producers(c);
+  require_real("rho", c.rho, finite_in(c.rho, 0.0, 1e6) && c.rho > 0.0, "must be in (0, 1e6]");
+  require_real("alpha", c.alpha, finite_in(c.alpha, 0.0, 1.0), "must be in [0, 1]");
+  require_real("quality_margin", c.quality_margin, finite_in(c.quality_margin, 0.0, 1.0),
+               "must be in [0, 1]");
+  require_real("ucb_scale", c.ucb_scale, finite_in(c.ucb_scale, 0.0, 1e6), "must be in [0, 1e6]");
+  require_at_least("horizon", c.horizon, 2);
+  require_at_least("window_start", c.window_start, 1);
+  require_at_least("window_stop", c.window_stop, c.window_start);
+  require_real("epsilon", c.epsilon, c.epsilon >= 0.0, "must be >= 0 (inf: exact counts)");
+  require_real("delta", c.delta, c.delta > 0.0 && c.delta < 1.0, "must be in (0, 1)");
+  require_real("delta_target", c.delta_target, c.delta_target > 0.0 && c.delta_target < 1.0,
+               "must be in (0, 1)");
+  require_real("omega1", c.omega1, c.omega1 >= 0.0, "must be >= 0 (inf: accept all)");
+  require_real("omega2", c.omega2, finite_in(c.omega2, 0.0, 1e6) && c.omega2 > 0.0,
+               "must be in (0, 1e6]");
+  require_at_least("agents", c.agents, 1);
+  require_count("max_peers", c.max_peers, 1, P2B_CMAB_MAX_PEERS);
 }
 
 class CmabAgent {
@@ -84,7 +126,7 @@ class CmabAgent {
     if (log_base == "e") {
       cfg.log_base = P2B_CMAB_LOG_E;
     } else if (log_base != "2") {
-      throw py::value_error("log_base: expected '2' or 'e'");
+      bad_field("log_base", "'" + log_base + "'", "must be '2' or 'e'");
     }
     cfg.epsilon = epsilon.value_or(cfg.epsilon);
     cfg.delta = delta.value_or(cfg.delta);
@@ -98,6 +140,7 @@ class CmabAgent {
       cfg.rng_mode = P2B_RNG_SEEDED;
       cfg.seed = *seed;
     }
+    check_fields(cfg);
     std::size_t bytes = 0;
     check(p2b_cmab_footprint(&cfg, &bytes), "p2b_cmab_footprint");
     void* mem = arena_.allocate(bytes);

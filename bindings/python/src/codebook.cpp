@@ -1,15 +1,19 @@
 // The codebook trainer behind p2b-codebook (tools/codebook/train.hpp), the
 // codebook file format (encode here, parse through the C API), for Python.
+// The trainer's report comes back as lines and its progress through a
+// callback, never on stdout: p2b/codebook.py hands both to logging and tqdm.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "codebook/train.hpp"
+#include "codebook/train_summary.hpp"
 #include "p2b.h"
 #include "p2b/codebook_format.hpp"
 #include "posix/sodium_port.hpp"
@@ -21,7 +25,8 @@ namespace p2b::python {
 namespace {
 
 py::dict train(uint32_t dim, uint32_t codes, uint32_t digits, uint64_t seed, unsigned threads,
-               bool mini_batch, bool refine, std::size_t batch_size, int max_iterations) {
+               bool mini_batch, bool no_refine, std::size_t batch_size, int max_iterations,
+               int max_no_improvement, const py::object& on_status) {
   codebook::TrainOptions o;
   o.dim = dim;
   o.codes = codes;
@@ -29,21 +34,34 @@ py::dict train(uint32_t dim, uint32_t codes, uint32_t digits, uint64_t seed, uns
   o.seed = seed;
   o.threads = threads;
   o.mini_batch = mini_batch;
-  o.refine = refine;
+  o.refine = !no_refine;
   o.batch_size = batch_size;
   o.max_iterations = max_iterations;
+  o.max_no_improvement = max_no_improvement;
+  if (!on_status.is_none()) {
+    // Called from the training loop, which runs without the GIL. An
+    // exception it raises (KeyboardInterrupt in a progress bar) unwinds
+    // the training and reaches the caller.
+    o.on_status = [&on_status](const char* text) {
+      const py::gil_scoped_acquire locked;
+      on_status(std::string(text));
+    };
+  }
   codebook::TrainResult r;
   {
     const py::gil_scoped_release unlocked;
     r = codebook::train_codebook(o);  // std::invalid_argument -> ValueError
   }
+  py::list report;
+  codebook::write_train_summary(o, r, nullptr,
+                                [&report](const std::string& text) { report.append(text); });
   py::array_t<float> c({static_cast<py::ssize_t>(codes), static_cast<py::ssize_t>(dim)});
   std::memcpy(c.mutable_data(), r.centroids.data(), r.centroids.size() * sizeof(float));
   return py::dict(
       py::arg("centroids") = c, py::arg("inertia") = r.stats.inertia,
       py::arg("sizes") = py::array_t<uint64_t>(r.stats.sizes.size(), r.stats.sizes.data()),
       py::arg("grid") = r.grid, py::arg("whole") = r.whole, py::arg("iterations") = r.iterations,
-      py::arg("seconds") = r.seconds);
+      py::arg("seconds") = r.seconds, py::arg("report") = report);
 }
 
 py::bytes encode(const py::handle& centroids, uint32_t digits) {
@@ -82,12 +100,12 @@ py::tuple parse(const py::handle& file) {
 void register_codebook(py::module_& m) {
   m.def("train_codebook", &train, py::arg("dim"), py::arg("codes"), py::kw_only(),
         py::arg("digits") = 1, py::arg("seed") = 0, py::arg("threads") = 1,
-        py::arg("mini_batch") = false, py::arg("refine") = true, py::arg("batch_size") = 4096,
-        py::arg("max_iterations") = 1000,
-        R"doc(Trains a k-means codebook over the simplex grid exactly as p2b-codebook does
-(same options, same centroids bit for bit). Returns a dict: centroids (codes x
-dim float32), inertia, sizes (points per code), grid, whole, iterations,
-seconds. Raises ValueError when codes exceeds the grid.)doc");
+        py::arg("mini_batch") = false, py::arg("no_refine") = false, py::arg("batch_size") = 4096,
+        py::arg("max_iterations") = 1000, py::arg("max_no_improvement") = 10,
+        py::arg("on_status") = py::none(),
+        R"doc(The trainer behind p2b.train_codebook (use that): the same dict plus
+report, p2b-codebook's report as a list of lines; on_status(line) is called
+with each progress line, holding the GIL.)doc");
   m.def("encode_codebook", &encode, py::arg("centroids"), py::arg("digits") = 1,
         "The codebook file bytes (the format p2b-codebook writes) of k x d float32 centroids.");
   m.def("parse_codebook", &parse, py::arg("data"),

@@ -36,5 +36,9 @@ PYBIND11_MODULE(_p2b, m) {
   p2b::python::register_cmab_agent(m);
   p2b::python::register_codebook(m);
   p2b::python::register_keys(m);
-  p2b::python::register_simulators(m);
+  p2b::python::register_sim_p2b(m);
+  p2b::python::register_sim_fclub(m);
+  p2b::python::register_sim_pfcb(m);
+  p2b::python::register_sim_vertical(m);
+  p2b::python::register_sim_compare(m);
 }

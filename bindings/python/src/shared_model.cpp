@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -14,6 +16,8 @@
 #include "arena.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "config_fields.hpp"
+#include "in_use.hpp"
 #include "p2b.h"
 #include "saved_state.hpp"
 #include "status_error.hpp"
@@ -22,6 +26,48 @@ namespace py = pybind11;
 
 namespace p2b::python {
 namespace {
+
+// Every field p2b_shared_model_init checks, named as the keyword that sets
+// it, so a bad value raises BadConfigError saying which and what range.
+void check_fields(const p2b_shared_config& c) {
+  require_count("dim", c.dim, 1, p2b_shared_max_dim());
+  require_count("max_items", c.max_items, 1, p2b_shared_max_items());
+  require_real("alpha", c.alpha, finite_in(c.alpha, 0.0, 1e6), "must be in [0, 1e6]");
+  require_real("ridge_lambda", c.ridge_lambda, finite_in(c.ridge_lambda, 1e-6, 1e6),
+               "must be in [1e-6, 1e6]");
+  require_real("ts_scale", c.ts_scale, finite_in(c.ts_scale, 0.0, 1e6), "must be in [0, 1e6]");
+  require_real("tie_rel_tol", c.tie_rel_tol, finite_in(c.tie_rel_tol, 0.0, 1e-2),
+               "must be in [0, 0.01]");
+  require_count("pending_capacity", c.pending_capacity, 1, p2b_max_pending());
+}
+
+// The checks p2b_shared_model_decide makes on each (n_items, d) slice of a
+// batch, made on the whole batch first so that a bad slice raises before
+// any decision: the item count, then each value's finiteness and size.
+void check_item_batch(const py::array_t<double, py::array::c_style>& x, uint32_t max_items) {
+  const auto n_items = static_cast<std::size_t>(x.shape(1));
+  if (n_items == 0 || n_items > max_items) {
+    throw StatusError::with_message(P2B_ERR_ITEM_COUNT, "items: " + std::to_string(n_items) +
+                                                            " items per decision: must be in [1, " +
+                                                            std::to_string(max_items) + "]");
+  }
+  const auto u = x.unchecked<3>();
+  for (py::ssize_t i = 0; i < u.shape(0); ++i) {
+    for (py::ssize_t j = 0; j < u.shape(1); ++j) {
+      for (py::ssize_t k = 0; k < u.shape(2); ++k) {
+        const double v = u(i, j, k);
+        if (std::isfinite(v) && std::fabs(v) <= 1e6) continue;
+        const std::string entry = "items[" + std::to_string(i) + ", " + std::to_string(j) + ", " +
+                                  std::to_string(k) +
+                                  "] = " + py::repr(py::float_(v)).cast<std::string>();
+        if (!std::isfinite(v)) {
+          throw StatusError::with_message(P2B_ERR_NON_FINITE, entry + ": must be finite");
+        }
+        throw StatusError::with_message(P2B_ERR_NUMERIC_RANGE, entry + ": must be in [-1e6, 1e6]");
+      }
+    }
+  }
+}
 
 class SharedModel {
  public:
@@ -38,12 +84,12 @@ class SharedModel {
     if (policy == "lints") {
       cfg.policy = P2B_POLICY_LINTS;
     } else if (policy != "linucb") {
-      throw py::value_error("policy: expected 'linucb' or 'lints', got '" + policy + "'");
+      bad_field("policy", "'" + policy + "'", "must be 'linucb' or 'lints'");
     }
     if (precision == "f32") {
       cfg.precision = P2B_PRECISION_F32;
     } else if (precision != "f64") {
-      throw py::value_error("precision: expected 'f64' or 'f32'");
+      bad_field("precision", "'" + precision + "'", "must be 'f64' or 'f32'");
     }
     cfg.alpha = alpha.value_or(cfg.alpha);
     cfg.ridge_lambda = ridge_lambda.value_or(cfg.ridge_lambda);
@@ -60,6 +106,7 @@ class SharedModel {
       cfg.analyzer_verify_key = verify.data();
     }
     cfg.min_model_version = min_model_version;
+    check_fields(cfg);
     std::size_t bytes = 0;
     check(p2b_shared_model_footprint(&cfg, &bytes), "p2b_shared_model_footprint");
     void* mem = arena_.allocate(bytes);
@@ -70,6 +117,7 @@ class SharedModel {
   }
 
   py::tuple decide(const py::handle& items) {
+    in_use_.check();
     const auto x = float64_array(items, 2, "items");
     uint32_t item = 0;
     uint64_t id = 0;
@@ -79,17 +127,54 @@ class SharedModel {
     return py::make_tuple(item, id);
   }
 
+  // n calls of decide in one, over an (n, n_items, d) array: every slice is
+  // checked first, so a bad one raises with the model untouched; the loop
+  // runs without the GIL.
+  py::tuple decide_many(const py::handle& items) {
+    const auto x = float64_array(items, 3, "items");
+    if (static_cast<std::size_t>(x.shape(2)) != dim_) {
+      throw py::value_error("items: expected shape (n, n_items, " + std::to_string(dim_) +
+                            "), got " + std::string(py::str(py::tuple(x.attr("shape")))));
+    }
+    const auto n = static_cast<std::size_t>(x.shape(0));
+    const auto per = static_cast<std::size_t>(x.shape(1));
+    if (n > 0) check_item_batch(x, max_items_);
+    py::array_t<uint32_t> chosen(static_cast<py::ssize_t>(n));
+    py::array_t<uint64_t> ids(static_cast<py::ssize_t>(n));
+    uint32_t* item = chosen.mutable_data();
+    uint64_t* id = ids.mutable_data();
+    p2b_status s = P2B_OK;
+    std::size_t row = 0;
+    {
+      const InUse::Scope busy(&in_use_);
+      const py::gil_scoped_release unlocked;
+      for (; row < n; ++row) {
+        s = p2b_shared_model_decide(model_, x.data() + row * per * dim_, per, dim_, item + row,
+                                    id + row);
+        if (s != P2B_OK) break;
+      }
+    }
+    // Only the random source can fail here (LinTS); the slices before stay decided.
+    if (s != P2B_OK) {
+      throw StatusError(s, "p2b_shared_model_decide (items slice " + std::to_string(row) + ")");
+    }
+    return py::make_tuple(chosen, ids);
+  }
+
   void reward(uint64_t id, double r) {
+    in_use_.check();
     check(p2b_shared_model_reward(model_, id, r), "p2b_shared_model_reward");
   }
 
   void learn(const py::handle& context, double r) {
+    in_use_.check();
     const auto x = float64_array(context, 1, "context");
     check(p2b_shared_model_learn(model_, x.data(), static_cast<std::size_t>(x.size()), r),
           "p2b_shared_model_learn");
   }
 
   py::tuple scores(const py::handle& items) const {
+    in_use_.check();
     const auto x = float64_array(items, 2, "items");
     const py::ssize_t n = x.shape(0);
     py::array_t<double> mean(n), width(n), total(n);
@@ -101,12 +186,14 @@ class SharedModel {
   }
 
   py::array_t<double> theta() const {
+    in_use_.check();
     py::array_t<double> t(dim_);
     check(p2b_shared_model_theta(model_, t.mutable_data(), dim_), "p2b_shared_model_theta");
     return t;
   }
 
   void apply_model(const py::handle& bundle, std::optional<uint64_t> now) {
+    in_use_.check();
     const auto b = byte_vector(bundle, 0, "bundle");
     if (now) {
       check(p2b_shared_model_apply_model_at(model_, b.data(), b.size(), *now),
@@ -118,17 +205,20 @@ class SharedModel {
   }
 
   uint64_t model_version() const {
+    in_use_.check();
     uint64_t v = 0;
     check(p2b_shared_model_model_version(model_, &v), "p2b_shared_model_model_version");
     return v;
   }
 
   py::bytes save(const py::handle& key) const {
+    in_use_.check();
     return save_state(model_, key, p2b_shared_model_save_size, p2b_shared_model_save,
                       {"p2b_shared_model_save_size", "p2b_shared_model_save"});
   }
 
   void restore(const py::handle& data, const py::handle& key) {
+    in_use_.check();
     restore_state(model_, data, key, p2b_shared_model_restore, "p2b_shared_model_restore");
   }
 
@@ -141,6 +231,7 @@ class SharedModel {
   p2b_shared_model* model_ = nullptr;
   std::size_t footprint_ = 0;
   uint32_t dim_ = 0, max_items_ = 0;
+  InUse in_use_;
 };
 
 }  // namespace
@@ -166,6 +257,13 @@ p2b.P2BError subclasses; a call that raises changes nothing.)doc")
            py::arg("min_model_version") = 0)
       .def("decide", &SharedModel::decide, py::arg("items"),
            "Scores (n_items, d) float64 contexts and picks one: returns (item, decision_id).")
+      .def("decide_many", &SharedModel::decide_many, py::arg("items"),
+           R"doc(decide over each (n_items, d) slice of an (n, n_items, d) float64 array, in
+one call and without the GIL: returns (items, decision_ids), uint32 and uint64
+arrays of length n, the same as n calls of decide in order. Every slice is
+checked first, so a bad value raises (naming it) with the model unchanged.
+While it runs, other calls on this model from other threads raise
+RuntimeError.)doc")
       .def("reward", &SharedModel::reward, py::arg("decision_id"), py::arg("reward"),
            "Learns the reward of a decision: A += x x^T, b += r x for its item.")
       .def("learn", &SharedModel::learn, py::arg("context"), py::arg("reward"),

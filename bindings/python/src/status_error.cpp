@@ -11,6 +11,13 @@ namespace p2b::python {
 StatusError::StatusError(p2b_status status, const std::string& where)
     : std::runtime_error(where + ": " + p2b_status_str(status)), status_(status) {}
 
+StatusError::StatusError(p2b_status status, const std::string& message, Verbatim)
+    : std::runtime_error(message), status_(status) {}
+
+StatusError StatusError::with_message(p2b_status status, const std::string& message) {
+  return {status, message, Verbatim{}};
+}
+
 void check(p2b_status s, const char* where) {
   if (s != P2B_OK) throw StatusError(s, where);
 }

@@ -12,10 +12,16 @@ namespace p2b::python {
 
 class StatusError : public std::runtime_error {
  public:
+  // "where: <the status's English name>", as a C caller would see it.
   StatusError(p2b_status status, const std::string& where);
+  // A message the binding wrote itself, e.g. one naming the field and its
+  // range, for what the binding checks before calling the C API.
+  static StatusError with_message(p2b_status status, const std::string& message);
   p2b_status status() const { return status_; }
 
  private:
+  struct Verbatim {};
+  StatusError(p2b_status status, const std::string& message, Verbatim);
   p2b_status status_;
 };
 

@@ -1,67 +1,56 @@
-// A small p2b-sim --protocol compare --spends run: every private protocol's
+// A small p2b-sim --protocol compare --spends run (run_compare()): every private protocol's
 // own ledger must report the targeted epsilon per user over the horizon, and
 // the knobs behind them must differ from the targets (the knob is not the
 // spend).
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
-#include "compare_sim/compare_main.hpp"
 #include "compare_sim/knob_solver.hpp"
+#include "compare_sim/run.hpp"
 
 namespace p2b::compare_sim {
 namespace {
 
-namespace fs = std::filesystem;
-
+// The summary table of a small --spends run, as text cells by column name.
 using Table = std::vector<std::map<std::string, std::string>>;
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream in(line);
-  for (std::string cell; std::getline(in, cell, ',');) out.push_back(cell);
-  return out;
+std::string text(const tools::Cell& c) {
+  if (const auto* d = std::get_if<double>(&c)) return std::isinf(*d) ? "inf" : std::to_string(*d);
+  if (const auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
+  return std::get<std::string>(c);
 }
 
-Table read_csv(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> head = split(line);
+Table run_compare(const std::vector<double>& spends) {
+  Options o;
+  o.envs = {"synthetic"};
+  o.users = 40;
+  o.run.seeds = 1;
+  o.dim = 2;
+  o.actions = 2;
+  o.beta = 1;
+  o.servers = 2;
+  o.codes = 4;
+  o.interactions = 6;
+  o.spends = spends;
+  const CompareRun r = run_compare(o, {});
+  EXPECT_TRUE(r.spends_ok);
+  const tools::ResultTable& sum = r.tables.at("summary");
   Table rows;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> cells = split(line);
+  for (const auto& cells : sum.rows()) {
     std::map<std::string, std::string> row;
-    for (std::size_t i = 0; i < head.size() && i < cells.size(); ++i) row[head[i]] = cells[i];
+    for (std::size_t i = 0; i < cells.size(); ++i) row[sum.columns()[i]] = text(cells[i]);
     rows.push_back(row);
   }
   return rows;
 }
 
-int run_compare(const fs::path& out, const std::string& spends) {
-  std::vector<std::string> args{"p2b-sim",   "--protocol", "compare", "--envs",  "synthetic",
-                                "--users",   "40",         "--seeds", "1",       "--dim",
-                                "2",         "--actions",  "2",       "--beta",  "1",
-                                "--servers", "2",          "--codes", "4",       "--interactions",
-                                "6",         "--spends",   spends,    "--quiet", "--out",
-                                out.string()};
-  std::vector<char*> argv;
-  argv.reserve(args.size());
-  for (std::string& a : args) argv.push_back(a.data());
-  return compare_main(static_cast<int>(argv.size()), argv.data());
-}
-
 TEST(CompareSpends, EveryLedgerReportsItsTarget) {
-  const fs::path dir = fs::path(P2B_TEST_TMP) / "spends";
-  fs::remove_all(dir);
-  ASSERT_EQ(run_compare(dir, "0.5,4"), 0);
-  const Table rows = read_csv(dir / "summary.csv");
+  const Table rows = run_compare({0.5, 4});
   std::map<std::string, int> seen;
   for (const auto& r : rows) {
     const std::string& p = r.at("protocol");

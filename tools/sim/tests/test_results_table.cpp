@@ -1,5 +1,6 @@
-// p2b-sim's results files: the CSV keeps its columns, the JSON holds the
-// CSV's values under the same names, and a non-finite value is null there.
+// p2b-sim's results files: the CSV keeps its columns (10 significant
+// digits), the JSON holds the CSV's values under the same names, and a
+// non-finite value is null there.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,7 +58,7 @@ ResultRow row() {
   return w;
 }
 
-TEST(ResultsTable, CsvKeepsItsColumnsAndFormats) {
+TEST(ResultsTable, CsvKeepsItsColumnsAndPrintsTenDigits) {
   const fs::path dir = out_dir("csv");
   p2b::sim::write_results(dir.string(), {row()});
   EXPECT_EQ(read(dir / "results.csv"),
@@ -67,10 +68,20 @@ TEST(ResultsTable, CsvKeepsItsColumnsAndFormats) {
             "warm_private_se,oracle,best_fixed_arm,best_fixed_arm_index,majority_label,"
             "nonprivate_model,private_model,reports,kept,codes_reported,codes_released,"
             "smallest_crowd,epsilon_per_user,delta_indicative,central_epsilon,central_delta,"
-            "central_sigma,central_nodes,seconds,crypto_floor_seconds,peak_rss_mb\n"
+            "central_sigma,central_nodes,seconds,crypto_floor_seconds,peak_rss_mb,early,"
+            "model_bundle_bytes\n"
             "synthetic,paper,linear,uniform,\"w,1.npz\",ab12,,,,1000,1428,428,10,10,1024,1,10,"
-            "0.500,10,0.050,1.000,1,1,0.010514,0.001556,0.000000,0.000000,0.012383,0.001788,"
-            "0.017785,0.015000,3,nan,0,1,506,0,0,0,0,0.6931,1.23e-05,0,0,0,0,0.1,0.0,30\n");
+            "0.5,10,0.05,1,1,1,0.0105143,0.0015561,0,0,0.0123831,0.0017882,"
+            "0.0177852,0.015,3,nan,0,1,506,0,0,0,0,0.6931471806,1.234e-05,0,0,0,0,0.14,0,30.2,"
+            "0,0\n");
+}
+
+TEST(ResultsTable, TableHasOneRowPerPointInTheCsvsColumns) {
+  const p2b::tools::ResultTable t = p2b::sim::results_table({row(), row()});
+  EXPECT_EQ(t.n_rows(), 2U);
+  EXPECT_EQ(t.columns().size(), 51U);
+  EXPECT_EQ(std::get<std::string>(t.rows()[0][0]), "synthetic");
+  EXPECT_EQ(std::get<int64_t>(t.rows()[0][9]), 1000);  // users
 }
 
 TEST(ResultsTable, JsonHoldsTheCsvValuesByName) {
@@ -80,12 +91,12 @@ TEST(ResultsTable, JsonHoldsTheCsvValuesByName) {
   ASSERT_EQ(j.size(), 2U);
   const auto& o = j[0];
   EXPECT_EQ(o.begin().key(), "env");
-  EXPECT_EQ(o.size(), 49U);
+  EXPECT_EQ(o.size(), 51U);
   EXPECT_EQ(o["mapping"], "linear");
   EXPECT_EQ(o["mode"], "paper");
   EXPECT_EQ(o["users"], 1000);
-  EXPECT_EQ(o["cold"].get<double>(), 0.010514);  // as the CSV rounds it
-  EXPECT_EQ(o["delta_indicative"].get<double>(), 1.23e-05);
+  EXPECT_EQ(o["cold"].get<double>(), 0.0105143);  // as the CSV prints it
+  EXPECT_EQ(o["delta_indicative"].get<double>(), 1.234e-05);
   EXPECT_EQ(o["crypto"], 1);
   EXPECT_EQ(o["weights"], "w,1.npz");
   EXPECT_TRUE(o["majority_label"].is_null());
@@ -100,10 +111,10 @@ TEST(ResultsTable, NonFiniteIsNullInJsonAndNanInCsv) {
   const auto j = nlohmann::json::parse(read(dir / "results.json"));  // valid JSON
   EXPECT_TRUE(j[0]["warm_private"].is_null());
   EXPECT_TRUE(j[0]["delta_indicative"].is_null());
-  EXPECT_EQ(j[0]["warm_private_se"].get<double>(), 0.001788);
+  EXPECT_EQ(j[0]["warm_private_se"].get<double>(), 0.0017882);
   const std::string csv = read(dir / "results.csv");
-  EXPECT_NE(csv.find(",nan,0.001788,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",0.6931,inf,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",nan,0.0017882,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",0.6931471806,inf,"), std::string::npos) << csv;
 }
 
 TEST(ResultsTable, UnwritableDirectoryThrows) {
