@@ -132,7 +132,7 @@
 /** \brief Major version: incompatible API or ABI changes. */
 #define P2B_VERSION_MAJOR 0
 /** \brief Minor version: additions that keep the API and ABI. */
-#define P2B_VERSION_MINOR 1
+#define P2B_VERSION_MINOR 2
 /** \brief Patch version: fixes only. */
 #define P2B_VERSION_PATCH 0
 /** \brief The version as one number: major * 10000 + minor * 100 + patch. */

@@ -13,6 +13,11 @@ foreach(part MAJOR MINOR PATCH)
   list(APPEND p2b_version_parts "${CMAKE_MATCH_1}")
 endforeach()
 list(JOIN p2b_version_parts "." P2B_HEADER_VERSION)
+# A version bump (scripts/release.sh prepare) must reconfigure an existing
+# build tree, or its PROJECT_VERSION, SONAME and p2b.pc stay the old ones.
+if(NOT CMAKE_SCRIPT_MODE_FILE)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${p2b_version_header}")
+endif()
 unset(p2b_version_parts)
 unset(p2b_version_lines)
 unset(p2b_version_header)
