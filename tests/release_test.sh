@@ -15,15 +15,19 @@ git clone -q "$repo" "$tmp/clone"
 cd "$tmp/clone"
 # The work tree's scripts, not HEAD's: the test checks the change under test.
 cp "$repo/scripts/release.sh" "$repo/scripts/changelog.sh" scripts/
-git -c user.email=t@example.invalid -c user.name=t commit -qam "scripts under test" --allow-empty
+# One fragment of the test's own, so the test does not depend on whether
+# main has fragments waiting (right after a release it has none).
+printf '### Changes\n- release_test: a marker entry.\n' >changelog.d/release-test-marker.md
+git add changelog.d/release-test-marker.md
+git -c user.email=t@example.invalid -c user.name=t commit -qam "scripts under test"
 fragments=$(find changelog.d -maxdepth 1 -name '*.md' ! -name README.md | wc -l)
-[ "$fragments" -gt 0 ] || fail "the clone has no fragments to release"
 
 bash scripts/release.sh prepare 97.53.1 >/dev/null
 grep -qx '#define P2B_VERSION_MAJOR 97' c_api/p2b.h || fail "MAJOR not bumped"
 grep -qx '#define P2B_VERSION_MINOR 53' c_api/p2b.h || fail "MINOR not bumped"
 grep -qx '#define P2B_VERSION_PATCH 1' c_api/p2b.h || fail "PATCH not bumped"
 grep -q '^## 97.53.1 ' CHANGELOG.md || fail "no CHANGELOG section"
+grep -q '^- release_test: a marker entry\.$' CHANGELOG.md || fail "the fragment's entry is not in CHANGELOG.md"
 left=$(find changelog.d -maxdepth 1 -name '*.md' ! -name README.md | wc -l)
 [ "$left" = 0 ] || fail "$left fragments left after prepare"
 if bash scripts/release.sh prepare 97.53.1 2>/dev/null; then fail "prepare ran twice"; fi
