@@ -41,6 +41,9 @@ fclub::FclubConfig fclub_config(const Options& o, const World& w, double epsilon
   return cfg;
 }
 
+// 84 lines, older than tools/.clang-tidy's 80-line limit and not yet split by
+// job (listed for later in issue #31's note).
+// NOLINTNEXTLINE(readability-function-size)
 Outcome run_federation(const Options& o, const World& w, const fclub::FclubConfig& cfg,
                        double epsilon) {
   const uint32_t d = w.env->dim();

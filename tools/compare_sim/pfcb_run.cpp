@@ -78,6 +78,9 @@ struct User {
 
 }  // namespace
 
+// 209 lines, older than tools/.clang-tidy's 80-line limit and not yet split by
+// job (listed for later in issue #31's note).
+// NOLINTNEXTLINE(readability-function-size)
 Outcome run_pfcb(const Options& o, const World& w, double epsilon) {
   const uint32_t d = w.env->dim();
   const uint32_t k = w.env->n_actions();

@@ -29,6 +29,9 @@ struct Keys {
 
 }  // namespace
 
+// 145 lines, older than tools/.clang-tidy's 80-line limit and not yet split by
+// job (listed for later in issue #31's note).
+// NOLINTNEXTLINE(readability-function-size)
 bool measure_cost(uint32_t d, uint32_t k, uint32_t parties, uint32_t rounds, uint64_t seed,
                   CostPoint* out, std::string* err) {
   if (sodium_init() < 0 || parties < 2 || d < parties) {

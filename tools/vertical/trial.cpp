@@ -72,6 +72,9 @@ bool step_plain(Learner& l, const Round& r, uint32_t k, uint32_t d, double best,
 
 }  // namespace
 
+// 109 lines, older than tools/.clang-tidy's 80-line limit and not yet split by
+// job (listed for later in issue #31's note).
+// NOLINTNEXTLINE(readability-function-size)
 bool run_trial(World& world, const TrialSpec& spec, TrialResult* out, std::string* err) {
   const uint32_t d = world.dim();
   const uint32_t k = world.items();
